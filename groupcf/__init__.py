@@ -1,0 +1,26 @@
+"""groupcf — optimization-based counterfactual explanations.
+
+* ``gcf.explain_group(S, model, Tmax)`` — one-for-many group counterfactuals (column
+  generation / compact MIP), *coming with the group issue*;
+* ``gcf.explain(x, model, method="mace")`` — exact nearest counterfactual of one instance;
+* ``gcf.FeatureSpace`` — raw features <-> expanded 0/1 space, with actionability;
+* ``gcf.datasets.load(name)`` — bundled benchmark datasets;
+* ``groupcf.embeddings`` / ``groupcf.solvers`` — trained models as MIP constraints on
+  HiGHS (default), Gurobi or Pyomo.
+"""
+from __future__ import annotations
+
+import logging
+
+from . import datasets, embeddings, exceptions, solvers
+from .features import Feature, FeatureSpace, InputDomain
+from .results.explanation import Explanation
+from .single import explain
+from .solvers.base import Status
+
+__version__ = "0.1.0"
+
+logging.getLogger(__name__).addHandler(logging.NullHandler())
+
+__all__ = ["FeatureSpace", "Feature", "InputDomain", "explain", "Explanation", "Status",
+           "datasets", "embeddings", "solvers", "exceptions", "__version__"]

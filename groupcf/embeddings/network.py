@@ -1,0 +1,309 @@
+r"""ReLU networks with a linear output: the one model every embedding reduces to.
+
+A :class:`ReLUNetwork` with layers :math:`(W_1, b_1), \dots, (W_L, b_L)` computes
+
+.. math::
+
+    y^0 = x, \qquad
+    y^\ell = \max(0,\; W_\ell\, y^{\ell-1} + b_\ell) \quad (\ell = 1, \dots, L-1), \qquad
+    \mathrm{score}(x) = W_L\, y^{L-1} + b_L \in \mathbb{R},
+
+with :math:`W_\ell` of shape ``(out, in)`` and a single output (the logit of the positive
+class). A logistic regression is the case :math:`L = 1`.
+
+MIP formulation
+---------------
+Write :math:`a = W_\ell y^{\ell-1} + b_\ell` for the pre-activation of one neuron and
+:math:`[L, U]` for bounds on :math:`a` valid over the input domain. The output
+:math:`h = \max(0, a)` is modelled by cases:
+
+* :math:`U \le 0` — the neuron is always inactive: :math:`h = 0`. No variable, no binary,
+  no row; its column is simply dropped from the next layer.
+* :math:`L \ge 0` — always active: a continuous :math:`h \in [L, U]` with the row
+  :math:`h = a`. No binary.
+* :math:`L < 0 < U` — a binary :math:`s` (1 = active) and the big-M rows
+
+  .. math::
+
+      h \ge a, \qquad h \le a - L(1 - s), \qquad h \le U s, \qquad h \ge 0 .
+
+  With :math:`s = 1` they force :math:`h = a \ge 0`; with :math:`s = 0`,
+  :math:`h = 0 \ge a`.
+
+The output layer is one equality row ``score = W_L y^{L-1} + b_L`` on a free variable.
+All rows of a layer are assembled as one sparse matrix and passed to the backend in one
+call.
+
+Bounds, and what is tight
+-------------------------
+The big-M constants are interval bounds over the *actual* input domain
+(:class:`~groupcf.features.domain.InputDomain`), never magic constants:
+
+* Layer 1: :meth:`InputDomain.interval_bounds` — each one-hot group contributes the
+  min / max of its (allowed) weights, free columns ``min/max(w lb, w ub)``. The domain is
+  a product of simplices and intervals and a linear function is separable over that
+  product, so these bounds are **exact** for every neuron separately (each is attained
+  at some point of the domain; not simultaneously for all neurons).
+* Layers :math:`\ell \ge 2`: interval arithmetic through the ReLU,
+  :math:`[\max(0,L), \max(0,U)]` per neuron, then
+  :math:`L' = b + W^+ \underline{y} + W^- \overline{y}`,
+  :math:`U' = b + W^+ \overline{y} + W^- \underline{y}`.
+  Valid but generally **not tight**: it treats the neurons of a layer as independent,
+  so the looseness grows with depth. (An LP- or MIP-based tightening would shrink them;
+  it is not implemented here.)
+* Given exact :math:`[L, U]` for :math:`a`, the big-M rows describe the convex hull of
+  :math:`\{(a, h, s) : h = \max(0, a), a \in [L, U]\}` — ideal for the neuron *taken as a
+  function of its pre-activation* — but not for the neuron composed with the affine map
+  of its inputs, so the LP relaxation of a deep network can still be weak.
+
+Neurons whose state is fixed by the bounds get no binary; with one-hot inputs this is
+common in layer 1 because the exact bounds are much narrower than the usual
+sum-of-absolute-weights bound.
+"""
+from __future__ import annotations
+
+import logging
+import math
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from groupcf.embeddings.base import Embedding, EmbeddingConstr
+
+if TYPE_CHECKING:  # pragma: no cover
+    from groupcf.features.domain import InputDomain
+    from groupcf.solvers.base import Backend
+
+logger = logging.getLogger(__name__)
+
+INF = math.inf
+
+
+class ReLUNetwork(Embedding):
+    """A feed-forward ReLU network with one linear output (the score).
+
+    Parameters
+    ----------
+    layers
+        ``[(W1, b1), ..., (WL, bL)]`` with ``W`` of shape ``(out, in)`` and ``b`` of shape
+        ``(out,)`` (``None`` means zeros). The last layer has one output. ReLU is applied
+        after every layer but the last.
+    """
+
+    def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray | None]]):
+        if len(layers) == 0:
+            raise ValueError("a ReLUNetwork needs at least one layer")
+        checked = []
+        n_in = None
+        for k, (W, b) in enumerate(layers):
+            W = np.array(W, dtype=float)
+            if W.ndim == 1:
+                W = W[None, :]
+            if W.ndim != 2:
+                raise ValueError(f"layer {k}: W must be 2-D (out, in), got shape {W.shape}")
+            out, inp = W.shape
+            b = np.zeros(out) if b is None else np.array(b, dtype=float).reshape(-1)
+            if b.shape != (out,):
+                raise ValueError(f"layer {k}: b has shape {b.shape}, expected ({out},)")
+            if n_in is not None and inp != n_in:
+                raise ValueError(f"layer {k}: W has {inp} inputs, the previous layer {n_in} outputs")
+            if not (np.all(np.isfinite(W)) and np.all(np.isfinite(b))):
+                raise ValueError(f"layer {k}: weights must be finite")
+            W.setflags(write=False)
+            b.setflags(write=False)
+            checked.append((W, b))
+            n_in = out
+        if n_in != 1:
+            raise ValueError(f"the last layer must have one output (the score), it has {n_in}")
+        self.layers: tuple[tuple[np.ndarray, np.ndarray], ...] = tuple(checked)
+
+    # -- description --------------------------------------------------------------------
+    @property
+    def n_inputs(self) -> int:
+        return self.layers[0][0].shape[1]
+
+    @property
+    def hidden_sizes(self) -> list[int]:
+        return [W.shape[0] for W, _ in self.layers[:-1]]
+
+    def __repr__(self) -> str:
+        return f"ReLUNetwork(inputs={self.n_inputs}, hidden={self.hidden_sizes})"
+
+    # -- numpy evaluation ---------------------------------------------------------------
+    def preactivations(self, Z: np.ndarray) -> list[np.ndarray]:
+        """Pre-activations of every layer (hidden layers, then the output) at the rows of
+        ``Z``: a list of arrays of shape ``(m, out_l)``."""
+        Y = self._check_points(Z)
+        out = []
+        for k, (W, b) in enumerate(self.layers):
+            A = Y @ W.T + b
+            out.append(A)
+            if k < len(self.layers) - 1:
+                Y = np.maximum(A, 0.0)
+        return out
+
+    def score(self, Z: np.ndarray) -> np.ndarray:
+        Y = self._check_points(Z)
+        last = len(self.layers) - 1
+        for k, (W, b) in enumerate(self.layers):
+            A = Y @ W.T + b
+            if k == last:
+                return A[:, 0]
+            Y = np.maximum(A, 0.0)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    # -- partial evaluation -------------------------------------------------------------
+    def partial(self, fixed_idx, fixed_values) -> "ReLUNetwork":
+        r"""Fix inputs ``fixed_idx`` to ``fixed_values``: with :math:`F` the fixed and
+        :math:`R` the remaining inputs, the first layer becomes
+        :math:`W_1[:, R]\, x_R + (b_1 + W_1[:, F]\, x_F)`. Other layers are shared."""
+        fixed_idx = np.asarray(fixed_idx, dtype=np.int64).reshape(-1)
+        fixed_values = np.asarray(fixed_values, dtype=float).reshape(-1)
+        n = self.n_inputs
+        if fixed_idx.shape != fixed_values.shape:
+            raise ValueError(f"{len(fixed_idx)} indices but {len(fixed_values)} values")
+        if len(fixed_idx) and (fixed_idx.min() < 0 or fixed_idx.max() >= n):
+            raise ValueError(f"fixed indices must lie in [0, {n})")
+        if len(np.unique(fixed_idx)) != len(fixed_idx):
+            raise ValueError("fixed indices must be distinct")
+        keep = np.ones(n, dtype=bool)
+        keep[fixed_idx] = False
+        W1, b1 = self.layers[0]
+        first = (W1[:, keep], b1 + W1[:, fixed_idx] @ fixed_values)
+        return ReLUNetwork([first, *self.layers[1:]])
+
+    # -- bounds ---------------------------------------------------------------------------
+    def bounds(self, domain: "InputDomain") -> list[tuple[np.ndarray, np.ndarray]]:
+        """Pre-activation bounds ``(L, U)`` of every layer (hidden layers, then the output)
+        over ``domain``: exact for layer 1, interval arithmetic after (see module doc)."""
+        if domain.n != self.n_inputs:
+            raise ValueError(f"the domain has {domain.n} columns, the model {self.n_inputs} inputs")
+        W1, b1 = self.layers[0]
+        lo, hi = domain.interval_bounds(W1, b1)
+        out = [(lo, hi)]
+        for W, b in self.layers[1:]:
+            lo, hi = _interval_affine(W, b, np.maximum(lo, 0.0), np.maximum(hi, 0.0))
+            out.append((lo, hi))
+        return out
+
+    # -- MIP formulation --------------------------------------------------------------
+    def add_to(self, backend: "Backend", x_idx, domain: "InputDomain",
+               lo: float | None = None) -> EmbeddingConstr:
+        """Add the network to ``backend`` (formulation in the module docstring)."""
+        x_idx = np.asarray(x_idx, dtype=np.int64).reshape(-1)
+        if len(x_idx) != self.n_inputs:
+            raise ValueError(f"{len(x_idx)} input variables for a model with {self.n_inputs} inputs")
+        bounds = self.bounds(domain)
+        for k, (L, U) in enumerate(bounds[:-1]):
+            bad = ~(np.isfinite(L) & np.isfinite(U))
+            if bad.any():
+                raise ValueError(
+                    f"layer {k + 1}: neurons {np.flatnonzero(bad).tolist()} have unbounded "
+                    "pre-activations over the domain; give every continuous input finite bounds")
+
+        rows: list[np.ndarray] = []
+        hidden: list[np.ndarray] = []
+        binaries: list[np.ndarray] = []
+        prev = x_idx                                  # backend indices of y^{l-1}
+        prev_cols = np.arange(self.n_inputs)          # their columns in W_l
+        for (W, b), (L, U) in zip(self.layers[:-1], bounds[:-1]):
+            Wl = W[:, prev_cols]
+            h_idx, s_idx, new_rows = _add_relu_layer(backend, Wl, b, L, U, prev)
+            hidden.append(h_idx)
+            binaries.append(s_idx)
+            rows.append(new_rows)
+            alive = h_idx >= 0
+            prev, prev_cols = h_idx[alive], np.flatnonzero(alive)
+
+        W, b = self.layers[-1]
+        score = int(backend.add_vars(1, lb=-INF, ub=INF)[0])
+        A = _affine_block(-W[:, prev_cols], prev, np.array([score]), None, None,
+                          backend.num_vars)
+        rows.append(np.asarray(backend.add_rows(A, b, b), dtype=np.int64))
+        lo_row = None
+        if lo is not None:
+            lo_row = int(backend.add_row([score], [1.0], float(lo), INF))
+            rows.append(np.array([lo_row], dtype=np.int64))
+
+        constr = EmbeddingConstr(embedding=self, inputs=x_idx, score=score, hidden=hidden,
+                                 binaries=binaries, bounds=bounds,
+                                 rows=np.concatenate(rows), lo_row=lo_row)
+        logger.debug("added %r: %d binaries, %d always active, %d always inactive",
+                     constr, constr.n_binaries, constr.n_fixed_active, constr.n_fixed_inactive)
+        return constr
+
+
+def _interval_affine(W: np.ndarray, b: np.ndarray, ylo: np.ndarray, yhi: np.ndarray):
+    """Bounds of ``W y + b`` for ``y`` in the box ``[ylo, yhi]`` (interval arithmetic);
+    a zero weight times an infinite bound counts as 0."""
+    Wp, Wn = np.maximum(W, 0.0), np.minimum(W, 0.0)
+    if np.all(np.isfinite(ylo)) and np.all(np.isfinite(yhi)):
+        return b + Wp @ ylo + Wn @ yhi, b + Wp @ yhi + Wn @ ylo
+    with np.errstate(invalid="ignore"):
+        def dot(A, y):
+            return np.nan_to_num(A * y, nan=0.0, posinf=np.inf, neginf=-np.inf).sum(axis=1)
+        return b + dot(Wp, ylo) + dot(Wn, yhi), b + dot(Wp, yhi) + dot(Wn, ylo)
+
+
+def _affine_block(negW: np.ndarray, in_idx: np.ndarray, h_idx: np.ndarray,
+                  s_idx: np.ndarray | None, s_coef: np.ndarray | None, n_cols: int) -> sp.csr_matrix:
+    """Rows ``h_r + sum_j negW[r, j] x[in_idx[j]] (+ s_coef[r] s_r)`` as a CSR matrix over
+    ``n_cols`` backend variables."""
+    m = negW.shape[0]
+    r, c = np.nonzero(negW)
+    data = [negW[r, c], np.ones(m)]
+    ri = [r, np.arange(m)]
+    ci = [in_idx[c], h_idx]
+    if s_idx is not None:
+        data.append(s_coef)
+        ri.append(np.arange(m))
+        ci.append(s_idx)
+    return sp.csr_matrix((np.concatenate(data), (np.concatenate(ri), np.concatenate(ci))),
+                         shape=(m, n_cols))
+
+
+def _add_relu_layer(backend: "Backend", W: np.ndarray, b: np.ndarray, L: np.ndarray,
+                    U: np.ndarray, prev: np.ndarray):
+    """Add one hidden layer; returns ``(h_idx, s_idx, rows)`` (``-1`` where no variable)."""
+    from groupcf.solvers.base import VarType
+
+    n = W.shape[0]
+    inactive = U <= 0.0
+    active = ~inactive & (L >= 0.0)
+    unstable = ~inactive & ~active
+    h_idx = np.full(n, -1, dtype=np.int64)
+    s_idx = np.full(n, -1, dtype=np.int64)
+
+    alive = ~inactive
+    if alive.any():
+        h_lb = np.where(active, L, 0.0)[alive]
+        h_idx[alive] = backend.add_vars(int(alive.sum()), lb=h_lb, ub=U[alive])
+    if unstable.any():
+        s_idx[unstable] = backend.add_vars(int(unstable.sum()), lb=0.0, ub=1.0,
+                                           vtype=VarType.BINARY)
+
+    ncols = backend.num_vars
+    blocks, los, his = [], [], []
+    if active.any():                                   # h - W y = b
+        blocks.append(_affine_block(-W[active], prev, h_idx[active], None, None, ncols))
+        los.append(b[active])
+        his.append(b[active])
+    if unstable.any():
+        Wu, bu, Lu, Uu = -W[unstable], b[unstable], L[unstable], U[unstable]
+        hu, su = h_idx[unstable], s_idx[unstable]
+        k = len(hu)
+        blocks.append(_affine_block(Wu, prev, hu, None, None, ncols))        # h - Wy >= b
+        los.append(bu)
+        his.append(np.full(k, INF))
+        blocks.append(_affine_block(Wu, prev, hu, su, -Lu, ncols))           # h - Wy - L s <= b - L
+        los.append(np.full(k, -INF))
+        his.append(bu - Lu)
+        blocks.append(_affine_block(np.zeros((k, 0)), prev[:0], hu, su, -Uu, ncols))  # h - U s <= 0
+        los.append(np.full(k, -INF))
+        his.append(np.zeros(k))
+    if not blocks:
+        return h_idx, s_idx, np.zeros(0, dtype=np.int64)
+    A = sp.vstack(blocks, format="csr")
+    new_rows = backend.add_rows(A, np.concatenate(los), np.concatenate(his))
+    return h_idx, s_idx, np.asarray(new_rows, dtype=np.int64)

@@ -1,0 +1,126 @@
+"""From a trained model to its :class:`~groupcf.embeddings.base.Embedding`.
+
+Converters are registered per model type (``register``) and looked up along the model's
+MRO, so subclasses (e.g. ``LogisticRegressionCV``) are found too. Framework converters are
+registered lazily: the scikit-learn ones once ``sklearn`` has been imported, the PyTorch
+ones once ``torch`` has been imported (a torch model implies that it has), so importing
+groupcf never imports torch.
+"""
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+from typing import Any, Callable
+
+from groupcf.embeddings.base import Embedding, EmbeddingConstr
+from groupcf.exceptions import InvalidInputError, UnsupportedModelError
+
+logger = logging.getLogger(__name__)
+
+Converter = Callable[[Any], Embedding]
+
+_REGISTRY: dict[type, Converter] = {}
+# framework module -> (groupcf module holding its converters, loaded?)
+_FRAMEWORKS: dict[str, list] = {
+    "sklearn": ["groupcf.embeddings.sklearn", False],
+    "torch": ["groupcf.embeddings.torch", False],
+}
+
+
+def register(model_type: type, converter: Converter) -> None:
+    """Use ``converter(model) -> Embedding`` for models of ``model_type`` (and subclasses
+    without a converter of their own). Replaces an earlier registration."""
+    if not isinstance(model_type, type):
+        raise TypeError(f"model_type must be a class, got {model_type!r}")
+    _REGISTRY[model_type] = converter
+
+
+def _load_frameworks() -> None:
+    for framework, entry in _FRAMEWORKS.items():
+        if entry[1] or framework not in sys.modules:
+            continue
+        entry[1] = True
+        try:
+            importlib.import_module(entry[0]).register_all(register)
+        except ImportError as exc:  # pragma: no cover - broken optional install
+            logger.warning("could not register %s embeddings: %s", framework, exc)
+
+
+def registered_types() -> list[type]:
+    """Model types with a registered converter (frameworks already imported)."""
+    _load_frameworks()
+    return list(_REGISTRY)
+
+
+def _supported_names() -> str:
+    names = [f"{t.__module__.split('.')[0]}.{t.__name__}" for t in registered_types()]
+    extra = [f"{fw} models (once {fw} is imported)" for fw, e in _FRAMEWORKS.items() if not e[1]]
+    return ", ".join(["groupcf ReLUNetwork / Embedding", *names, *extra])
+
+
+def embedding_for(model) -> Embedding:
+    """The embedding of a bare (non-pipeline) model."""
+    if isinstance(model, Embedding):
+        return model
+    _load_frameworks()
+    for cls in type(model).__mro__:
+        converter = _REGISTRY.get(cls)
+        if converter is not None:
+            return converter(model)
+    raise UnsupportedModelError(
+        f"no embedding for models of type {type(model).__module__}.{type(model).__name__}; "
+        f"supported: {_supported_names()}")
+
+
+def get_embedding(model, space=None):
+    """``(space, embedding)`` of a trained model.
+
+    ``model`` is a fitted ``Pipeline(FeatureSpace, classifier)`` — its FeatureSpace is
+    returned (a ``space`` argument is then ignored) — or a bare classifier / torch module /
+    :class:`Embedding`, returned with ``space`` as given (possibly ``None``). Raises
+    :class:`~groupcf.exceptions.UnsupportedModelError` for unsupported models or pipelines
+    with other steps, and :class:`~groupcf.exceptions.InvalidInputError` when the space's
+    width differs from the model's number of inputs.
+    """
+    steps = _pipeline_steps(model)
+    if steps is not None:
+        from groupcf.features.space import FeatureSpace
+
+        if len(steps) < 2 or not isinstance(steps[0], FeatureSpace):
+            raise UnsupportedModelError(
+                "a Pipeline must be (FeatureSpace, classifier); its steps are "
+                f"{[type(s).__name__ for s in steps]}")
+        if len(steps) > 2:
+            raise UnsupportedModelError(
+                "a Pipeline must have exactly two steps, (FeatureSpace, classifier); the "
+                f"steps {[type(s).__name__ for s in steps[1:-1]]} in between are not supported")
+        if space is not None and space is not steps[0]:
+            logger.warning("get_embedding: the pipeline has its own FeatureSpace; "
+                           "ignoring the space argument")
+        space, model = steps[0], steps[-1]
+    embedding = embedding_for(model)
+    width = getattr(space, "n_features_out_", None) if space is not None else None
+    if width is not None and width != embedding.n_inputs:
+        raise InvalidInputError(
+            f"the feature space has {width} columns but the model takes "
+            f"{embedding.n_inputs} inputs; was the model trained on this space?")
+    return space, embedding
+
+
+def _pipeline_steps(model):
+    """The non-passthrough steps of an sklearn Pipeline, or None for other models."""
+    if "sklearn" not in sys.modules:
+        return None
+    from sklearn.pipeline import Pipeline
+
+    if not isinstance(model, Pipeline):
+        return None
+    return [est for _, est in model.steps if est is not None and not isinstance(est, str)]
+
+
+def add_predictor_constr(backend, model, x_idx, domain, lo: float | None = None) -> EmbeddingConstr:
+    """Embed ``model`` (anything :func:`get_embedding` accepts) in ``backend`` at the input
+    variables ``x_idx`` over ``domain``; with ``lo``, also require ``score >= lo``."""
+    _, embedding = get_embedding(model)
+    return embedding.add_to(backend, x_idx, domain, lo=lo)

@@ -1,0 +1,5 @@
+"""Data / feature-space layer: raw features <-> expanded 0/1 space, input domains."""
+from .domain import InputDomain
+from .space import Feature, FeatureSpace
+
+__all__ = ["Feature", "FeatureSpace", "InputDomain"]

@@ -1,0 +1,91 @@
+"""The input domain of a model in the expanded (encoded) space.
+
+A :class:`InputDomain` is what an embedding needs to know about its inputs to compute
+valid big-M constants: per expanded column a lower and upper bound, whether the column is
+integral (0/1), and which groups of columns are one-hot (exactly one of them is 1).
+It is produced by :meth:`groupcf.FeatureSpace.domain` and can be restricted (columns
+fixed, categories forbidden) with :meth:`InputDomain.restrict`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class InputDomain:
+    lb: np.ndarray                       # (n,) lower bound per expanded column
+    ub: np.ndarray                       # (n,) upper bound per expanded column
+    integer: np.ndarray                  # (n,) bool, column takes integer (0/1) values
+    onehot: tuple[np.ndarray, ...] = field(default_factory=tuple)  # groups with sum == 1
+
+    def __post_init__(self):
+        n = len(self.lb)
+        if self.ub.shape != (n,) or self.integer.shape != (n,):
+            raise ValueError("lb, ub and integer must have the same length")
+        if np.any(self.lb > self.ub + 1e-12):
+            raise ValueError("empty domain: some lb > ub")
+
+    @property
+    def n(self) -> int:
+        return len(self.lb)
+
+    @classmethod
+    def box(cls, n: int, lb=0.0, ub=1.0, integer=True, onehot=()) -> "InputDomain":
+        """``n`` columns in ``[lb, ub]``; by default binary."""
+        return cls(np.full(n, float(lb)), np.full(n, float(ub)), np.full(n, bool(integer)),
+                   tuple(np.asarray(g, dtype=np.int64) for g in onehot))
+
+    def restrict(self, lb=None, ub=None) -> "InputDomain":
+        """A sub-domain with tighter bounds (e.g. fixed or forbidden columns)."""
+        new_lb = self.lb if lb is None else np.maximum(self.lb, lb)
+        new_ub = self.ub if ub is None else np.minimum(self.ub, ub)
+        return replace(self, lb=np.asarray(new_lb, float), ub=np.asarray(new_ub, float))
+
+    def interval_bounds(self, W: np.ndarray, b: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Exact bounds of ``W @ x + b`` over the domain's box with its one-hot groups.
+
+        For a free column ``h`` the contribution is ``min/max(W[:, h] * lb_h, W[:, h] * ub_h)``.
+        For a one-hot group exactly one column is 1, so the group contributes the min / max
+        weight over its *allowed* columns (``ub > 0``), not a sum. These bounds are tight
+        for each row separately (the box is a product of simplices and intervals).
+        """
+        W = np.atleast_2d(np.asarray(W, dtype=float))
+        m, n = W.shape
+        if n != self.n:
+            raise ValueError(f"W has {n} columns, the domain {self.n}")
+        lo = np.zeros(m) if b is None else np.array(b, dtype=float).reshape(m)
+        hi = lo.copy()
+        in_group = np.zeros(n, dtype=bool)
+        for g in self.onehot:
+            in_group[g] = True
+            forced = g[self.lb[g] >= 0.5]
+            allowed = forced if len(forced) else g[self.ub[g] >= 0.5]
+            if len(allowed) == 0:
+                raise ValueError(f"one-hot group {g.tolist()} has no allowed column")
+            Wg = W[:, allowed]
+            lo += Wg.min(axis=1)
+            hi += Wg.max(axis=1)
+        free = ~in_group
+        if free.any():
+            a = W[:, free] * self.lb[free]
+            c = W[:, free] * self.ub[free]
+            lo += np.minimum(a, c).sum(axis=1)
+            hi += np.maximum(a, c).sum(axis=1)
+        return lo, hi
+
+    def sample(self, size: int, rng=None) -> np.ndarray:
+        """Random valid points: one column per one-hot group, free integer columns 0/1
+        within bounds, continuous columns uniform in ``[lb, ub]``."""
+        rng = np.random.default_rng(rng)
+        X = rng.uniform(self.lb, self.ub, size=(size, self.n))
+        ints = self.integer
+        X[:, ints] = np.round(X[:, ints])
+        X = np.clip(X, self.lb, self.ub)
+        for g in self.onehot:
+            forced = g[self.lb[g] >= 0.5]
+            allowed = forced if len(forced) else g[self.ub[g] >= 0.5]
+            X[:, g] = 0.0
+            X[np.arange(size), rng.choice(allowed, size=size)] = 1.0
+        return X

@@ -1,0 +1,406 @@
+"""`FeatureSpace`: raw tabular features <-> the expanded 0/1 space the optimisation sees.
+
+The one-for-many paper works on an expanded binary space ``T̄``: every original feature
+``l`` owns a group of columns ``T_l``. A *binary* feature is one 0/1 column; a
+*categorical* or *ordinal* feature is one-hot (``Σ_{h∈T_l} v_h = 1``); a *numeric* feature
+is either binned into ordered intervals (one-hot, ordinal) or passed through as one
+continuous column scaled to ``[0, 1]``.
+
+`FeatureSpace` is a scikit-learn transformer, so it goes first in a pipeline::
+
+    pipe = make_pipeline(gcf.FeatureSpace(immutable=["Race"]), LogisticRegression())
+
+and it carries the actionability of each feature (immutable, increase-only), readable and
+settable after fitting in the style of actionable-recourse::
+
+    space = pipe[0]
+    space["PriorsCount"].increase_only = True
+
+Feature kinds are inferred from pandas dtypes (override with ``kinds=``):
+
+* exactly two distinct values (or ``bool``)                 -> ``binary``
+* ``Categorical(ordered=True)``                              -> ``ordinal``
+* unordered ``Categorical``, ``object`` or ``string``        -> ``categorical``
+* numeric with more than two values                         -> ``numeric``
+  (binned into ``n_bins`` quantile bins, or given ``bins`` edges, unless
+  ``numeric="passthrough"``)
+
+For Categorical dtypes the *declared* categories are used (not only those observed), so
+a dataset can fix the encoding size independently of a sample.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ..exceptions import InvalidInputError
+from .domain import InputDomain
+
+log = logging.getLogger(__name__)
+
+KINDS = ("binary", "categorical", "ordinal", "numeric")
+
+
+@dataclass(eq=False)
+class Feature:
+    """One original feature and its expanded columns.
+
+    ``encoding`` is ``"binary"`` (one 0/1 column meaning ``value == categories[1]``),
+    ``"onehot"`` (one column per category, exactly one is 1) or ``"continuous"`` (one
+    column ``(value - low) / (high - low)``). ``categories`` is ordered for ordinal
+    features (intervals for binned numerics). ``immutable`` and ``increase_only`` are the
+    actionability constraints every formulation respects.
+    """
+
+    name: str
+    kind: str
+    encoding: str
+    categories: list = field(default_factory=list)
+    columns: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    column_names: list[str] = field(default_factory=list)
+    immutable: bool = False
+    increase_only: bool = False
+    edges: np.ndarray | None = None      # bin edges of a binned numeric feature
+    low: float = 0.0                     # range of a continuous feature
+    high: float = 1.0
+    integer: bool = False                # continuous feature with integer values
+    dtype: object = None                 # pandas dtype of the raw column
+
+    @property
+    def ordered(self) -> bool:
+        """Whether the feature's values have an order (increase-only makes sense)."""
+        return self.kind in ("ordinal", "numeric", "binary")
+
+    @property
+    def is_onehot(self) -> bool:
+        return self.encoding == "onehot"
+
+    def __setattr__(self, key, value):
+        if key == "increase_only" and value and getattr(self, "kind", None) == "categorical":
+            raise InvalidInputError(
+                f"feature {self.name!r} is categorical (unordered): increase_only needs an "
+                "order; declare it ordinal (kinds={...: 'ordinal'} or an ordered Categorical)")
+        super().__setattr__(key, value)
+
+    def __repr__(self) -> str:
+        flags = [f for f, on in (("immutable", self.immutable), ("increase_only", self.increase_only)) if on]
+        cats = "" if self.encoding == "continuous" else f", {len(self.categories)} categories"
+        rng = f", range=[{self.low:g}, {self.high:g}]" if self.encoding == "continuous" else ""
+        return (f"Feature({self.name!r}, {self.kind}, {self.encoding}, columns={len(self.columns)}"
+                f"{cats}{rng}{', ' + ', '.join(flags) if flags else ''})")
+
+
+class FeatureSpace(TransformerMixin, BaseEstimator):
+    """Raw DataFrame -> expanded 0/1 matrix, with feature kinds, groups and actionability.
+
+    Parameters
+    ----------
+    immutable, increase_only:
+        Names of original features that may never change / may only increase (ordered
+        features only: binary, ordinal, numeric).
+    kinds:
+        Optional ``{feature: kind}`` overriding the dtype-based inference.
+    numeric:
+        ``"bin"`` (default) discretises numeric features into ordered bins; ``"passthrough"``
+        keeps them as one continuous column scaled to [0, 1]. A dict gives it per feature.
+    n_bins:
+        Number of quantile bins for binned numeric features.
+    bins:
+        Optional ``{feature: edges}`` with explicit bin edges (outer edges are open).
+    features:
+        Optional subset / order of the input columns to use (default: all).
+
+    Fitted attributes: ``features_`` (list of :class:`Feature`), ``n_features_out_``,
+    ``feature_names_in_``.
+    """
+
+    def __init__(self, immutable: Sequence[str] = (), increase_only: Sequence[str] = (),
+                 kinds: Mapping[str, str] | None = None, numeric: str | Mapping[str, str] = "bin",
+                 n_bins: int = 4, bins: Mapping[str, Sequence[float]] | None = None,
+                 features: Sequence[str] | None = None):
+        self.immutable = immutable
+        self.increase_only = increase_only
+        self.kinds = kinds
+        self.numeric = numeric
+        self.n_bins = n_bins
+        self.bins = bins
+        self.features = features
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X: pd.DataFrame, y=None):
+        X = self._as_frame(X, fitting=True)
+        cols = list(self.features) if self.features is not None else list(X.columns)
+        missing = [c for c in cols if c not in X.columns]
+        if missing:
+            raise InvalidInputError(f"features not in the data: {missing}")
+        kinds = dict(self.kinds or {})
+        unknown = set(kinds) - set(cols)
+        for what, names in (("kinds", unknown), ("immutable", set(self.immutable) - set(cols)),
+                            ("increase_only", set(self.increase_only) - set(cols))):
+            if names:
+                raise InvalidInputError(f"{what} names features not in the data: {sorted(names)}")
+        feats: list[Feature] = []
+        start = 0
+        for name in cols:
+            col = X[name]
+            self._check_nan(col, name)
+            f = self._fit_feature(name, col, kinds.get(name))
+            k = 1 if f.encoding in ("binary", "continuous") else len(f.categories)
+            f.columns = np.arange(start, start + k, dtype=np.int64)
+            start += k
+            if f.encoding == "onehot":
+                f.column_names = [f"{name}={c}" for c in f.categories]
+            elif f.encoding == "binary":
+                f.column_names = [f"{name}={f.categories[-1]}"]
+            else:
+                f.column_names = [name]
+            f.immutable = name in set(self.immutable)
+            f.increase_only = name in set(self.increase_only)
+            feats.append(f)
+        self.features_ = feats
+        self.feature_names_in_ = np.array(cols, dtype=object)
+        self.n_features_in_ = len(cols)
+        self.n_features_out_ = start
+        self._index = {f.name: i for i, f in enumerate(feats)}
+        log.debug("FeatureSpace fitted: %d features -> %d columns", len(feats), start)
+        return self
+
+    def _numeric_mode(self, name: str) -> str:
+        mode = self.numeric.get(name, "bin") if isinstance(self.numeric, Mapping) else self.numeric
+        if mode not in ("bin", "passthrough"):
+            raise InvalidInputError(f"numeric mode for {name!r} must be 'bin' or 'passthrough', got {mode!r}")
+        return mode
+
+    def _fit_feature(self, name: str, col: pd.Series, kind: str | None) -> Feature:
+        dtype = col.dtype
+        if kind is not None and kind not in KINDS:
+            raise InvalidInputError(f"kind of {name!r} must be one of {KINDS}, got {kind!r}")
+        is_cat = isinstance(dtype, pd.CategoricalDtype)
+        if is_cat:
+            cats = list(dtype.categories)
+        elif pd.api.types.is_bool_dtype(dtype):
+            cats = [False, True]
+        else:
+            cats = sorted(pd.unique(col).tolist(), key=_sort_key)
+        is_num = pd.api.types.is_numeric_dtype(dtype) and not is_cat and not pd.api.types.is_bool_dtype(dtype)
+        if kind is None:
+            if len(cats) == 2:
+                kind = "binary"
+            elif is_cat:
+                kind = "ordinal" if dtype.ordered else "categorical"
+            elif is_num:
+                kind = "numeric"
+            else:
+                kind = "categorical"
+        if kind == "binary":
+            if len(cats) != 2:
+                raise InvalidInputError(f"feature {name!r} declared binary has {len(cats)} values: {cats[:10]}")
+            return Feature(name, kind, "binary", categories=cats, dtype=dtype)
+        if kind in ("categorical", "ordinal"):
+            return Feature(name, kind, "onehot", categories=cats, dtype=dtype)
+        # numeric
+        if not is_num:
+            raise InvalidInputError(f"feature {name!r} declared numeric has dtype {dtype}")
+        values = col.to_numpy(dtype=float)
+        if self._numeric_mode(name) == "passthrough":
+            lo, hi = float(values.min()), float(values.max())
+            integer = bool(np.all(np.mod(values, 1) == 0))
+            return Feature(name, "numeric", "continuous", low=lo, high=hi if hi > lo else lo + 1.0,
+                           integer=integer, dtype=dtype)
+        edges = self._bin_edges(name, values)
+        intervals = list(pd.IntervalIndex.from_breaks(edges, closed="left"))
+        return Feature(name, "numeric", "onehot", categories=intervals, edges=edges, dtype=dtype,
+                       low=float(values.min()), high=float(values.max()))
+
+    def _bin_edges(self, name: str, values: np.ndarray) -> np.ndarray:
+        if self.bins and name in self.bins:
+            inner = np.asarray(self.bins[name], dtype=float)
+        else:
+            qs = np.quantile(values, np.linspace(0, 1, self.n_bins + 1)[1:-1])
+            inner = np.unique(qs)
+            # a left-closed bin [q, next) must not be empty: drop the minimum as an edge
+            inner = inner[inner > values.min()]
+        inner = np.unique(inner)
+        return np.concatenate([[-np.inf], inner, [np.inf]])
+
+    # ------------------------------------------------------------------ transform
+    def transform(self, X) -> np.ndarray:
+        """Encode raw rows into the expanded matrix (float, 0/1 except continuous columns)."""
+        check_is_fitted(self, "features_")
+        X = self._as_frame(X)
+        missing = [f.name for f in self.features_ if f.name not in X.columns]
+        if missing:
+            raise InvalidInputError(f"columns missing from the input: {missing}")
+        Z = np.zeros((len(X), self.n_features_out_))
+        for f in self.features_:
+            col = X[f.name]
+            self._check_nan(col, f.name)
+            if f.encoding == "continuous":
+                Z[:, f.columns[0]] = (col.to_numpy(dtype=float) - f.low) / (f.high - f.low)
+                continue
+            codes = self._codes(f, col)
+            if f.encoding == "binary":
+                Z[:, f.columns[0]] = codes
+            else:
+                Z[np.arange(len(X)), f.columns[codes]] = 1.0
+        return Z
+
+    def _codes(self, f: Feature, col: pd.Series) -> np.ndarray:
+        """Index of each value's category (bin for binned numerics)."""
+        if f.edges is not None:
+            if pd.api.types.is_numeric_dtype(col.dtype):
+                return np.searchsorted(f.edges[1:-1], col.to_numpy(dtype=float), side="right")
+            # decoded counterfactuals carry the bin itself (a pd.Interval) for binned numerics
+            return np.array([f.categories.index(v) if isinstance(v, pd.Interval)
+                             else int(np.searchsorted(f.edges[1:-1], float(v), side="right"))
+                             for v in col.tolist()], dtype=np.int64)
+        lookup = {_key(c): i for i, c in enumerate(f.categories)}
+        values = col.tolist()
+        codes = np.empty(len(values), dtype=np.int64)
+        for r, v in enumerate(values):
+            i = lookup.get(_key(v))
+            if i is None:
+                raise InvalidInputError(
+                    f"unknown category {v!r} in column {f.name!r} (row {col.index[r]!r}); "
+                    f"known: {f.categories[:20]}")
+            codes[r] = i
+        return codes
+
+    def inverse_transform(self, Z) -> pd.DataFrame:
+        """Decode expanded rows back to raw values (category, interval, or number)."""
+        check_is_fitted(self, "features_")
+        Z = np.atleast_2d(np.asarray(Z, dtype=float))
+        if Z.shape[1] != self.n_features_out_:
+            raise InvalidInputError(f"expected {self.n_features_out_} columns, got {Z.shape[1]}")
+        out = {}
+        for f in self.features_:
+            block = Z[:, f.columns]
+            if f.encoding == "continuous":
+                v = f.low + block[:, 0] * (f.high - f.low)
+                out[f.name] = np.round(v).astype(np.int64) if f.integer else v
+                continue
+            if f.encoding == "binary":
+                codes = (block[:, 0] >= 0.5).astype(int)
+            else:
+                codes = block.argmax(axis=1)
+            vals = [f.categories[c] for c in codes]
+            if isinstance(f.dtype, pd.CategoricalDtype):
+                out[f.name] = pd.Categorical(vals, dtype=f.dtype)
+            elif f.edges is not None:
+                out[f.name] = vals
+            else:
+                out[f.name] = pd.Series(vals, dtype=f.dtype if f.dtype is not None else object).to_numpy()
+        return pd.DataFrame(out)
+
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        check_is_fitted(self, "features_")
+        return np.array([n for f in self.features_ for n in f.column_names], dtype=object)
+
+    # ------------------------------------------------------------------ structure
+    def __getitem__(self, name: str) -> Feature:
+        check_is_fitted(self, "features_")
+        try:
+            return self.features_[self._index[name]]
+        except KeyError:
+            raise KeyError(f"no feature {name!r}; features: {[f.name for f in self.features_]}") from None
+
+    def __iter__(self) -> Iterator[Feature]:
+        check_is_fitted(self, "features_")
+        return iter(self.features_)
+
+    def __len__(self) -> int:
+        check_is_fitted(self, "features_")
+        return len(self.features_)
+
+    @property
+    def groups(self) -> list[np.ndarray]:
+        """``T_l``: the expanded columns of each original feature, in order."""
+        return [f.columns for f in self]
+
+    @property
+    def column_feature(self) -> np.ndarray:
+        """For each expanded column, the index of its original feature."""
+        out = np.empty(self.n_features_out_, dtype=np.int64)
+        for i, f in enumerate(self):
+            out[f.columns] = i
+        return out
+
+    def domain(self) -> InputDomain:
+        """The model's input domain: bounds, integrality, one-hot groups."""
+        n = self.n_features_out_
+        integer = np.ones(n, dtype=bool)
+        for f in self:
+            if f.encoding == "continuous":
+                integer[f.columns] = False
+        return InputDomain(np.zeros(n), np.ones(n), integer,
+                           tuple(f.columns for f in self if f.is_onehot))
+
+    def codes(self, X) -> np.ndarray:
+        """Raw rows -> integer category code per original feature (``n × |T|``; the
+        scaled value for continuous features). Handy for grouping and enumeration."""
+        X = self._as_frame(X)
+        out = np.zeros((len(X), len(self)))
+        for i, f in enumerate(self):
+            if f.encoding == "continuous":
+                out[:, i] = (X[f.name].to_numpy(dtype=float) - f.low) / (f.high - f.low)
+            else:
+                out[:, i] = self._codes(f, X[f.name])
+        return out
+
+    def summary(self) -> pd.DataFrame:
+        """One row per original feature: kind, encoding, columns, actionability."""
+        return pd.DataFrame([{
+            "feature": f.name, "kind": f.kind, "encoding": f.encoding, "columns": len(f.columns),
+            "categories": len(f.categories) if f.encoding != "continuous" else None,
+            "immutable": f.immutable, "increase_only": f.increase_only} for f in self]).set_index("feature")
+
+    def set_actionability(self, immutable: Iterable[str] = (), increase_only: Iterable[str] = ()) -> "FeatureSpace":
+        """Mark more features immutable / increase-only (after fitting)."""
+        for n in immutable:
+            self[n].immutable = True
+        for n in increase_only:
+            self[n].increase_only = True
+        return self
+
+    def __repr__(self) -> str:  # sklearn's repr of params, plus the fitted shape
+        base = super().__repr__()
+        if hasattr(self, "features_"):
+            return f"{base} [{len(self.features_)} features -> {self.n_features_out_} columns]"
+        return base
+
+    # ------------------------------------------------------------------ helpers
+    @staticmethod
+    def _as_frame(X, fitting: bool = False) -> pd.DataFrame:
+        if isinstance(X, pd.Series):
+            X = X.to_frame().T
+        if not isinstance(X, pd.DataFrame):
+            raise InvalidInputError(
+                f"FeatureSpace expects a pandas DataFrame of raw features, got {type(X).__name__}")
+        return X
+
+    @staticmethod
+    def _check_nan(col: pd.Series, name: str) -> None:
+        bad = col.isna()
+        if bad.any():
+            rows = col.index[bad].tolist()
+            raise InvalidInputError(f"missing value (NaN) in column {name!r} at rows {rows[:10]}"
+                                    f"{' ...' if len(rows) > 10 else ''}")
+
+
+def _key(v):
+    """Hashable lookup key that equates 1, 1.0 and np.int64(1) but keeps strings apart."""
+    if isinstance(v, (bool, np.bool_)):
+        return ("b", bool(v))
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        return ("n", float(v))
+    return ("o", v)
+
+
+def _sort_key(v):
+    return (0, float(v), "") if isinstance(v, (int, float, np.integer, np.floating)) else (1, 0.0, str(v))

@@ -1,0 +1,101 @@
+"""A user's trained model, resolved once: feature space, embedding, and the real model.
+
+Every algorithm works with a :class:`TrainedModel`: the :class:`~groupcf.FeatureSpace`
+that encodes raw rows, the :class:`~groupcf.embeddings.base.Embedding` the solvers see,
+and the user's own object, which has the last word — every counterfactual returned by
+groupcf is re-checked with :meth:`TrainedModel.is_positive`, i.e. with the real model's
+``predict_proba`` / forward pass, never with our own copy of its weights.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .embeddings import get_embedding
+from .embeddings.base import Embedding
+from .exceptions import InvalidInputError
+from .features.space import FeatureSpace
+
+#: default safety margin on the logit, against solver feasibility tolerances
+DEFAULT_MARGIN = 1e-6
+
+
+def logit(p: float) -> float:
+    if not 0.0 < p < 1.0:
+        raise InvalidInputError(f"threshold must be a probability in (0, 1), got {p}")
+    return math.log(p / (1.0 - p))
+
+
+@dataclass
+class TrainedModel:
+    """``model`` (the user's object) with its ``space`` and ``embedding``.
+
+    ``threshold`` is the probability of the positive class from which an instance counts
+    as accepted (default 0.5, i.e. logit 0).
+    """
+
+    model: object
+    space: FeatureSpace
+    embedding: Embedding
+    threshold: float = 0.5
+
+    @property
+    def logit_threshold(self) -> float:
+        return logit(self.threshold)
+
+    def encode(self, X: pd.DataFrame) -> np.ndarray:
+        return self.space.transform(X)
+
+    def proba(self, X: pd.DataFrame) -> np.ndarray:
+        """Probability of the positive class according to the *real* model."""
+        Z = self.encode(X)
+        m = self.model
+        if hasattr(m, "predict_proba"):
+            if hasattr(m, "steps"):          # pipeline: feed raw rows, let it encode
+                return np.asarray(m.predict_proba(X))[:, 1]
+            return np.asarray(m.predict_proba(Z))[:, 1]
+        return _torch_proba(m, Z)
+
+    def is_positive(self, X: pd.DataFrame) -> np.ndarray:
+        """Whether the real model accepts each row: probability ``>= threshold`` and, at
+        the default threshold, the model's own ``predict`` says positive too."""
+        ok = self.proba(X) >= self.threshold
+        if self.threshold == 0.5 and hasattr(self.model, "predict") and hasattr(self.model, "classes_"):
+            pred = np.asarray(self.model.predict(X if hasattr(self.model, "steps") else self.encode(X)))
+            ok &= pred == self.model.classes_[1]
+        return ok
+
+
+def resolve_model(model, space: FeatureSpace | None = None, threshold: float = 0.5) -> TrainedModel:
+    """Resolve a fitted Pipeline(FeatureSpace, clf), or a bare classifier / torch module
+    with ``space=``, into a :class:`TrainedModel`."""
+    if isinstance(model, TrainedModel):
+        return model
+    found_space, emb = get_embedding(model, space=space)
+    if found_space is None:
+        raise InvalidInputError(
+            f"a bare {type(model).__name__} needs space=FeatureSpace(...) (fitted) to know how "
+            "raw features are encoded; or pass a Pipeline(FeatureSpace, classifier)")
+    if not hasattr(found_space, "features_"):
+        raise InvalidInputError("the FeatureSpace is not fitted: call .fit(X) first")
+    if emb.n_inputs != found_space.n_features_out_:
+        raise InvalidInputError(
+            f"the model has {emb.n_inputs} inputs but the FeatureSpace produces "
+            f"{found_space.n_features_out_} columns")
+    logit(threshold)  # validates
+    return TrainedModel(model, found_space, emb, threshold)
+
+
+def _torch_proba(module, Z: np.ndarray) -> np.ndarray:
+    import torch
+
+    with torch.no_grad():
+        p = next(module.parameters(), None)
+        dtype = p.dtype if p is not None else torch.float32
+        out = module(torch.as_tensor(Z, dtype=dtype)).double().numpy()
+    out = out.reshape(len(Z), -1)
+    s = out[:, 0] if out.shape[1] == 1 else out[:, 1] - out[:, 0]
+    return 0.5 * (1.0 + np.tanh(0.5 * s))

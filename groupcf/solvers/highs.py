@@ -1,0 +1,317 @@
+"""HiGHS backend (the default), through highspy's low-level array API.
+
+Only the array calls are used (``addVars``, ``addRows`` with CSR arrays, ``changeCols*``,
+``changeRowsBounds``, ``addCol``): they build a 10k x 10k model in milliseconds, where
+highspy's expression API is 15-60x slower.
+
+* LP duals: ``getSolution().row_dual``; returned as the sensitivity of the objective, in
+  the user's sense, to the row's binding bound (see :class:`HighsBackend`).
+* Warm column addition: ``addCol`` keeps the simplex basis, the next ``run()`` is warm.
+* Several MIP solutions: HiGHS has no solution pool, but its ``kCallbackMipSolution``
+  callback reports every feasible solution the branch-and-bound meets (not only the
+  improving ones). They are re-checked, made distinct on the integer variables and the
+  best ``n_solutions - 1`` go to ``Solution.pool``. They are the best of what the search
+  met, not a proof of the n best solutions (Gurobi's ``PoolSearchMode=2`` is that).
+* MIP start: ``setSolution`` with a sparse (possibly partial) solution.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..exceptions import SolverError, SolverNotInstalledError
+from . import _common as C
+from .base import INF, Backend, Capabilities, Solution, Status
+
+logger = logging.getLogger(__name__)
+
+try:  # highspy is a core dependency; still fail with a clear message if it is broken
+    import highspy
+except ImportError:  # pragma: no cover - highspy is in the install requirements
+    highspy = None
+
+_I32 = np.int32  # HiGHS is built with 32-bit HighsInt
+_scheduler_threads = 0  # the "threads" value HiGHS' process-wide scheduler was started with
+
+
+def sync_scheduler(threads: int | None) -> int:
+    """The value for HiGHS' ``threads`` option (0 = automatic). HiGHS runs one task
+    scheduler per process, fixed at its first use: a run with another thread count fails
+    (model status kNotset) unless the scheduler is reset first, which this does when the
+    count changes (so do not change it while a HiGHS solve runs in another thread)."""
+    global _scheduler_threads
+    n = int(threads) if threads else 0
+    if n != _scheduler_threads:
+        highspy.Highs.resetGlobalScheduler(True)
+        _scheduler_threads = n
+    return n
+
+
+def _i32(a) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=_I32)
+
+
+def _f64(a) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+class HighsBackend(Backend):
+    """HiGHS through highspy.
+
+    Row duals (LP only) are the sensitivity of the optimal objective *in the user's
+    sense* to the binding bound of the row: ``d objective / d bound``. For a minimisation
+    a binding ``>=`` row has a dual ``>= 0`` and a binding ``<=`` row a dual ``<= 0``; for
+    a maximisation a binding ``<=`` row has a dual ``>= 0`` and a binding ``>=`` row a dual
+    ``<= 0``. Every backend returns duals with this convention.
+    """
+
+    name = "highs"
+    capabilities = Capabilities(lp_duals=True, warm_column_addition=True,
+                                multiple_solutions=True, mip_start=True, dual_bound=True)
+
+    def __init__(self, options=None, **kwargs):
+        if highspy is None:  # pragma: no cover
+            raise SolverNotInstalledError("highspy is not importable: pip install highspy")
+        super().__init__(options, **kwargs)
+        self._h = highspy.Highs()
+        self._h.setOptionValue("output_flag", False)
+        self._vars = C.VarTable()
+        self._nrows = 0
+        self._is_max = False
+        self._offset = 0.0
+        self._start: tuple[np.ndarray, np.ndarray] | None = None
+
+    # -- building -------------------------------------------------------------------
+    @property
+    def num_vars(self) -> int:
+        return len(self._vars)
+
+    @property
+    def num_rows(self) -> int:
+        return self._nrows
+
+    def _check(self, status, what: str) -> None:
+        if status == highspy.HighsStatus.kError:
+            raise SolverError(f"HiGHS refused {what}")
+
+    def _set_integrality(self, idx: np.ndarray, codes: np.ndarray) -> None:
+        kinds = np.where(codes == C.CONT, highspy.HighsVarType.kContinuous,
+                         highspy.HighsVarType.kInteger)
+        self._check(self._h.changeColsIntegrality(idx.size, _i32(idx), kinds),
+                    "the variable types")
+
+    def add_vars(self, n, lb=0.0, ub=INF, vtype="C", obj=0.0) -> np.ndarray:
+        lb, ub, codes, obj = C.prepare_vars(n, lb, ub, vtype, obj)
+        first = self.num_vars
+        idx = np.arange(first, first + n, dtype=np.int64)
+        if n == 0:
+            return idx
+        self._check(self._h.addVars(n, _f64(lb), _f64(ub)), "the new variables")
+        if np.any(obj != 0):
+            self._check(self._h.changeColsCost(n, _i32(idx), _f64(obj)), "the costs")
+        if np.any(codes != C.CONT):
+            self._set_integrality(idx, codes)
+        self._vars.add(lb, ub, codes, obj)
+        return idx
+
+    def add_rows(self, A, lo, hi) -> np.ndarray:
+        A, lo, hi = C.prepare_rows(A, lo, hi, self.num_vars)
+        m = A.shape[0]
+        first = self._nrows
+        if m:
+            self._check(self._h.addRows(m, lo, hi, A.nnz, _i32(A.indptr), _i32(A.indices),
+                                        _f64(A.data)), "the new rows")
+            self._nrows += m
+        return np.arange(first, first + m, dtype=np.int64)
+
+    def add_column(self, obj, rows, coefs, lb=0.0, ub=INF, vtype="C") -> int:
+        rows = C.index_array(rows, self._nrows, "row")
+        coefs = C.float_array(coefs, rows.size, "column coefficients")
+        lb_, ub_, codes, obj_ = C.prepare_vars(1, lb, ub, vtype, obj)
+        j = self.num_vars
+        self._check(self._h.addCol(float(obj_[0]), float(lb_[0]), float(ub_[0]), rows.size,
+                                   _i32(rows), _f64(coefs)), "the new column")
+        if codes[0] != C.CONT:
+            self._set_integrality(np.array([j]), codes)
+        self._vars.add(lb_, ub_, codes, obj_)
+        return j
+
+    def set_objective(self, idx, coefs, sense="min", offset=0.0) -> None:
+        c, is_max = C.prepare_objective(idx, coefs, sense, self.num_vars)
+        n = self.num_vars
+        if n:
+            self._check(self._h.changeColsCost(n, _i32(np.arange(n)), _f64(c)), "the objective")
+        self._h.changeObjectiveSense(highspy.ObjSense.kMaximize if is_max
+                                     else highspy.ObjSense.kMinimize)
+        self._h.changeObjectiveOffset(float(offset))
+        self._vars.cost.view[:] = c
+        self._is_max, self._offset = is_max, float(offset)
+
+    def set_bounds(self, idx, lb, ub) -> None:
+        idx = C.index_array(idx, self.num_vars)
+        lb = C.float_array(lb, idx.size, "lower bounds", none=-INF)
+        ub = C.float_array(ub, idx.size, "upper bounds", none=INF)
+        lb, ub = C.binary_bounds(lb, ub, self._vars.kind.view[idx])
+        self._push_bounds(idx, lb, ub)
+
+    def _push_bounds(self, idx, lb, ub) -> None:
+        if idx.size:
+            self._check(self._h.changeColsBounds(idx.size, _i32(idx), _f64(lb), _f64(ub)),
+                        "the bounds")
+        self._vars.lb.view[idx] = lb
+        self._vars.ub.view[idx] = ub
+
+    def set_vtype(self, idx, vtype) -> None:
+        idx = C.index_array(idx, self.num_vars)
+        codes = C.vtype_codes(vtype, idx.size)
+        self._vars.kind.view[idx] = codes
+        if np.any(codes == C.BIN):
+            lb, ub = C.binary_bounds(self._vars.lb.view[idx], self._vars.ub.view[idx], codes)
+            self._push_bounds(idx, lb, ub)
+        if idx.size:
+            self._set_integrality(idx, codes)
+
+    def set_row_bounds(self, rows, lo, hi) -> None:
+        rows = C.index_array(rows, self._nrows, "row")
+        lo = C.float_array(lo, rows.size, "row lower bounds", none=-INF)
+        hi = C.float_array(hi, rows.size, "row upper bounds", none=INF)
+        if rows.size:
+            self._check(self._h.changeRowsBounds(rows.size, _i32(rows), lo, hi), "the row bounds")
+
+    def set_mip_start(self, idx, values) -> None:
+        idx = C.index_array(idx, self.num_vars)
+        self._start = (idx, C.float_array(values, idx.size, "start values"))
+
+    # -- solving ----------------------------------------------------------------------
+    def _apply_options(self) -> None:
+        o, h = self.options, self._h
+        h.setOptionValue("output_flag", bool(o.verbose))
+        h.setOptionValue("time_limit", float(o.time_limit) if o.time_limit is not None else INF)
+        h.setOptionValue("mip_rel_gap", float(o.mip_gap) if o.mip_gap is not None else 1e-4)
+        h.setOptionValue("threads", sync_scheduler(o.threads))
+
+    def solve(self, n_solutions: int = 1) -> Solution:
+        h = self._h
+        is_mip = self._vars.is_mip
+        self._apply_options()
+        if self._start is not None:
+            idx, val = self._start
+            self._start = None
+            if is_mip and idx.size:
+                if h.setSolution(idx.size, _i32(idx), _f64(val)) == highspy.HighsStatus.kError:
+                    logger.warning("HiGHS rejected the MIP start")
+        found: list[np.ndarray] = []
+        n = self.num_vars
+
+        def on_solution(event):
+            x = np.array(event.data_out.mip_solution, dtype=np.float64)
+            if x.shape == (n,):
+                found.append(x)
+
+        collect = is_mip and n_solutions > 1
+        if collect:
+            h.cbMipSolution.subscribe(on_solution)
+        t0 = time.perf_counter()
+        try:
+            h.run()
+        finally:
+            if collect:
+                h.cbMipSolution.unsubscribe(on_solution)
+        elapsed = time.perf_counter() - t0
+
+        ms = h.getModelStatus()
+        info = h.getInfo()
+        has_sol = info.primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible
+        status = self._map_status(ms, has_sol)
+        if status is Status.OPTIMAL and ms == highspy.HighsModelStatus.kModelEmpty:
+            return Solution(status, objective=self._offset, x=np.zeros(0), solve_time=elapsed)
+        if ms in (highspy.HighsModelStatus.kUnboundedOrInfeasible,
+                  highspy.HighsModelStatus.kUnbounded):
+            # UNBOUNDED is only reported for a model proven feasible
+            status = self._decide_unbounded_or_infeasible()
+        sol = Solution(status, solve_time=time.perf_counter() - t0)
+        if is_mip and (status.has_solution or status is Status.TIME_LIMIT):
+            bound = float(info.mip_dual_bound)
+            sol.dual_bound = bound if math.isfinite(bound) else None
+        if not status.has_solution:
+            return sol
+
+        is_int = self._vars.is_int
+        hs = h.getSolution()
+        sol.x = C.round_integers(np.array(hs.col_value, dtype=np.float64), is_int)
+        sol.objective = float(self._vars.cost.view @ sol.x + self._offset)
+        if is_mip:
+            sol.gap = C.relative_gap(sol.objective, sol.dual_bound)
+            if collect:
+                sol.pool, sol.pool_objectives = self._pool(found, sol.x, n_solutions - 1)
+        elif status is Status.OPTIMAL and info.dual_solution_status == \
+                highspy.SolutionStatus.kSolutionStatusFeasible:
+            # HiGHS' row_dual is d objective / d bound in the user's sense, for min and max
+            # alike (checked against finite differences with highspy 1.15)
+            sol.row_duals = np.array(hs.row_dual, dtype=np.float64)
+        return sol
+
+    @staticmethod
+    def _map_status(ms, has_sol: bool) -> Status:
+        S = highspy.HighsModelStatus
+        if ms in (S.kOptimal, S.kModelEmpty):
+            return Status.OPTIMAL
+        if ms == S.kInfeasible:
+            return Status.INFEASIBLE
+        if ms == S.kUnbounded:
+            return Status.UNBOUNDED
+        if ms == S.kUnboundedOrInfeasible:
+            return Status.ERROR  # decided by the caller
+        if ms in (S.kTimeLimit, S.kIterationLimit, S.kSolutionLimit, S.kInterrupt,
+                  S.kObjectiveBound, S.kObjectiveTarget, S.kMemoryLimit, S.kHighsInterrupt):
+            return C.limit_status(has_sol)
+        if ms == S.kUnknown and has_sol:
+            return Status.FEASIBLE
+        logger.warning("HiGHS stopped with model status %s", ms)
+        return Status.ERROR
+
+    def _decide_unbounded_or_infeasible(self) -> Status:
+        """HiGHS said "unbounded" (an improving ray, feasibility not proven) or only
+        "unbounded or infeasible": solve the feasibility problem (zero objective);
+        feasible means unbounded."""
+        probe = highspy.Highs()
+        probe.setOptionValue("output_flag", False)
+        probe.passModel(self._h.getModel())
+        n = self.num_vars
+        probe.changeColsCost(n, _i32(np.arange(n)), np.zeros(n))
+        if self.options.time_limit is not None:
+            probe.setOptionValue("time_limit", float(self.options.time_limit))
+        probe.run()
+        ms = probe.getModelStatus()
+        if ms in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kModelEmpty):
+            return Status.UNBOUNDED
+        if ms == highspy.HighsModelStatus.kInfeasible:
+            return Status.INFEASIBLE
+        logger.warning("HiGHS could not decide between infeasible and unbounded (%s)", ms)
+        return Status.TIME_LIMIT
+
+    def _pool(self, found: list[np.ndarray], incumbent: np.ndarray, n_keep: int):
+        if not found:
+            return [], []
+        lp = self._h.getLp()
+        a = lp.a_matrix_
+        shape = (lp.num_row_, lp.num_col_)
+        if a.format_ == highspy.MatrixFormat.kRowwise:
+            A = sp.csr_matrix((a.value_, a.index_, a.start_), shape=shape)
+        else:
+            A = sp.csc_matrix((a.value_, a.index_, a.start_), shape=shape)
+        lo, hi = np.asarray(lp.row_lower_), np.asarray(lp.row_upper_)
+        v = self._vars
+        is_int = v.is_int
+        ok = []
+        for x in found:
+            x = C.round_integers(x, is_int)
+            if C.is_feasible(x, A, lo, hi, v.lb.view, v.ub.view, is_int):
+                ok.append(x)
+        cost = v.cost.view
+        return C.select_pool(ok, incumbent, is_int, lambda x: cost @ x + self._offset,
+                             self._is_max, n_keep)
