@@ -10,16 +10,17 @@ changes the fewest *original* features:
     \quad\text{s.t.}\quad
     \mathrm{score}(v) \ge \tau + \varepsilon                     &\quad\text{(embedding; paper eqs. 2–3)}\\
     \textstyle\sum_{h\in T_l} v_h = 1                 \quad l \in T_c  &\quad\text{(one-hot; eq. 11)}\\
-    f_l = 1 - v_{h(l)}                                \quad l \in T_c  &\quad\text{(changed iff }x^0\text{'s category is left)}\\
-    f_l = |v_l - x^0_l|  \text{ (linear, } x^0_l \text{ fixed)} \quad l \text{ binary} \\
+    f_l \ge 1 - v_{h(l)}                              \quad l \in T_c  &\quad\text{(changed if }x^0\text{'s category is left)}\\
+    f_l \ge |v_l - x^0_l|  \text{ (linear, } x^0_l \text{ fixed)} \quad l \text{ binary} \\
     |v_l - x^0_l| \le f_l                             \quad l \text{ continuous} \\
     \textstyle\sum_l f_l \le T_{\max}                            &\quad\text{(eq. 10, one instance)}\\
     f_l = 0 \quad l \text{ immutable};\qquad v \succeq x^0 \text{ on increase-only } l
 
 where :math:`h(l)` is the column of :math:`x^0`'s category of feature :math:`l`. This is
 the single-instance case (:math:`|S| = K = 1`) of the compact MIP (eqs. 1–14), with the
-per-feature change indicator :math:`f_l` defined exactly (one row per feature instead of
-the paper's :math:`|T_l| f_l \ge \sum_{h \in T_l} d_h`). Increase-only ordinal features
+per-feature agreement rows of :mod:`groupcf.formulations.blocks` (one row per feature
+instead of the paper's :math:`|T_l| f_l \ge \sum_{h \in T_l} d_h`); minimisation makes
+:math:`f_l` exact. Increase-only ordinal features
 forbid the categories below :math:`x^0`'s (upper bound 0); an increase-only binary with
 :math:`x^0_l = 1` is fixed; a continuous one gets :math:`v_l \ge x^0_l`. These bounds are
 also applied to the embedding's input domain, so big-M constants are computed over the
@@ -38,10 +39,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..features.domain import InputDomain
 from ..features.space import FeatureSpace
 from ..embeddings.base import Embedding, EmbeddingConstr
-from ..solvers.base import INF, Backend, VarType
+from ..solvers.base import INF, Backend
+from .blocks import add_agreement, add_counterfactual
 from .rows import RowBuffer
 
 
@@ -94,31 +95,11 @@ class NearestL0:
     def build(self) -> "NearestL0":
         space, be, z0 = self.space, self.backend, np.asarray(self.z0, dtype=float)
         lb, ub, can_change = actionable_bounds(space, z0)
-        dom = space.domain()
-        vtypes = np.where(dom.integer, VarType.BINARY.value, VarType.CONTINUOUS.value)
-        self.v = be.add_vars(space.n_features_out_, lb=lb, ub=ub, vtype=list(vtypes))
-        self.f = be.add_vars(len(space), lb=0.0, ub=np.where(can_change, 1.0, 0.0), vtype=VarType.BINARY)
+        block = add_counterfactual(be, space, self.embedding, self.score_lo, lb, ub, can_change, Tmax=self.Tmax)
+        self.v, self.f, self.constr = block.v, block.f, block.constr
         rows = RowBuffer()
-        for l, feat in enumerate(space):
-            cols, fl = self.v[feat.columns], int(self.f[l])
-            if feat.encoding == "onehot":
-                rows.add(cols, np.ones(len(cols)), 1.0, 1.0)
-                h0 = int(np.argmax(z0[feat.columns]))
-                rows.add([cols[h0], fl], [1.0, 1.0], 1.0, 1.0)              # f = 1 - v_h0
-            elif feat.encoding == "binary":
-                if z0[feat.columns[0]] >= 0.5:
-                    rows.add([cols[0], fl], [1.0, 1.0], 1.0, 1.0)           # f = 1 - v
-                else:
-                    rows.add([cols[0], fl], [1.0, -1.0], 0.0, 0.0)          # f = v
-            else:  # continuous: |v - x0| <= f  (range scaled to 1)
-                x = float(z0[feat.columns[0]])
-                rows.add([cols[0], fl], [1.0, -1.0], -INF, x)
-                rows.add([cols[0], fl], [1.0, 1.0], x, INF)
-        if self.Tmax is not None:
-            rows.add(self.f, np.ones(len(self.f)), -INF, float(self.Tmax))
+        add_agreement(rows, space, block, z0)            # z = 1: f_l >= [v differs on l]
         rows.flush(be)
-        domain = InputDomain(lb, ub, dom.integer, dom.onehot)
-        self.constr = self.embedding.add_to(be, self.v, domain, lo=self.score_lo)
         be.set_objective(self.f, np.ones(len(self.f)), sense="min")
         return self
 
