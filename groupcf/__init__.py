@@ -1,7 +1,7 @@
 """groupcf — optimization-based counterfactual explanations.
 
 * ``gcf.explain_group(S, model, Tmax)`` — one-for-many group counterfactuals (column
-  generation / compact MIP), *coming with the group issue*;
+  generation / compact MIP), certified optimal;
 * ``gcf.explain(x, model, method="mace")`` — exact nearest counterfactual of one instance;
 * ``gcf.FeatureSpace`` — raw features <-> expanded 0/1 space, with actionability;
 * ``gcf.datasets.load(name)`` — bundled benchmark datasets;
@@ -14,13 +14,16 @@ import logging
 
 from . import datasets, embeddings, exceptions, solvers
 from .features import Feature, FeatureSpace, InputDomain
+from .group import explain_group
+from .results.group import GroupExplanation
 from .results.explanation import Explanation
 from .single import explain
+from . import metrics
 from .solvers.base import Status
 
 __version__ = "0.1.0"
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
-__all__ = ["FeatureSpace", "Feature", "InputDomain", "explain", "Explanation", "Status",
+__all__ = ["explain_group", "GroupExplanation", "FeatureSpace", "Feature", "InputDomain", "explain", "Explanation", "Status",
            "datasets", "embeddings", "solvers", "exceptions", "__version__"]

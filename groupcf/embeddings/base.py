@@ -140,6 +140,20 @@ class EmbeddingConstr:
         expected = self.embedding.score(values[self.inputs])[0]
         return float(abs(values[self.score] - expected))
 
+    def start_values(self, x_values) -> tuple[np.ndarray, np.ndarray]:
+        """Values of every variable this record added, at input values ``x_values``
+        (``idx, values``), e.g. to complete a MIP start: hidden outputs, activation
+        binaries and the score."""
+        pre = self.embedding.preactivations(np.asarray(x_values, dtype=float)[None, :])
+        idx, vals = [int(self.score)], [float(pre[-1][0, 0])]
+        for h, s, a in zip(self.hidden, self.binaries, pre[:-1]):
+            a = a[0]
+            on = h >= 0
+            idx.extend(h[on].tolist()); vals.extend(np.maximum(a[on], 0.0).tolist())
+            on = s >= 0
+            idx.extend(s[on].tolist()); vals.extend((a[on] > 0).astype(float).tolist())
+        return np.array(idx, dtype=np.int64), np.array(vals)
+
     def __repr__(self) -> str:
         widths = [len(h) for h in self.hidden]
         return (f"EmbeddingConstr({type(self.embedding).__name__}, inputs={len(self.inputs)}, "

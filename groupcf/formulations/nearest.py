@@ -1,6 +1,13 @@
-r"""Nearest counterfactual of one instance under the l0 distance (MACE-style, exact).
+r"""Nearest counterfactual of one instance (MACE-style, exact MIPs).
 
-Given an instance :math:`x^0` (expanded, :math:`x^0 \in \{0,1\}^{|\bar T|}`, continuous
+* :class:`NearestCounterfactual` — the MACE distance (weighted normalised l0 / l1 / linf,
+  :mod:`groupcf.formulations.distances`), integer numeric features, diversity cuts that
+  also see numeric features; behind ``gcf.explain(method="mace")``. Its maths is in its
+  docstring.
+* :class:`NearestL0` — the plain l0 model below (fewest changed features), used by the
+  group algorithms for their initial columns.
+
+**NearestL0.** Given an instance :math:`x^0` (expanded, :math:`x^0 \in \{0,1\}^{|\bar T|}`, continuous
 columns scaled to [0, 1]) rejected by the model, find :math:`v` classified positive that
 changes the fewest *original* features:
 
@@ -35,14 +42,16 @@ least one original feature" (MACE's rule) excludes it:
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..features.space import FeatureSpace
 from ..embeddings.base import Embedding, EmbeddingConstr
-from ..solvers.base import INF, Backend
+from ..solvers.base import INF, Backend, VarType
 from .blocks import add_agreement, add_counterfactual
+from .distances import Distance, feature_measure
 from .rows import RowBuffer
 
 
@@ -126,3 +135,208 @@ class NearestL0:
         z0 = np.asarray(self.z0, dtype=float)
         return [l for l, feat in enumerate(self.space)
                 if np.any(np.abs(v[feat.columns] - z0[feat.columns]) > 1e-6)]
+
+
+@dataclass
+class NearestCounterfactual:
+    r"""The MACE nearest-counterfactual MIP for one instance, any mix of l0 / l1 / linf.
+
+    Instance :math:`x^0` (expanded; a continuous column holds
+    :math:`(x - \mathrm{low})/(\mathrm{high} - \mathrm{low})`), point :math:`v`, change
+    indicators :math:`f_l \in \{0,1\}`, per-feature distances :math:`\delta_l \ge 0`
+    (only for ordinal and continuous features, and only when :math:`w_1` or
+    :math:`w_\infty > 0`), :math:`t \ge 0` for linf (only when :math:`w_\infty > 0`):
+
+    .. math::
+
+        \min\ & \frac{w_0}{|T|}\sum_l f_l
+              + \frac{w_1}{|T|}\Big(\sum_{l \in B \cup N} f_l + \sum_{l \in O \cup C} \delta_l\Big)
+              + w_\infty\, t \\
+        \text{s.t.}\ & \mathrm{score}(v) \ge \tau + \varepsilon, \quad
+              \textstyle\sum_{h \in T_l} v_h = 1 \ (l \text{ one-hot}), \quad
+              \textstyle\sum_l f_l \le T_{\max} \\
+        & f_l \ge 1 - v_{h(l)} \ (l \in N \cup O), \quad f_l \ge |v_l - x^0_l| \ (l \in B),
+          \quad |v_l - x^0_l| \le f_l \ (l \in C) \\
+        & \delta_l \ge \pm\Big(\sum_{h=0}^{k_l-1} \tfrac{h}{k_l - 1} v_{T_l[h]}
+              - \tfrac{h(l)}{k_l - 1}\Big) \ (l \in O), \qquad
+          \delta_l \ge \pm (v_l - x^0_l) \ (l \in C) \\
+        & t \ge f_l \ (l \in B \cup N), \qquad t \ge \delta_l \ (l \in O \cup C) \\
+        & (\mathrm{high}_l - \mathrm{low}_l)\, v_l - u_l = -\mathrm{low}_l,\
+          u_l \in \mathbb{Z} \cap [\mathrm{low}_l, \mathrm{high}_l] \ (l \in C \text{ integer})
+
+    with :math:`B` binary, :math:`N` categorical (nominal one-hot), :math:`O` ordinal
+    one-hot (ordered categoricals, binned numerics; codes :math:`0..k_l-1`),
+    :math:`C` continuous (numeric passthrough) features and :math:`h(l)` the instance's
+    category. For binary and categorical features :math:`\delta_l = f_l`, so they need no
+    extra variable. Minimisation makes every :math:`\delta_l` equal to its absolute value,
+    :math:`f_l` the change indicator and :math:`t = \max_l \delta_l` whenever the
+    corresponding weight is positive, so the optimum is exactly the distance of
+    :mod:`groupcf.formulations.distances` (l0 and l1 are means over the :math:`|T|`
+    features, linf a maximum).
+
+    Plausibility: values stay in the data's range (:math:`v \in [0,1]`, the space's
+    domain) and type (one-hot rows; integer features through :math:`u_l`, when the
+    instance's own value is an integer); immutable features are fixed and increase-only
+    ones bounded below (:func:`actionable_bounds`), also in the embedding's domain so
+    big-M constants are computed over the actionable region only. An instance outside
+    the data's range on a mutable continuous feature must move into it.
+
+    **Diversity cut** (:meth:`exclude`): after a solution :math:`\hat v`, every later one
+    differs from it in at least one original feature,
+
+    .. math::
+
+        \sum_{l \text{ one-hot}} (1 - v_{\hat h(l)})
+        + \sum_{l \in B} |v_l - \hat v_l|
+        + \sum_{l \in C} (b^+_l + b^-_l) \ \ge\ 1,
+
+    where for a continuous feature the binaries :math:`b^\pm_l` switch on "moved by at
+    least :math:`\epsilon` up / down": :math:`v_l - (\hat v_l + \epsilon - L_l)\, b^+_l \ge
+    L_l` and :math:`v_l + (U_l - \hat v_l + \epsilon)\, b^-_l \le U_l` with the variable's
+    own bounds :math:`[L_l, U_l]` (no arbitrary big-M; a side that leaves the bounds gets
+    no binary). "Differs" means by at least ``tol`` in scaled units (a fraction of the
+    range): :math:`\epsilon = \mathrm{tol}` for a real-valued feature; for an integer
+    feature the rows are written on :math:`u_l` with
+    :math:`\epsilon = \max(1, \lceil \mathrm{tol}\,(\mathrm{high}_l - \mathrm{low}_l)\rceil)`
+    whole units, which is exact on the integers (with small ranges: "another value").
+    """
+
+    space: FeatureSpace
+    embedding: Embedding
+    z0: np.ndarray
+    backend: Backend
+    distance: Distance = field(default_factory=lambda: Distance(l0=1.0))
+    score_lo: float = 0.0
+    Tmax: int | None = None
+    integer: bool = True
+    v: np.ndarray = field(init=False)
+    f: np.ndarray = field(init=False)
+    constr: EmbeddingConstr = field(init=False)
+    u: dict = field(init=False, default_factory=dict)       # l -> (var, low, high) of integer features
+    delta: dict = field(init=False, default_factory=dict)   # l -> var
+    t: int | None = field(init=False, default=None)
+    objective_idx: np.ndarray = field(init=False)
+    objective_coefs: np.ndarray = field(init=False)
+
+    def build(self) -> "NearestCounterfactual":
+        space, be, d = self.space, self.backend, self.distance
+        z0 = self.z0 = np.asarray(self.z0, dtype=float)
+        lb, ub, can_change = actionable_bounds(space, z0)
+        ub = np.maximum(ub, lb)   # an instance above the data's range keeps its own value
+        self.lb, self.ub, self.can_change = lb, ub, can_change
+        block = add_counterfactual(be, space, self.embedding, self.score_lo, lb, ub, can_change, Tmax=self.Tmax)
+        self.v, self.f, self.constr = block.v, block.f, block.constr
+        rows = RowBuffer()
+        add_agreement(rows, space, block, z0)            # f_l >= [v differs from x0 on l]
+        n_feat = max(len(space), 1)
+        need_delta = d.l1 > 0 or d.linf > 0
+        if d.linf > 0:
+            self.t = int(be.add_vars(1, 0.0, INF, VarType.CONTINUOUS)[0])
+        obj: dict[int, float] = {}
+        for l, feat in enumerate(space):
+            if not can_change[l] or (feat.encoding == "onehot" and len(feat.columns) < 2):
+                continue                                  # fixed at x0: delta_l = 0
+            cols = self.v[feat.columns]
+            fl = int(self.f[l])
+            if self.integer and feat.encoding == "continuous" and feat.integer:
+                self._add_integer(rows, l, feat, int(cols[0]), z0[feat.columns[0]])
+            kind = feature_measure(feat)
+            if kind in ("binary", "nominal"):             # delta_l = f_l
+                obj[fl] = (d.l0 + d.l1) / n_feat
+                if self.t is not None:
+                    rows.add([self.t, fl], [1.0, -1.0], 0.0, INF)
+                continue
+            if d.l0 > 0:
+                obj[fl] = d.l0 / n_feat
+            if not need_delta:
+                continue
+            dl = int(be.add_vars(1, 0.0, INF, VarType.CONTINUOUS)[0])
+            self.delta[l] = dl
+            if kind == "ordinal":
+                k = len(cols)
+                c = np.arange(k) / (k - 1)
+                c0 = float(np.argmax(z0[feat.columns])) / (k - 1)
+                rows.add(np.append(dl, cols), np.append(1.0, -c), -c0, INF)    # delta >= code - c0
+                rows.add(np.append(dl, cols), np.append(1.0, c), c0, INF)      # delta >= c0 - code
+            else:  # continuous, scaled to [0, 1]
+                x0 = float(z0[feat.columns[0]])
+                rows.add([dl, cols[0]], [1.0, -1.0], -x0, INF)                 # delta >= v - x0
+                rows.add([dl, cols[0]], [1.0, 1.0], x0, INF)                   # delta >= x0 - v
+            if d.l1 > 0:
+                obj[dl] = d.l1 / n_feat
+            if self.t is not None:
+                rows.add([self.t, dl], [1.0, -1.0], 0.0, INF)                  # t >= delta
+        if self.t is not None:
+            obj[self.t] = d.linf
+        rows.flush(be)
+        self.objective_idx = np.array(list(obj), dtype=np.int64)
+        self.objective_coefs = np.array(list(obj.values()), dtype=float)
+        be.set_objective(self.objective_idx, self.objective_coefs, sense="min")
+        return self
+
+    def _add_integer(self, rows: RowBuffer, l: int, feat, v_col: int, x0: float) -> None:
+        """``u`` integer with ``(high - low) v - u = -low``, when the instance's value is
+        an integer (else the feature could not stay unchanged)."""
+        rng = feat.high - feat.low
+        raw0 = feat.low + x0 * rng
+        if abs(raw0 - round(raw0)) > 1e-9 * max(1.0, abs(raw0)):
+            return
+        c = feat.columns[0]
+        lo = math.ceil(feat.low + self.lb[c] * rng - 1e-9)
+        hi = math.floor(feat.low + self.ub[c] * rng + 1e-9)
+        u = int(self.backend.add_vars(1, float(lo), float(hi), VarType.INTEGER)[0])
+        rows.add([v_col, u], [rng, -1.0], -feat.low, -feat.low)
+        self.u[l] = (u, float(lo), float(hi))
+
+    def exclude(self, v_hat: np.ndarray, tol: float = 1e-3) -> bool:
+        """Add the diversity cut (class docstring): later solutions differ from ``v_hat``
+        in at least one original feature; a numeric feature counts as different when it
+        moves by at least ``tol`` (scaled units; integer features by whole units, at least
+        one). Returns ``False`` when no feature can
+        differ (then no row is added and there is no further counterfactual)."""
+        be, v_hat = self.backend, np.asarray(v_hat, dtype=float)
+        idx, coef, const = [], [], 0.0
+        rows = RowBuffer()
+        new_b = []
+        for l, feat in enumerate(self.space):
+            if not self.can_change[l]:
+                continue
+            cols = self.v[feat.columns]
+            if feat.encoding == "onehot":
+                h = int(np.argmax(v_hat[feat.columns]))
+                idx.append(cols[h]); coef.append(-1.0); const += 1.0          # 1 - v_h
+            elif feat.encoding == "binary":
+                if v_hat[feat.columns[0]] >= 0.5:
+                    idx.append(cols[0]); coef.append(-1.0); const += 1.0      # 1 - v
+                else:
+                    idx.append(cols[0]); coef.append(1.0)                      # v
+            else:
+                c = feat.columns[0]
+                if l in self.u:
+                    var, lo, hi = self.u[l]
+                    rng = feat.high - feat.low
+                    val = float(round(feat.low + v_hat[c] * rng))
+                    eps = float(max(1, math.ceil(tol * rng - 1e-9)))               # whole units
+                else:
+                    var, lo, hi = int(cols[0]), float(self.lb[c]), float(self.ub[c])
+                    val, eps = float(v_hat[c]), float(tol)
+                if val + eps <= hi + 1e-9:                                     # b+ => var >= val + eps
+                    b = int(be.add_vars(1, 0.0, 1.0, VarType.BINARY)[0])
+                    new_b.append(([var, b], [1.0, -(val + eps - lo)], lo, INF))
+                    idx.append(b); coef.append(1.0)
+                if val - eps >= lo - 1e-9:                                     # b- => var <= val - eps
+                    b = int(be.add_vars(1, 0.0, 1.0, VarType.BINARY)[0])
+                    new_b.append(([var, b], [1.0, hi - val + eps], -INF, hi))
+                    idx.append(b); coef.append(1.0)
+        if not idx:
+            return False
+        for r in new_b:
+            rows.add(*r)
+        rows.add(idx, coef, 1.0 - const, INF)
+        rows.flush(be)
+        return True
+
+    def changed(self, v: np.ndarray) -> list[int]:
+        """Indices of the original features that expanded values ``v`` change."""
+        return [l for l, feat in enumerate(self.space)
+                if np.any(np.abs(v[feat.columns] - self.z0[feat.columns]) > 1e-6)]

@@ -1,0 +1,104 @@
+"""One-for-many group counterfactuals: ``gcf.explain_group``."""
+from __future__ import annotations
+
+import logging
+import time
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import InvalidInputError, NoCounterfactualError
+from ..models import DEFAULT_MARGIN, resolve_model
+from ..results.group import GroupExplanation
+from ..solvers import make_backend
+from ..solvers.base import Status
+from .colgen import column_generation
+from .compact import compact_mip
+from .problem import GroupProblem
+
+log = logging.getLogger(__name__)
+
+METHODS = {"colgen": column_generation, "compact": compact_mip}
+
+
+def explain_group(S: pd.DataFrame, model, Tmax: int, *, space=None, method: str = "colgen",
+                  solver="highs", threshold: float = 0.5, time_limit: float | None = None,
+                  progress: bool = True, allow_partial: bool = False, margin: float = DEFAULT_MARGIN,
+                  **options) -> GroupExplanation:
+    """The fewest counterfactual points that explain every instance of ``S``.
+
+    Each counterfactual is classified positive and shared by a subgroup of ``S``; every
+    member of the subgroup reaches it by changing only features of one common set of at
+    most ``Tmax`` original features (immutable features never; increase-only features
+    never downwards).
+
+    Parameters
+    ----------
+    S
+        DataFrame of raw features; every row must be rejected by the model.
+    model
+        A fitted ``Pipeline(FeatureSpace, classifier)``, or a classifier / torch module
+        with ``space=``.
+    Tmax
+        Most original features one explanation may change.
+    method
+        ``"colgen"`` (column generation, default) or ``"compact"`` (the compact MIP).
+    solver
+        ``"highs"`` (default), ``"gurobi"``, ``"pyomo"``, ``"pyomo:cbc"``, ... or a Backend.
+    time_limit
+        Seconds, overall. The best solution found is returned with its lower bound.
+    allow_partial
+        Explain what can be explained and list the instances without any counterfactual
+        within ``Tmax`` in ``result.unexplained`` (otherwise: ``NoCounterfactualError``).
+    options
+        Passed to the algorithm (colgen: ``n_solutions``, ``aux``, ``ip_every``).
+    """
+    if method not in METHODS:
+        raise InvalidInputError(f"unknown method {method!r}; available: {sorted(METHODS)}")
+    t0 = time.perf_counter()
+    tm = resolve_model(model, space=space, threshold=threshold)
+    make_backend(solver)  # fail fast: not installed / unknown name
+    problem = GroupProblem(S, tm, Tmax, margin=margin)
+    sol = METHODS[method](problem, solver=solver, time_limit=time_limit, progress=progress, **options)
+    unexplained_rows = S.index[sol.unexplained_types[problem.type_of_row]].tolist()
+    if unexplained_rows and not allow_partial:
+        raise NoCounterfactualError(
+            f"{len(unexplained_rows)} instance(s) of S have no counterfactual within Tmax={Tmax} "
+            f"under the actionability constraints: rows {unexplained_rows[:20]}"
+            f"{' ...' if len(unexplained_rows) > 20 else ''}; pass allow_partial=True to explain the rest",
+            rows=unexplained_rows)
+    return _build_result(problem, sol, S, tm, method, solver, time.perf_counter() - t0, unexplained_rows)
+
+
+def _build_result(problem, sol, S, tm, method, solver, elapsed, unexplained_rows) -> GroupExplanation:
+    space = tm.space
+    cols = sol.columns
+    # assign each type to the first chosen column covering it
+    type_to_k = np.full(problem.n_types, -1, dtype=int)
+    for k, col in enumerate(cols):
+        free = (type_to_k < 0) & col.cover
+        type_to_k[free] = k
+    used = [k for k in range(len(cols)) if (type_to_k == k).any()]
+    remap = {k: j for j, k in enumerate(used)}
+    cols = [cols[k] for k in used]
+    type_to_k = np.array([remap.get(k, -1) for k in type_to_k])
+    assignment = pd.Series(type_to_k[problem.type_of_row], index=S.index, name="explanation")
+    changed = {}
+    for k, col in enumerate(cols):
+        members = type_to_k == k
+        diff = problem.differences(col.v)[members]
+        changed[k] = [space.features_[l].name for l in np.flatnonzero(diff.any(axis=0))]
+    V = np.array([c.v for c in cols]).reshape(len(cols), space.n_features_out_)
+    cfs = space.inverse_transform(V) if len(cols) else pd.DataFrame(columns=S.columns)
+    n = len(cols)
+    lower = min(sol.lower_bound, n)
+    optimal = n <= sol.lower_bound
+    status = Status.OPTIMAL if optimal else sol.status
+    return GroupExplanation(
+        n_explanations=n, lower_bound=int(lower), is_optimal=bool(optimal), status=status,
+        counterfactuals=cfs, assignment=assignment, changed_features=changed, Tmax=int(problem.Tmax),
+        method=method, solver=getattr(solver, "name", str(solver)), solve_time=elapsed, S=S.copy(),
+        expanded=V, unexplained=unexplained_rows, stats=sol.stats.as_dict(), model=tm)
+
+
+__all__ = ["explain_group", "GroupExplanation"]

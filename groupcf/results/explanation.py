@@ -31,7 +31,10 @@ class Explanation:
     changes
         Per counterfactual, the list of changed original features.
     distances
-        Per counterfactual, its distance to the instance (l0: number of changed features).
+        Per counterfactual, its distance to the instance under ``distance`` — MACE's
+        normalised mix of l0 / l1 / linf (:mod:`groupcf.formulations.distances`; l0 is the
+        *fraction* of original features changed, ``len(changes[k])`` the count). The same
+        value :func:`groupcf.metrics.proximity` computes from the raw rows.
     probabilities
         Per counterfactual, the real model's probability of the positive class.
     status, is_optimal
@@ -39,6 +42,11 @@ class Explanation:
         counterfactual was proven optimal (for ``n > 1``: optimal given the previous ones).
     dual_bound
         The solver's lower bound on the best distance (MIP dual bound), when reported.
+    objectives
+        Per counterfactual, the solver's objective value (equals ``distances`` up to
+        solver tolerances); empty for methods that do not solve a MIP.
+    distance
+        The distance's name, e.g. ``"l1"`` or ``"0.1*l0+0.9*l1"``.
     """
 
     instance: pd.Series
@@ -54,10 +62,16 @@ class Explanation:
     solver: str = "highs"
     dual_bound: float | None = None
     stats: dict = field(default_factory=dict)
+    objectives: list[float] = field(default_factory=list)
 
     @property
     def changed_features(self) -> list[str]:
         return list(self.changes[0]) if self.changes else []
+
+    @property
+    def n_changed(self) -> list[int]:
+        """Per counterfactual, the number of original features it changes."""
+        return [len(c) for c in self.changes]
 
     @property
     def n_counterfactuals(self) -> int:
@@ -69,7 +83,7 @@ class Explanation:
                 f"{self.n_counterfactuals} counterfactual(s), {self.solve_time:.3f}s)")
         lines = [head]
         for k, (_, cf) in enumerate(self.counterfactuals.iterrows()):
-            lines.append(f"  #{k} distance={self.distances[k]:g} p={self.probabilities[k]:.3f}: "
+            lines.append(f"  #{k} distance={self.distances[k]:.4g} p={self.probabilities[k]:.3f}: "
                          + describe_changes(self.instance, cf, self.changes[k]))
         return "\n".join(lines)
 
@@ -81,7 +95,8 @@ class Explanation:
             "probabilities": [float(p) for p in self.probabilities],
             "status": self.status.value, "is_optimal": self.is_optimal, "solve_time": self.solve_time,
             "method": self.method, "distance": self.distance, "solver": self.solver,
-            "dual_bound": self.dual_bound, "stats": self.stats,
+            "dual_bound": self.dual_bound, "objectives": list(map(float, self.objectives)),
+            "stats": {k: _plain(v) for k, v in self.stats.items()},
         }
 
 

@@ -1,4 +1,11 @@
-"""MACE-style exact nearest counterfactual of one instance (l0 for now)."""
+"""MACE: the exact nearest counterfactual(s) of one instance, solved as a MIP.
+
+The distance is MACE's weighted mix of normalised l0 / l1 / linf
+(:mod:`groupcf.formulations.distances`), the model is
+:class:`~groupcf.formulations.nearest.NearestCounterfactual`. Every counterfactual is
+re-checked with the real model; if the solver's tolerance let through a point the real
+model rejects, the logit margin is enlarged and the MIP re-solved.
+"""
 from __future__ import annotations
 
 import logging
@@ -8,34 +15,56 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InvalidInputError, NoCounterfactualError, SolverTimeLimitError, ValidationError
-from ..formulations.nearest import NearestL0
+from ..formulations.distances import feature_distances, parse_distance
+from ..formulations.nearest import NearestCounterfactual
 from ..models import DEFAULT_MARGIN, TrainedModel
 from ..results.explanation import Explanation
 from ..solvers import make_backend
-from ..solvers.base import Status
+from ..solvers.base import Backend, Status
 
 log = logging.getLogger(__name__)
 
 #: how many times the logit margin is enlarged (x10) when the real model disagrees
 MAX_MARGIN_RETRIES = 3
 
+#: MACE's default relative MIP gap ("optimal within epsilon"); the solvers' own is 1e-4
+MACE_MIP_GAP = 1e-6
 
-def mace_l0(x: pd.Series, tm: TrainedModel, *, Tmax: int | None, solver, n: int = 1,
-            time_limit: float | None = None, mip_gap: float | None = None,
-            margin: float = DEFAULT_MARGIN, **options) -> Explanation:
-    """Nearest counterfactual(s) of ``x`` changing the fewest original features.
+#: default tolerance (fraction of a feature's range) for "a real-valued feature differs"
+DIVERSITY_TOL = 1e-3
 
-    Raises :class:`NoCounterfactualError` when none exists within ``Tmax`` (and the
-    actionability constraints), :class:`SolverTimeLimitError` when the time limit passes
-    before any counterfactual is found.
+
+def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = None, solver="highs",
+         n: int = 1, time_limit: float | None = None, mip_gap: float | None = None,
+         margin: float = DEFAULT_MARGIN, diversity_tol: float = DIVERSITY_TOL, **options) -> Explanation:
+    """Nearest counterfactual(s) of ``x`` under the MACE ``distance`` (see
+    :func:`groupcf.explain` for the arguments).
+
+    With ``n > 1`` the MIP is re-solved after adding, for each solution found, the cut
+    "differ from it in at least one feature"; the counterfactuals come back sorted by
+    distance. Raises :class:`NoCounterfactualError` when none exists within ``Tmax`` and
+    the actionability constraints, :class:`SolverTimeLimitError` when the time limit
+    passes before any counterfactual is found.
     """
     t_start = time.perf_counter()
+    dist = parse_distance(distance)
+    if not diversity_tol > 0:
+        raise InvalidInputError(f"diversity_tol must be > 0, got {diversity_tol!r}")
     space = tm.space
     z0 = space.transform(x.to_frame().T)[0]
-    backend = make_backend(solver, time_limit=time_limit, mip_gap=mip_gap, **options)
-    mip = NearestL0(space, tm.embedding, z0, backend, score_lo=tm.logit_threshold + margin, Tmax=Tmax).build()
+    kw = dict(options)
+    if time_limit is not None:
+        kw["time_limit"] = time_limit
+    if mip_gap is not None:
+        kw["mip_gap"] = mip_gap
+    elif not (isinstance(solver, Backend) and solver.options.mip_gap is not None):
+        kw["mip_gap"] = MACE_MIP_GAP
+    backend = make_backend(solver, **kw)
+    mip = NearestCounterfactual(space, tm.embedding, z0, backend, distance=dist,
+                                score_lo=tm.logit_threshold + margin, Tmax=Tmax).build()
+    integer_cols = space.domain().integer
 
-    rows, changes, statuses, dual_bound = [], [], [], None
+    rows, changes, statuses, objectives, dual_bound = [], [], [], [], None
     retries = 0
     while len(rows) < n:
         if time_limit is not None:
@@ -51,14 +80,15 @@ def mace_l0(x: pd.Series, tm: TrainedModel, *, Tmax: int | None, solver, n: int 
                 within = f" within Tmax={Tmax} changed features" if Tmax is not None else ""
                 raise NoCounterfactualError(
                     f"no counterfactual exists for instance {x.name!r}{within} under the "
-                    "actionability constraints (immutable / increase-only features)", rows=[x.name])
+                    "actionability constraints (immutable / increase-only features) and the "
+                    "data's ranges", rows=[x.name])
             if sol.status == Status.TIME_LIMIT and not rows:
                 raise SolverTimeLimitError(
                     f"time limit ({time_limit}s) reached before any counterfactual was found; "
                     "raise time_limit")
             break
         v = np.round(sol.x[mip.v], 9)
-        v[space.domain().integer] = np.round(v[space.domain().integer])
+        v[integer_cols] = np.round(v[integer_cols])
         cf = _decode(space, x, v, z0)
         if not tm.is_positive(cf)[0]:
             # the solver's tolerance let a point through that the real model rejects
@@ -76,18 +106,34 @@ def mace_l0(x: pd.Series, tm: TrainedModel, *, Tmax: int | None, solver, n: int 
         rows.append(cf.iloc[0])
         changes.append([space.features_[l].name for l in mip.changed(v)])
         statuses.append(sol.status)
-        if len(rows) < n:
-            mip.exclude(v)
+        objectives.append(float(sol.objective))
+        if len(rows) < n and not mip.exclude(v, tol=diversity_tol):
+            break
     if not rows:
         raise SolverTimeLimitError(f"time limit ({time_limit}s) reached before any counterfactual was found")
     cfs = pd.DataFrame(rows).reset_index(drop=True)
+    dists = dist.aggregate(feature_distances(space, x, cfs))
+    for d_true, obj in zip(dists, objectives):
+        if abs(d_true - obj) > 1e-6 * max(1.0, abs(obj)):
+            log.warning("MACE: distance of the decoded counterfactual (%g) differs from the MIP "
+                        "objective (%g)", d_true, obj)
+    order = np.argsort(dists, kind="stable")   # best first (the gap may swap near-ties)
+    cfs = cfs.iloc[order].reset_index(drop=True)
     return Explanation(
-        instance=x, counterfactuals=cfs, changes=changes,
-        distances=[float(len(c)) for c in changes], probabilities=tm.proba(cfs),
+        instance=x, counterfactuals=cfs, changes=[changes[k] for k in order],
+        distances=[float(dists[k]) for k in order], probabilities=tm.proba(cfs),
         status=statuses[0], is_optimal=all(s == Status.OPTIMAL for s in statuses),
-        solve_time=time.perf_counter() - t_start, method="mace", distance="l0",
+        solve_time=time.perf_counter() - t_start, method="mace", distance=dist.name,
         solver=backend.name, dual_bound=dual_bound,
-        stats={"margin": margin, "binaries": mip.constr.n_binaries})
+        objectives=[objectives[k] for k in order],
+        stats={"margin": margin, "binaries": mip.constr.n_binaries, "distance_weights": dist.weights,
+               "integer_features": [space.features_[l].name for l in mip.u]})
+
+
+def mace_l0(x: pd.Series, tm: TrainedModel, **kwargs) -> Explanation:
+    """:func:`mace` with ``distance="l0"`` (kept for callers of the first version)."""
+    kwargs.pop("distance", None)
+    return mace(x, tm, distance="l0", **kwargs)
 
 
 def _decode(space, x: pd.Series, v: np.ndarray, z0: np.ndarray) -> pd.DataFrame:

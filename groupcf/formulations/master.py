@@ -1,0 +1,87 @@
+r"""Restricted master problem of the column generation (paper eqs. 15–18).
+
+.. math::
+
+    \min \sum_{k \in K'} y_k \quad\text{s.t.}\quad
+    \sum_{k \in K' :\, i \in C_k} y_k \ge 1 \quad (i \in S), \qquad y_k \ge 0,
+
+over the columns :math:`K'` generated so far (:math:`C_k`: the instance types column
+:math:`k` covers). Its LP duals :math:`w_i \ge 0` price new columns; its integer version
+(:math:`y_k \in \{0,1\}`) gives the final solution. Columns are added with the backend's
+warm column addition, so each LP re-solve starts from the previous basis.
+
+Branching rows (Ryan–Foster, for branch-and-price) are expressed by bounds: a column that
+violates a branching decision is fixed to 0 in that node.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..solvers import make_backend
+from ..solvers.base import INF, Solution, Status, VarType
+from .rows import RowBuffer
+
+
+class RestrictedMaster:
+    """The LP master over a growing list of columns (each a bool cover over types)."""
+
+    def __init__(self, n_types: int, solver):
+        self.solver = solver
+        self.n_types = n_types
+        self.backend = make_backend(solver)
+        self.covers: list[np.ndarray] = []
+        self.y = np.zeros(0, dtype=np.int64)
+        # one covering row per type; columns come later
+        self.rows = self.backend.add_rows(_empty(n_types, 0), np.ones(n_types), np.full(n_types, INF))
+
+    @property
+    def n_columns(self) -> int:
+        return len(self.covers)
+
+    def add(self, cover: np.ndarray) -> int:
+        rows = self.rows[np.flatnonzero(cover)]
+        idx = self.backend.add_column(1.0, rows, np.ones(len(rows)), 0.0, INF)
+        self.covers.append(np.asarray(cover, dtype=bool))
+        self.y = np.append(self.y, idx)
+        return len(self.covers) - 1
+
+    def set_allowed(self, allowed: np.ndarray) -> None:
+        """Fix the columns that are not ``allowed`` to 0 (branching)."""
+        self.backend.set_bounds(self.y, 0.0, np.where(allowed, INF, 0.0))
+
+    def solve_lp(self, time_limit: float | None = None) -> Solution:
+        self.backend.options.time_limit = time_limit
+        return self.backend.solve()
+
+    def cover_matrix(self) -> np.ndarray:
+        return np.array(self.covers, dtype=bool).reshape(len(self.covers), self.n_types)
+
+    def solve_integer(self, allowed: np.ndarray | None = None, time_limit: float | None = None,
+                      start: np.ndarray | None = None) -> Solution:
+        """The integer master over the current columns, on a fresh model."""
+        return solve_set_cover(self.cover_matrix(), self.solver, allowed=allowed, time_limit=time_limit,
+                               start=start)
+
+
+def solve_set_cover(C: np.ndarray, solver, allowed: np.ndarray | None = None, time_limit: float | None = None,
+                    start: np.ndarray | None = None) -> Solution:
+    """Minimum number of columns (rows of the bool matrix ``C``, columns × types) covering
+    every type, as a MIP. Types that no allowed column covers make it infeasible."""
+    be = make_backend(solver, time_limit=time_limit)
+    n_cols, n_types = C.shape
+    ub = np.ones(n_cols) if allowed is None else allowed.astype(float)
+    y = be.add_vars(n_cols, 0.0, ub, VarType.BINARY, obj=1.0)
+    rows = RowBuffer()
+    for i in range(n_types):
+        rows.add(y[C[:, i]], 1.0, 1.0, INF)
+    rows.flush(be)
+    be.set_objective(y, np.ones(n_cols), sense="min")
+    if start is not None and be.capabilities.mip_start:
+        be.set_mip_start(y, start.astype(float))
+    return be.solve()
+
+
+def _empty(m: int, n: int):
+    import scipy.sparse as sp
+
+    return sp.csr_matrix((m, n))

@@ -1,0 +1,262 @@
+"""Column generation for one-for-many group counterfactuals (paper §4.2–4.3).
+
+The loop, per iteration:
+
+1. solve the restricted master LP (:class:`~groupcf.formulations.master.RestrictedMaster`)
+   and read its duals ``w``;
+2. re-price the **column pool** (columns seen before that did not improve) with the new
+   duals — a matrix-vector product; improving ones enter without any MIP;
+3. otherwise solve the **pricing MIP**, asking for several solutions; every solution is
+   turned into a column (full coverage recomputed exactly), extended by **auxiliary MIP
+   1** (best change set for that counterfactual), and for the best one **auxiliary MIP 2**
+   (another counterfactual covering the same types) is tried;
+4. Farley's bound ``z_RMP / max(1, pricing dual bound)`` is a valid lower bound at every
+   iteration; the loop stops when no column prices out (then ``ceil(z_LP)`` is the
+   bound), when the bound meets the best integer solution, or at the time limit.
+
+The integer master over all generated columns gives the answer; it is certified optimal
+when it meets the bound.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..exceptions import SolverError
+from ..formulations.master import RestrictedMaster, solve_set_cover
+from ..formulations.nearest import NearestL0
+from ..formulations.pricing import BestChangeSet, PricingMIP
+from ..solvers import make_backend
+from ..solvers.base import Status
+from .problem import Column, GroupProblem
+
+log = logging.getLogger(__name__)
+
+#: a column enters when its dual value exceeds 1 by this much
+EPS = 1e-6
+
+
+@dataclass
+class Stats:
+    iterations: int = 0
+    columns: int = 0
+    pricing_calls: int = 0
+    pool_hits: int = 0
+    aux_calls: int = 0
+    time_initial: float = 0.0
+    time_master: float = 0.0
+    time_pricing: float = 0.0
+    time_auxiliary: float = 0.0
+    time_final_ip: float = 0.0
+    lp_bound: float = 0.0
+    converged: bool = False
+    extra: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        d = {k: v for k, v in self.__dict__.items() if k != "extra"}
+        d.update(self.extra)
+        return d
+
+
+@dataclass
+class GroupSolution:
+    """What an algorithm returns to :func:`groupcf.explain_group`."""
+
+    columns: list[Column]          # chosen columns
+    lower_bound: int
+    status: Status
+    stats: Stats
+    unexplained_types: np.ndarray  # bool over types
+
+
+class Deadline:
+    def __init__(self, time_limit: float | None):
+        self.t0 = time.perf_counter()
+        self.limit = time_limit
+
+    def left(self) -> float | None:
+        if self.limit is None:
+            return None
+        return max(0.0, self.limit - (time.perf_counter() - self.t0))
+
+    @property
+    def passed(self) -> bool:
+        return self.limit is not None and self.left() <= 0.0
+
+
+def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=None) -> tuple[list[Column], np.ndarray]:
+    """One nearest counterfactual (≤ Tmax changes) per type not yet covered, its change
+    set extended (auxiliary MIP 1) to cover as many further uncovered types as possible
+    while still covering its own; identical columns merged. Returns the
+    columns and the bool mask of types that have no counterfactual within ``Tmax``."""
+    space, emb = problem.space, problem.tm.embedding
+    best_F = BestChangeSet(problem, solver)
+    cols: dict[bytes, Column] = {}
+    no_cf = np.zeros(problem.n_types, dtype=bool)
+    covered = np.zeros(problem.n_types, dtype=bool)
+    for i in range(problem.n_types):
+        if progress is not None:
+            progress.update(1)
+        if covered[i]:
+            continue  # an earlier column covers it already
+        be = make_backend(solver, time_limit=deadline.left())
+        mip = NearestL0(space, emb, problem.Z[i], be, score_lo=problem.score_lo, Tmax=problem.Tmax).build()
+        sol = be.solve()
+        if sol.status == Status.INFEASIBLE:
+            no_cf[i] = True
+            continue
+        if not sol.status.has_solution:
+            raise SolverError(f"initial counterfactual MIP ended with status {sol.status.value}"
+                              + (" (time limit)" if deadline.passed else ""))
+        v = sol.x[mip.v]
+        weights = 1e-3 + (~covered)          # prefer types not yet covered ...
+        weights[i] = problem.n_types + 1.0   # ... but always this one
+        F, _ = best_F.best(v, weights)
+        col = problem.make_column(v, F, "initial")
+        assert col.cover[i], "initial column must cover its own instance"
+        cols.setdefault(col.key(), col)
+        covered |= col.cover
+    return list(cols.values()), no_cf
+
+
+def column_generation(problem: GroupProblem, solver="highs", time_limit: float | None = None,
+                      progress: bool = True, n_solutions: int = 10, aux: bool = True,
+                      ip_every: int = 10, max_iterations: int = 100000) -> GroupSolution:
+    """Solve the group problem by column generation; see the module docstring."""
+    from tqdm.auto import tqdm
+
+    deadline = Deadline(time_limit)
+    stats = Stats()
+    t = time.perf_counter()
+    with tqdm(total=problem.n_types, desc="initial columns", disable=not progress, leave=False) as bar:
+        init, no_cf = initial_columns(problem, solver, deadline, bar)
+    stats.time_initial = time.perf_counter() - t
+    if no_cf.all():   # nothing to explain; explain_group names the rows
+        return GroupSolution([], 0, Status.OPTIMAL, stats, no_cf)
+    active = ~no_cf   # types to explain
+
+    master = RestrictedMaster(problem.n_types, solver)
+    if no_cf.any():   # unexplainable types: relax their covering rows
+        master.backend.set_row_bounds(master.rows[no_cf], 0.0, np.inf)
+    pool: dict[bytes, Column] = {}
+    in_master: list[Column] = []
+
+    def add(col: Column) -> bool:
+        k = col.key()
+        if k in pool and pool[k] is None:
+            return False
+        pool[k] = None                 # None marks "in the master"
+        in_master.append(col)
+        master.add(col.cover & active)
+        return True
+
+    for c in init:
+        add(c)
+    best_ip, best_cols = _integer(master, in_master, solver, deadline, stats, active)
+    lower = 1
+    pricing = PricingMIP(problem, solver, n_solutions=n_solutions)
+    best_F = BestChangeSet(problem, solver)
+    pool_cols: dict[bytes, Column] = {}
+
+    bar = tqdm(desc="column generation", disable=not progress, leave=False)
+    status = Status.OPTIMAL
+    try:
+        while stats.iterations < max_iterations:
+            if deadline.passed:
+                status = Status.TIME_LIMIT
+                break
+            stats.iterations += 1
+            t = time.perf_counter()
+            lp = master.solve_lp(time_limit=deadline.left())
+            stats.time_master += time.perf_counter() - t
+            if lp.status != Status.OPTIMAL:
+                status = Status.TIME_LIMIT if deadline.passed else Status.ERROR
+                break
+            z = float(lp.objective)
+            w = np.maximum(lp.row_duals[master.rows], 0.0) * active
+            bar.set_postfix(lp=f"{z:.3f}", lb=lower, ub=best_ip, cols=master.n_columns)
+            bar.update(1)
+            # (2) re-price the pool
+            if pool_cols:
+                keys = list(pool_cols)
+                C = np.array([pool_cols[k].cover for k in keys])
+                vals = C @ w
+                hit = [keys[j] for j in np.flatnonzero(vals > 1 + EPS)]
+                if hit:
+                    stats.pool_hits += len(hit)
+                    for k in hit:
+                        add(pool_cols.pop(k))
+                    continue
+            # (3) pricing MIP
+            stats.pricing_calls += 1
+            res = pricing.solve(w, time_limit=deadline.left())
+            stats.time_pricing += res.time
+            if not res.solution.status.has_solution and res.solution.status != Status.INFEASIBLE:
+                status = Status.TIME_LIMIT
+                break
+            farley = z / max(1.0, res.dual_bound)
+            lower = max(lower, math.ceil(farley - 1e-6))
+            new = 0
+            t = time.perf_counter()
+            for j, col in enumerate(res.columns):
+                cand = [col]
+                if aux:
+                    F, val = best_F.best(col.v, w)
+                    if val > float(col.cover @ w) + EPS:
+                        cand.append(problem.make_column(col.v, F, "aux-assignment"))
+                    stats.aux_calls += 1
+                for c in cand:
+                    if float(c.cover @ w) > 1 + EPS:
+                        new += add(c)
+                    else:
+                        pool_cols.setdefault(c.key(), c)
+            if aux and res.columns and float(res.columns[0].cover @ w) > 1 + EPS and not deadline.passed:
+                more = pricing.solve(w, time_limit=deadline.left(), fix_cover=res.columns[0].cover & active)
+                stats.aux_calls += 1
+                for c in more.columns:
+                    if float(c.cover @ w) > 1 + EPS:
+                        new += add(c)
+            stats.time_auxiliary += time.perf_counter() - t
+            if new == 0:
+                if res.optimal or res.dual_bound <= 1 + EPS:
+                    stats.converged = True
+                    lower = max(lower, math.ceil(z - 1e-6))
+                    stats.lp_bound = z
+                    break
+                status = Status.TIME_LIMIT if deadline.passed else Status.FEASIBLE
+                break
+            if lower >= best_ip:
+                break          # the bound meets the incumbent: optimal already
+            if stats.iterations % ip_every == 0:
+                ip, cols = _integer(master, in_master, solver, deadline, stats, active)
+                if ip < best_ip:
+                    best_ip, best_cols = ip, cols
+    finally:
+        bar.close()
+    if stats.converged or lower < best_ip:
+        ip, cols = _integer(master, in_master, solver, deadline, stats, active)
+        if ip < best_ip:
+            best_ip, best_cols = ip, cols
+    stats.columns = master.n_columns
+    stats.extra["pool_size"] = len(pool_cols)
+    if best_ip <= lower:
+        status = Status.OPTIMAL
+    elif status == Status.OPTIMAL:
+        status = Status.FEASIBLE
+    return GroupSolution(best_cols, int(lower), status, stats, no_cf)
+
+
+def _integer(master: RestrictedMaster, cols: list[Column], solver, deadline: Deadline, stats: Stats,
+             active: np.ndarray) -> tuple[int, list[Column]]:
+    t = time.perf_counter()
+    C = master.cover_matrix()[:, active]
+    sol = solve_set_cover(C, solver, time_limit=deadline.left())
+    stats.time_final_ip += time.perf_counter() - t
+    if not sol.status.has_solution:
+        return math.inf, []
+    chosen = [cols[j] for j in np.flatnonzero(sol.x[: len(cols)] > 0.5)]
+    return len(chosen), chosen

@@ -1,0 +1,149 @@
+"""The group counterfactual problem: instances, their types, and what a column covers.
+
+Instances of ``S`` that are equal on every feature are always covered together, so the
+algorithms work on the distinct *types* of ``S`` (with their multiplicity) and map the
+answer back to the rows at the end.
+
+A *column* is a counterfactual point ``v`` (expanded, classified positive) with a change
+set ``F`` of at most ``Tmax`` original features. Type ``i`` is covered by ``(v, F)`` iff
+``x_i`` equals ``v`` on every feature outside ``F`` and, for increase-only features in
+``F``, ``v`` is not below ``x_i`` (design §3: coverage is exact agreement).
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import InvalidInputError, NotRejectedError
+from ..models import DEFAULT_MARGIN, TrainedModel
+
+log = logging.getLogger(__name__)
+
+#: tolerance when comparing continuous (scaled) feature values
+TOL = 1e-9
+
+
+def expanded_to_codes(space, V: np.ndarray) -> np.ndarray:
+    """Expanded rows -> per original feature the category code (binary: 0/1, one-hot:
+    column index within the group, continuous: the scaled value)."""
+    V = np.atleast_2d(V)
+    out = np.empty((len(V), len(space)))
+    for l, f in enumerate(space):
+        block = V[:, f.columns]
+        if f.encoding == "onehot":
+            out[:, l] = block.argmax(axis=1)
+        elif f.encoding == "binary":
+            out[:, l] = block[:, 0] >= 0.5
+        else:
+            out[:, l] = block[:, 0]
+    return out
+
+
+@dataclass(eq=False)
+class Column:
+    """A counterfactual ``v`` with change set ``F`` and the types it covers."""
+
+    v: np.ndarray              # expanded point (exact 0/1 on discrete columns)
+    F: frozenset               # indices of original features allowed to change
+    cover: np.ndarray          # bool over types
+    source: str = "?"          # which generator produced it (initial, pricing, aux-v, ...)
+
+    def key(self) -> bytes:
+        return np.round(self.v, 9).tobytes() + np.packbits(self.cover).tobytes()
+
+
+@dataclass
+class GroupProblem:
+    """``S`` reduced to its distinct types, with everything the algorithms need."""
+
+    S: pd.DataFrame
+    tm: TrainedModel
+    Tmax: int
+    margin: float = DEFAULT_MARGIN
+    Z: np.ndarray = field(init=False)          # expanded rows of the types
+    codes: np.ndarray = field(init=False)      # per-type feature codes
+    type_of_row: np.ndarray = field(init=False)  # row of S -> type index
+    weight: np.ndarray = field(init=False)     # multiplicity of each type
+
+    def __post_init__(self):
+        space = self.tm.space
+        if not isinstance(self.S, pd.DataFrame):
+            raise InvalidInputError(f"S must be a pandas DataFrame of raw features, got {type(self.S).__name__}")
+        if len(self.S) == 0:
+            raise InvalidInputError("S is empty: nothing to explain")
+        if not self.S.index.is_unique:
+            raise InvalidInputError("S has duplicate index labels; the assignment is indexed like S")
+        if int(self.Tmax) != self.Tmax or self.Tmax < 1:
+            raise InvalidInputError(f"Tmax must be a positive integer, got {self.Tmax!r}")
+        Zs = space.transform(self.S)           # raises on NaN / unknown categories
+        accepted = self.tm.is_positive(self.S)
+        if accepted.any():
+            rows = self.S.index[accepted].tolist()
+            raise NotRejectedError(
+                f"{len(rows)} instance(s) of S are already accepted by the model, rows {rows[:20]}"
+                f"{' ...' if len(rows) > 20 else ''}; S must contain rejected instances only")
+        self.Z, first, self.type_of_row, counts = np.unique(
+            np.round(Zs, 12), axis=0, return_index=True, return_inverse=True, return_counts=True)
+        self.type_of_row = self.type_of_row.ravel()
+        self.weight = counts.astype(float)
+        self.codes = expanded_to_codes(space, self.Z)
+        inc = np.array([f.increase_only for f in space])
+        self._increase_only = inc
+        self._mutable = np.array([not f.immutable for f in space])
+        log.debug("S: %d rows, %d distinct types", len(self.S), len(self.Z))
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def space(self):
+        return self.tm.space
+
+    @property
+    def n_types(self) -> int:
+        return len(self.Z)
+
+    @property
+    def n_features(self) -> int:
+        return self.codes.shape[1]
+
+    @property
+    def score_lo(self) -> float:
+        return self.tm.logit_threshold + self.margin
+
+    # ------------------------------------------------------------------ coverage
+    def differences(self, v: np.ndarray) -> np.ndarray:
+        """Bool ``(types × features)``: where each type differs from ``v``; and a bool
+        per type that is ``False`` when an increase-only feature of the type exceeds
+        ``v`` (then ``v`` can never cover it)."""
+        vc = expanded_to_codes(self.space, v)[0]
+        diff = np.abs(self.codes - vc) > TOL
+        return diff
+
+    def coverable(self, v: np.ndarray) -> np.ndarray:
+        """Types that ``v`` could cover with some change set (increase-only respected)."""
+        vc = expanded_to_codes(self.space, v)[0]
+        return ~np.any((self.codes > vc + TOL) & self._increase_only, axis=1)
+
+    def cover(self, v: np.ndarray, F) -> np.ndarray:
+        """Types covered by ``(v, F)``."""
+        outside = np.ones(self.n_features, dtype=bool)
+        outside[list(F)] = False
+        diff = self.differences(v)
+        return ~np.any(diff[:, outside], axis=1) & self.coverable(v)
+
+    def make_column(self, v: np.ndarray, F, source: str) -> Column:
+        v = np.asarray(v, dtype=float).copy()
+        dom = self.space.domain()
+        v[dom.integer] = np.round(v[dom.integer])
+        return Column(v, frozenset(int(l) for l in F), self.cover(v, F), source)
+
+    def is_positive(self, v: np.ndarray) -> bool:
+        """The embedding's exact numpy score accepts ``v`` (same margin as the MIPs)."""
+        return bool(self.tm.embedding.score(v[None, :])[0] >= self.tm.logit_threshold)
+
+    def minimal_change_set(self, col: Column) -> list[int]:
+        """Features where some covered type actually differs from the counterfactual."""
+        diff = self.differences(col.v)[col.cover]
+        return sorted(int(l) for l in np.flatnonzero(diff.any(axis=0)))

@@ -1,0 +1,282 @@
+r"""Quality metrics for counterfactual explanations, so methods can be compared on equal terms.
+
+Every metric takes *raw* rows (pandas DataFrames / Series of original feature values, as
+:class:`~groupcf.results.explanation.Explanation` returns them) plus, where distances
+are needed, the fitted :class:`~groupcf.FeatureSpace`; none of them trusts what a method
+says about itself.
+
+* :func:`validity` — fraction of counterfactuals the real model accepts;
+* :func:`proximity` — distance of each counterfactual to the instance: ``kind="mace"``
+  is MACE's normalised mix of l0 / l1 / linf, *the very definition the MACE MIP
+  minimises* (:mod:`groupcf.formulations.distances`), so for a MACE explanation
+  ``proximity(...)`` equals ``exp.distances``; ``kind="gower"`` is Gower's (1971)
+  distance;
+* :func:`sparsity` — number of original features changed;
+* :func:`diversity` — mean pairwise distance between the counterfactuals of one
+  instance, raw or normalised by the largest distance the space allows;
+* :func:`coverage` — fraction of instances that got a (valid) counterfactual;
+* :func:`summarize` — all of them for a list of explanations, as a one-row DataFrame.
+
+Per-feature distances :math:`\delta_l \in [0, 1]` (MACE): binary and categorical 0/1;
+ordinal one-hot (ordered categoricals, binned numerics) :math:`|\Delta\,\mathrm{code}|/(k-1)`;
+numeric passthrough :math:`|\Delta| / (\mathrm{high} - \mathrm{low})` with the space's
+(training) range. Then :math:`\ell_0 = \frac1{|T|}\sum_l[\delta_l > 0]`,
+:math:`\ell_1 = \frac1{|T|}\sum_l \delta_l` (a *mean* over all :math:`|T|` original
+features, MACE's normalised convention) and :math:`\ell_\infty = \max_l \delta_l`.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+from typing import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .exceptions import InvalidInputError
+from .formulations.distances import (CHANGE_TOL, feature_distances, feature_distances_codes,
+                                     max_feature_distances, parse_distance)
+from .models import resolve_model
+
+log = logging.getLogger(__name__)
+
+__all__ = ["validity", "proximity", "sparsity", "diversity", "coverage", "summarize"]
+
+KINDS = ("mace", "gower")
+
+
+def _frame(X, what: str) -> pd.DataFrame:
+    if isinstance(X, pd.Series):
+        return X.to_frame().T
+    if not isinstance(X, pd.DataFrame):
+        raise InvalidInputError(f"{what} must be a pandas DataFrame of raw features, got {type(X).__name__}")
+    return X
+
+
+def _instance(x) -> pd.Series:
+    if isinstance(x, pd.DataFrame):
+        if len(x) != 1:
+            raise InvalidInputError(f"the instance must be one row, got {len(x)}")
+        return x.iloc[0]
+    if not isinstance(x, pd.Series):
+        raise InvalidInputError(f"the instance must be a pandas Series or one-row DataFrame, got {type(x).__name__}")
+    return x
+
+
+# ----------------------------------------------------------------------------- metrics
+def validity(model, X_cf, *, space=None, threshold: float = 0.5) -> float:
+    """Fraction of the rows of ``X_cf`` that the *real* model accepts (probability
+    ``>= threshold``; at 0.5 its own ``predict`` must agree). ``model`` is a fitted
+    ``Pipeline(FeatureSpace, classifier)`` or a bare model with ``space=``. ``nan`` for
+    no rows."""
+    X_cf = _frame(X_cf, "X_cf")
+    if len(X_cf) == 0:
+        return float("nan")
+    tm = resolve_model(model, space=space, threshold=threshold)
+    return float(np.mean(tm.is_positive(X_cf)))
+
+
+def proximity(x, X_cf, space, kind: str = "mace", weights=None) -> np.ndarray:
+    """Distance of each counterfactual (row of ``X_cf``) to the instance ``x``.
+
+    ``kind="mace"``: MACE's distance, ``weights`` its norm mix exactly as ``distance=``
+    of :func:`groupcf.explain` (``"l0"``, ``"l1"`` (default), ``"linf"`` or a dict such
+    as ``{"l0": 0.1, "l1": 0.9}``). It is the value the MACE MIP minimises.
+
+    ``kind="gower"``: Gower's distance, the (weighted) mean over original features of
+    :math:`|\\Delta| / \\mathrm{range}` for numeric passthrough features and a 0/1
+    mismatch for every other feature (binary, categorical, *and* ordinal / binned: the
+    classic Gower treats them as qualitative, unlike MACE's l1). ``weights`` is then an
+    optional ``{feature: weight >= 0}`` (default 1 each):
+    :math:`\\sum_l w_l \\delta_l / \\sum_l w_l`.
+
+    Returns an array with one distance per row.
+    """
+    x, X_cf = _instance(x), _frame(X_cf, "X_cf")
+    if kind not in KINDS:
+        raise InvalidInputError(f"unknown proximity kind {kind!r}; use one of {list(KINDS)}")
+    if len(X_cf) == 0:
+        return np.zeros(0)
+    if kind == "mace":
+        return parse_distance("l1" if weights is None else weights).aggregate(feature_distances(space, x, X_cf))
+    return _gower(space, x, X_cf, weights)
+
+
+def _gower(space, x, X_cf, weights) -> np.ndarray:
+    names = [f.name for f in space]
+    w = np.ones(len(names))
+    if weights is not None:
+        if not isinstance(weights, Mapping):
+            raise InvalidInputError("Gower weights must be a {feature: weight} dict")
+        unknown = set(weights) - set(names)
+        if unknown:
+            raise InvalidInputError(f"Gower weights name unknown features: {sorted(unknown)}")
+        for k, val in weights.items():
+            try:
+                val = float(val)
+            except (TypeError, ValueError):
+                raise InvalidInputError(f"Gower weight of {k!r} must be a number, got {val!r}") from None
+            if not np.isfinite(val) or val < 0:
+                raise InvalidInputError(f"Gower weight of {k!r} must be finite and >= 0, got {val!r}")
+            w[names.index(k)] = float(val)
+    if w.sum() <= 0:
+        raise InvalidInputError("Gower weights are all zero")
+    xc = space.codes(x.to_frame().T)[0]
+    C = space.codes(X_cf)
+    D = np.abs(C - xc[None, :])
+    for l, f in enumerate(space):
+        if f.encoding != "continuous":
+            D[:, l] = (D[:, l] > 0.5).astype(float)
+    return D @ w / w.sum()
+
+
+def sparsity(x, X_cf, space=None) -> np.ndarray:
+    """Number of original features each counterfactual changes.
+
+    With ``space`` features are compared as the model sees them (category / bin codes,
+    scaled numerics): the count of per-feature distances above zero, i.e.
+    ``|T| * proximity(..., weights="l0")``. Without it raw values are compared
+    (numbers with a relative tolerance of 1e-9; a ``pd.Interval`` — a decoded bin —
+    equals a number inside it).
+    """
+    x, X_cf = _instance(x), _frame(X_cf, "X_cf")
+    if len(X_cf) == 0:
+        return np.zeros(0, dtype=np.int64)
+    if space is not None:
+        return (feature_distances(space, x, X_cf) > CHANGE_TOL).sum(axis=1).astype(np.int64)
+    missing = [c for c in x.index if c not in X_cf.columns]
+    if missing:
+        raise InvalidInputError(f"columns missing from X_cf: {missing}")
+    out = np.zeros(len(X_cf), dtype=np.int64)
+    for c in x.index:
+        out += np.array([not _same(x[c], v) for v in X_cf[c].tolist()], dtype=np.int64)
+    return out
+
+
+def _same(a, b) -> bool:
+    if isinstance(b, pd.Interval) and not isinstance(a, pd.Interval):
+        a, b = b, a
+    if isinstance(a, pd.Interval):
+        return b in a if not isinstance(b, pd.Interval) else a == b
+    num = (int, float, np.integer, np.floating)
+    if isinstance(a, num) and isinstance(b, num) and not isinstance(a, (bool, np.bool_)):
+        return bool(np.isclose(float(a), float(b), rtol=1e-9, atol=0.0))
+    return a == b or str(a) == str(b)
+
+
+def diversity(X_cf, space, weights="l1", normalized: bool = False) -> float:
+    """Mean pairwise MACE distance (norm mix ``weights``, as in :func:`proximity`) between
+    the counterfactuals of *one* instance (rows of ``X_cf``).
+
+    ``normalized=True`` divides by the largest distance two points of the space can be
+    apart under the same weights (``w0 + w1 + winf`` unless some feature has a single
+    category), so the result lies in [0, 1]. ``nan`` with fewer than two rows.
+    """
+    X_cf = _frame(X_cf, "X_cf")
+    dist = parse_distance(weights)
+    m = len(X_cf)
+    if m < 2:
+        return float("nan")
+    C = space.codes(X_cf)
+    total = 0.0
+    pairs = list(itertools.combinations(range(m), 2))
+    for i, j in pairs:
+        total += float(dist.aggregate(feature_distances_codes(space, C[i], C[j:j + 1]))[0])
+    value = total / len(pairs)
+    if normalized:
+        top = float(dist.aggregate(max_feature_distances(space)[None, :])[0])
+        value = value / top if top > 0 else 0.0
+    return value
+
+
+def coverage(explanations: Iterable, model=None, *, space=None, threshold: float = 0.5) -> float:
+    """Fraction of instances that got at least one counterfactual.
+
+    ``explanations`` holds one entry per instance: an
+    :class:`~groupcf.results.explanation.Explanation`, or ``None`` / an exception for a
+    failure (e.g. a caught ``NoCounterfactualError``). With ``model``, an instance counts
+    only if at least one of its counterfactuals is accepted by the real model.
+    """
+    items = list(explanations)
+    if not items:
+        return float("nan")
+    tm = resolve_model(model, space=space, threshold=threshold) if model is not None else None
+    ok = 0
+    for e in items:
+        cfs = _counterfactuals(e)
+        if cfs is None or len(cfs) == 0:
+            continue
+        if tm is None or bool(np.any(tm.is_positive(cfs))):
+            ok += 1
+    return ok / len(items)
+
+
+def _counterfactuals(e):
+    if e is None or isinstance(e, BaseException):
+        return None
+    cfs = getattr(e, "counterfactuals", None)
+    if cfs is None:
+        raise InvalidInputError(f"expected Explanation objects (or None for a failure), got {type(e).__name__}")
+    return cfs
+
+
+def summarize(explanations: Iterable, model, *, method: str | None = None, space=None,
+              distance="l1", threshold: float = 0.5) -> pd.DataFrame:
+    """One-row DataFrame (indexed by ``method``) of every metric over a list of
+    explanations of different instances (``None`` / exceptions for failures):
+
+    ``n_instances``, ``coverage`` (fraction with a valid counterfactual), ``validity``
+    (fraction of all returned counterfactuals the real model accepts),
+    ``n_counterfactuals`` (mean per covered instance), ``proximity`` (MACE distance
+    ``distance`` of the *best* — first — counterfactual, mean over covered instances),
+    ``proximity_gower``, ``sparsity`` (features changed by the best counterfactual),
+    ``diversity`` / ``diversity_normalized`` (mean over instances with at least two
+    counterfactuals, ``nan`` if none), ``time`` (mean ``solve_time`` of the
+    explanations returned).
+    """
+    items = list(explanations)
+    tm = resolve_model(model, space=space, threshold=threshold)
+    sp = tm.space
+    dist = parse_distance(distance)
+    valid_all, prox, gower, spars, div, div_n, ncf, times = [], [], [], [], [], [], [], []
+    for e in items:
+        cfs = _counterfactuals(e)
+        if cfs is None:
+            continue
+        if hasattr(e, "solve_time"):
+            times.append(float(e.solve_time))
+        if len(cfs) == 0:
+            continue
+        ok = tm.is_positive(cfs)
+        valid_all.extend(ok.tolist())
+        if not ok.any():
+            continue
+        x, best = e.instance, cfs.iloc[[0]]
+        ncf.append(len(cfs))
+        prox.append(float(proximity(x, best, sp, "mace", dist)[0]))
+        gower.append(float(proximity(x, best, sp, "gower")[0]))
+        spars.append(int(sparsity(x, best, sp)[0]))
+        if len(cfs) >= 2:
+            div.append(diversity(cfs, sp, dist))
+            div_n.append(diversity(cfs, sp, dist, normalized=True))
+    if method is None:
+        names = {getattr(e, "method", None) for e in items if _counterfactuals(e) is not None}
+        method = next(iter(names)) if len(names) == 1 else "method"
+
+    def mean(a):
+        return float(np.mean(a)) if len(a) else float("nan")
+
+    row = {
+        "n_instances": len(items),
+        "coverage": coverage(items, tm) if items else float("nan"),
+        "validity": mean(valid_all),
+        "n_counterfactuals": mean(ncf),
+        "proximity": mean(prox),
+        "proximity_gower": mean(gower),
+        "sparsity": mean(spars),
+        "diversity": mean(div),
+        "diversity_normalized": mean(div_n),
+        "time": mean(times),
+        "distance": dist.name,
+    }
+    return pd.DataFrame([row], index=pd.Index([method], name="method"))

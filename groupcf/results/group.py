@@ -1,0 +1,241 @@
+"""`GroupExplanation`: the answer of :func:`groupcf.explain_group`, and its audits."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import ValidationError
+from ..solvers.base import Status
+from .explanation import _plain
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..models import TrainedModel
+
+
+@dataclass
+class GroupExplanation:
+    """One-for-many counterfactual explanations of a group ``S``.
+
+    Attributes
+    ----------
+    n_explanations
+        Number of counterfactual points used (the objective).
+    lower_bound
+        Proven lower bound on the optimal number (``ceil`` of the LP bound, or Farley's
+        bound when stopped early).
+    is_optimal
+        ``n_explanations == lower_bound``: certified optimal.
+    status
+        :class:`~groupcf.solvers.base.Status` of the search.
+    counterfactuals
+        One row per explanation (index: explanation id), raw feature values.
+    assignment
+        Series indexed like ``S``: the explanation id of each instance (``-1`` for an
+        unexplained instance with ``allow_partial=True``).
+    changed_features
+        ``{explanation id: [original features]}``: the change set shared by the
+        subgroup (every feature where some member differs from the counterfactual).
+    unexplained
+        Index labels of ``S`` with no counterfactual within ``Tmax`` (``allow_partial``).
+    stats
+        Iterations, columns, time in master / pricing / auxiliary / final IP, ...
+    """
+
+    n_explanations: int
+    lower_bound: int
+    is_optimal: bool
+    status: Status
+    counterfactuals: pd.DataFrame
+    assignment: pd.Series
+    changed_features: dict[int, list[str]]
+    Tmax: int
+    method: str
+    solver: str
+    solve_time: float
+    S: pd.DataFrame = field(repr=False)
+    expanded: np.ndarray = field(repr=False)              # counterfactuals, expanded
+    unexplained: list = field(default_factory=list)
+    stats: dict = field(default_factory=dict)
+    model: "TrainedModel | None" = field(default=None, repr=False, compare=False)
+
+    # ------------------------------------------------------------------ display
+    def __repr__(self) -> str:
+        opt = "optimal" if self.is_optimal else f"lower bound {self.lower_bound}"
+        return (f"GroupExplanation({self.n_explanations} explanation(s) for {len(self.S)} instance(s), "
+                f"Tmax={self.Tmax}, {opt}, status={self.status.value}, method={self.method}, "
+                f"solver={self.solver}, {self.solve_time:.2f}s)")
+
+    def summary(self) -> str:
+        """Readable text: what each subgroup must change, and to what."""
+        lines = [repr(self)]
+        sizes = self.assignment.value_counts()
+        for k, cf in self.counterfactuals.iterrows():
+            members = self.assignment.index[self.assignment == k]
+            feats = self.changed_features[k]
+            change = ", ".join(f"{c} -> {cf[c]}" for c in feats) or "(nothing)"
+            lines.append(f"  explanation {k}: {int(sizes.get(k, 0))} instance(s) set {change}")
+            for c in feats:
+                before = self.S.loc[members, c].astype(str).value_counts()
+                lines.append(f"      {c}: from " + ", ".join(f"{v} ({n})" for v, n in before.items()))
+        if self.unexplained:
+            lines.append(f"  unexplained (no counterfactual within Tmax): {self.unexplained}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:  # notebooks
+        return "<pre>" + self.summary().replace("&", "&amp;").replace("<", "&lt;") + "</pre>"
+
+    # ------------------------------------------------------------------ audits
+    def feature_frequencies(self, per: str = "explanation", by: str | pd.Series | None = None):
+        """How often each original feature is perturbed.
+
+        ``per="explanation"`` counts explanations whose change set contains the feature;
+        ``per="instance"`` counts instances whose explanation changes it (every member of a
+        subgroup shares its change set). ``by`` (a column of ``S`` or a Series indexed
+        like ``S``) splits the instance counts per group: a DataFrame features × groups.
+        """
+        features = list(self.S.columns)
+        if per not in ("explanation", "instance"):
+            raise ValueError("per must be 'explanation' or 'instance'")
+        if by is None:
+            if per == "explanation":
+                counts = {f: sum(f in v for v in self.changed_features.values()) for f in features}
+            else:
+                counts = {f: int(sum(f in self.changed_features.get(k, []) for k in self.assignment)) for f in features}
+            return pd.Series(counts, name=f"per_{per}").sort_values(ascending=False)
+        groups = self.S[by] if isinstance(by, str) else pd.Series(by).reindex(self.S.index)
+        rows = {}
+        for g, idx in groups.groupby(groups, observed=True).groups.items():
+            sub = self.assignment.loc[idx]
+            if per == "instance":
+                rows[g] = {f: int(sum(f in self.changed_features.get(k, []) for k in sub)) for f in features}
+            else:
+                ks = set(sub) - {-1}
+                rows[g] = {f: sum(f in self.changed_features[k] for k in ks) for f in features}
+        return pd.DataFrame(rows).loc[features]
+
+    def plot_heatmap(self, ax=None, expanded: bool = True):
+        """Explanations × features heatmap (paper Figs. 1–2): which expanded columns each
+        counterfactual sets, with the changed ones highlighted."""
+        import matplotlib.pyplot as plt
+
+        space = self.model.space if self.model is not None else None
+        if ax is None:
+            width = 0.35 * (self.expanded.shape[1] if expanded else len(self.S.columns)) + 3
+            _, ax = plt.subplots(figsize=(min(width, 30), 0.5 * self.n_explanations + 2))
+        if expanded and space is not None:
+            M = np.zeros_like(self.expanded)
+            for k in range(self.n_explanations):
+                for c in self.changed_features[k]:
+                    cols = space[c].columns
+                    M[k, cols] = np.where(self.expanded[k, cols] > 0.5, 2.0, 0.5)
+            labels = list(space.get_feature_names_out())
+        else:
+            M = np.array([[1.0 if c in self.changed_features[k] else 0.0 for c in self.S.columns]
+                          for k in range(self.n_explanations)])
+            labels = list(self.S.columns)
+        ax.imshow(M, aspect="auto", cmap="Blues", vmin=0, vmax=2)
+        ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=7)
+        ax.set_yticks(range(self.n_explanations),
+                      [f"#{k} ({int((self.assignment == k).sum())})" for k in range(self.n_explanations)])
+        ax.set_xlabel("feature (dark: value the subgroup moves to; light: other values of a changed feature)")
+        ax.set_ylabel("explanation (subgroup size)")
+        ax.set_title(f"{self.n_explanations} group counterfactuals, Tmax={self.Tmax}")
+        ax.figure.tight_layout()
+        return ax
+
+    def plot_frequencies(self, per: str = "instance", by: str | None = None, ax=None):
+        """Bar chart of perturbed-feature frequencies (paper Figs. 3–5), optionally split
+        by a column of ``S`` (e.g. race or sex)."""
+        import matplotlib.pyplot as plt
+
+        freq = self.feature_frequencies(per=per, by=by)
+        if ax is None:
+            _, ax = plt.subplots(figsize=(8, 4))
+        freq.plot.bar(ax=ax)
+        ax.set_ylabel(f"count per {per}")
+        ax.set_title("perturbed features" + (f" by {by}" if by else ""))
+        ax.figure.tight_layout()
+        return ax
+
+    # ------------------------------------------------------------------ checks
+    def validate(self, model=None) -> "GroupExplanation":
+        """Re-check every claim with the real model; raise :class:`ValidationError` on any
+        failure. Returns ``self`` so it chains."""
+        tm = self.model if model is None else model
+        if tm is None:
+            raise ValidationError("validate() needs the model (pass model=...)")
+        from ..models import resolve_model
+
+        tm = resolve_model(tm)
+        problems = []
+        if len(self.counterfactuals):
+            pos = tm.is_positive(self.counterfactuals)
+            for k in np.flatnonzero(~pos):
+                problems.append(f"explanation {k} is not accepted by the model")
+        space = tm.space
+        codes_S = space.codes(self.S)
+        codes_cf = space.codes(self.counterfactuals) if len(self.counterfactuals) else None
+        names = [f.name for f in space]
+        for k, feats in self.changed_features.items():
+            if len(feats) > self.Tmax:
+                problems.append(f"explanation {k} changes {len(feats)} > Tmax={self.Tmax} features")
+            for c in feats:
+                if space[c].immutable:
+                    problems.append(f"explanation {k} changes immutable feature {c!r}")
+        for r, (label, k) in enumerate(self.assignment.items()):
+            if k == -1:
+                if label not in self.unexplained:
+                    problems.append(f"instance {label!r} is not covered")
+                continue
+            if k not in self.changed_features:
+                problems.append(f"instance {label!r} assigned to unknown explanation {k}")
+                continue
+            diff = [names[l] for l in np.flatnonzero(np.abs(codes_S[r] - codes_cf[k]) > 1e-9)]
+            outside = set(diff) - set(self.changed_features[k])
+            if outside:
+                problems.append(f"instance {label!r} differs from explanation {k} outside its change set: {sorted(outside)}")
+            for l, f in enumerate(space):
+                if f.increase_only and codes_cf[k][l] < codes_S[r][l] - 1e-9:
+                    problems.append(f"instance {label!r} would have to decrease increase-only {f.name!r}")
+        if set(self.assignment.index) != set(self.S.index):
+            problems.append("the assignment is not indexed like S")
+        if problems:
+            raise ValidationError("; ".join(problems[:20]) + (" ..." if len(problems) > 20 else ""))
+        return self
+
+    # ------------------------------------------------------------------ export
+    def to_dict(self) -> dict:
+        """JSON-serialisable dict (``from_dict`` rebuilds the result, without the model)."""
+        return {
+            "n_explanations": int(self.n_explanations), "lower_bound": int(self.lower_bound),
+            "is_optimal": bool(self.is_optimal), "status": self.status.value, "Tmax": int(self.Tmax),
+            "method": self.method, "solver": self.solver, "solve_time": float(self.solve_time),
+            "counterfactuals": [{c: _plain(v) for c, v in row.items()} for _, row in self.counterfactuals.iterrows()],
+            "assignment": {str(k): int(v) for k, v in self.assignment.items()},
+            "index": [_plain(i) for i in self.S.index],
+            "changed_features": {str(k): list(v) for k, v in self.changed_features.items()},
+            "S": [{c: _plain(v) for c, v in row.items()} for _, row in self.S.iterrows()],
+            "expanded": self.expanded.tolist(),
+            "unexplained": [_plain(u) for u in self.unexplained],
+            "stats": {k: _plain(v) for k, v in self.stats.items()},
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "GroupExplanation":
+        index = d["index"]
+        S = pd.DataFrame(d["S"], index=index)
+        return cls(
+            n_explanations=d["n_explanations"], lower_bound=d["lower_bound"], is_optimal=d["is_optimal"],
+            status=Status(d["status"]), counterfactuals=pd.DataFrame(d["counterfactuals"]),
+            assignment=pd.Series([d["assignment"][str(i)] for i in index], index=index, name="explanation"),
+            changed_features={int(k): v for k, v in d["changed_features"].items()}, Tmax=d["Tmax"],
+            method=d["method"], solver=d["solver"], solve_time=d["solve_time"], S=S,
+            expanded=np.array(d["expanded"], dtype=float).reshape(len(d["counterfactuals"]), -1),
+            unexplained=d["unexplained"], stats=d["stats"])

@@ -1,0 +1,249 @@
+"""explain_group: column generation, compact MIP and brute force agree; results validate."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LogisticRegression
+from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import make_pipeline
+
+import groupcf as gcf
+from groupcf.exceptions import (InvalidInputError, NoCounterfactualError, NotRejectedError,
+                                SolverLicenseError, SolverNotInstalledError, UnsupportedModelError,
+                                ValidationError)
+from group_reference import brute_force_group
+
+from conftest import backend_params
+
+
+def real_logit(pipe):
+    """Logit of the positive class from the real model's predict_proba (raw rows)."""
+    def f(P):
+        p = np.clip(pipe.predict_proba(P)[:, 1], 1e-300, 1 - 1e-16)
+        return np.log(p) - np.log1p(-p)
+    return f
+
+
+def random_case(seed: int):
+    """A tiny random discrete space, a fitted model, and a random S of rejected rows."""
+    rng = np.random.default_rng(seed)
+    n_feat = int(rng.integers(3, 6))
+    cols = {}
+    for j in range(n_feat):
+        k = int(rng.choice([2, 2, 3, 4]))
+        cats = [f"v{c}" for c in range(k)]
+        cols[f"f{j}"] = pd.Categorical(rng.choice(cats, 300), categories=cats, ordered=bool(rng.integers(2)))
+    X = pd.DataFrame(cols)
+    names = list(X.columns)
+    imm = [names[int(rng.integers(n_feat))]] if rng.random() < 0.4 else []
+    ordered = [c for c in names if c not in imm and X[c].cat.ordered and len(X[c].cat.categories) > 2]
+    inc = ordered[:1] if (ordered and rng.random() < 0.5) else []
+    space = gcf.FeatureSpace(immutable=imm, increase_only=inc)
+    Z = gcf.FeatureSpace().fit(X).transform(X)
+    w = rng.normal(size=Z.shape[1]) * 2
+    s = Z @ w + rng.normal(size=len(X))
+    y = (s > np.quantile(s, rng.uniform(0.3, 0.7))).astype(int)
+    clf = LogisticRegression(C=10) if seed % 3 else MLPClassifier((5,), max_iter=800, random_state=seed)
+    pipe = make_pipeline(space, clf).fit(X, y)
+    rejected = X[pipe.predict(X) == 0]
+    if len(rejected) == 0:
+        return None
+    n = int(rng.integers(3, 9))
+    S = rejected.sample(n=min(n, len(rejected)), random_state=seed, replace=False)
+    Tmax = int(rng.integers(1, min(3, n_feat) + 1))
+    return pipe, S, Tmax
+
+
+def check_case(pipe, S, Tmax, solvers=("highs",), methods=("colgen", "compact")):
+    best, types, explainable = brute_force_group(pipe[0], real_logit(pipe), S, Tmax)
+    partial = not explainable.all()
+    for solver in solvers:
+        for method in methods:
+            if partial:
+                with pytest.raises(NoCounterfactualError):
+                    gcf.explain_group(S, pipe, Tmax, method=method, solver=solver, progress=False)
+            res = gcf.explain_group(S, pipe, Tmax, method=method, solver=solver, progress=False,
+                                    allow_partial=partial)
+            assert res.is_optimal, (method, solver, res)
+            assert res.n_explanations == best, (method, solver, res.n_explanations, best)
+            res.validate()
+            codes_S, codes_T = pipe[0].codes(S), pipe[0].codes(types[~explainable])
+            n_unexplained = sum(bool((codes_T == r).all(axis=1).any()) for r in codes_S)
+            assert len(res.unexplained) == n_unexplained
+    return best
+
+
+N_RANDOM = 200
+
+
+@pytest.mark.parametrize("block", range(10))
+def test_colgen_compact_brute_force_agree(block):
+    """>= 200 random tiny instances (20 per block), LR and small MLPs, with and without
+    immutable / increase-only features."""
+    done = 0
+    for seed in range(block * 1000, block * 1000 + 1000):
+        case = random_case(seed)
+        if case is None:
+            continue
+        check_case(*case)
+        done += 1
+        if done == N_RANDOM // 10:
+            break
+    assert done == N_RANDOM // 10
+
+
+@pytest.mark.parametrize("solver", backend_params())
+def test_small_cases_agree_across_backends(solver):
+    for seed in range(5):
+        case = random_case(seed)
+        if case is not None:
+            check_case(*case, solvers=(solver,))
+
+
+@pytest.fixture(scope="module")
+def compas():
+    ds = gcf.datasets.load("compas", variant="paper")
+    X_tr, X_te, y_tr, y_te = ds.split(test_size=0.5, random_state=0)
+    lr = make_pipeline(gcf.FeatureSpace(), LogisticRegression(C=10)).fit(X_tr, y_tr)
+    nn = make_pipeline(gcf.FeatureSpace(), MLPClassifier((10, 10), max_iter=1000, random_state=0)).fit(X_tr, y_tr)
+    return X_te, {"lr": lr, "nn": nn}
+
+
+@pytest.mark.parametrize("kind", ["lr", "nn"])
+@pytest.mark.parametrize("Tmax", [2, 3])
+def test_compas_methods_agree_with_brute_force(compas, kind, Tmax):
+    X_te, models = compas
+    pipe = models[kind]
+    S = X_te[pipe.predict(X_te) == 0].iloc[:20]
+    best = check_case(pipe, S, Tmax)
+    assert best >= 1
+
+
+def test_compas_highs_and_pyomo_agree(compas):
+    X_te, models = compas
+    pipe = models["lr"]
+    S = X_te[pipe.predict(X_te) == 0].iloc[:50]
+    a = gcf.explain_group(S, pipe, 2, solver="highs", progress=False)
+    b = gcf.explain_group(S, pipe, 2, solver="pyomo", progress=False)
+    assert a.is_optimal and b.is_optimal and a.n_explanations == b.n_explanations
+    b.validate()
+
+
+def test_result_object(compas, tmp_path):
+    X_te, models = compas
+    pipe = models["lr"]
+    S = X_te[pipe.predict(X_te) == 0].iloc[:30]
+    res = gcf.explain_group(S, pipe, 2, progress=False)
+    assert list(res.assignment.index) == list(S.index)
+    assert set(res.assignment) == set(range(res.n_explanations))
+    assert len(res.counterfactuals) == res.n_explanations
+    assert all(pipe.predict(res.counterfactuals) == 1)
+    assert all(len(v) <= 2 for v in res.changed_features.values())
+    freq = res.feature_frequencies()
+    assert freq.sum() == sum(len(v) for v in res.changed_features.values())
+    per_inst = res.feature_frequencies(per="instance")
+    assert per_inst.sum() == sum(len(res.changed_features[k]) for k in res.assignment)
+    by_race = res.feature_frequencies(per="instance", by="Race")
+    pd.testing.assert_series_equal(by_race.sum(axis=1).sort_index(), per_inst.sort_index(), check_names=False)
+    text = res.summary()
+    assert "explanation 0" in text and "->" in text
+    assert "GroupExplanation" in repr(res)
+    for key in ("iterations", "columns", "time_master", "time_pricing", "time_auxiliary", "time_final_ip"):
+        assert key in res.stats
+    d = json.loads(res.to_json())
+    back = gcf.GroupExplanation.from_dict(d)
+    assert back.n_explanations == res.n_explanations
+    assert back.assignment.tolist() == res.assignment.tolist()
+    assert back.changed_features == res.changed_features
+    back.validate(model=pipe)
+    import matplotlib
+    matplotlib.use("Agg")
+    res.plot_heatmap().figure.savefig(tmp_path / "h.png")
+    res.plot_frequencies(by="Race").figure.savefig(tmp_path / "f.png")
+    assert (tmp_path / "h.png").stat().st_size > 0
+
+
+def test_validate_catches_a_wrong_claim(compas):
+    X_te, models = compas
+    pipe = models["lr"]
+    S = X_te[pipe.predict(X_te) == 0].iloc[:20]
+    res = gcf.explain_group(S, pipe, 2, progress=False)
+    k = next(k for k, v in res.changed_features.items() if v)
+    res.changed_features[k] = res.changed_features[k][1:]
+    with pytest.raises(ValidationError, match="outside its change set"):
+        res.validate()
+
+
+def test_actionability_in_groups(compas):
+    X_te, _ = compas
+    ds = gcf.datasets.load("compas", variant="paper")
+    X_tr, _, y_tr, _ = ds.split(test_size=0.5, random_state=0)
+    space = gcf.FeatureSpace(immutable=["Race", "Sex"], increase_only=["PriorsCount"])
+    pipe = make_pipeline(space, LogisticRegression(C=10)).fit(X_tr, y_tr)
+    S = X_te[pipe.predict(X_te) == 0].iloc[:20]
+    best, types, explainable = brute_force_group(pipe[0], real_logit(pipe), S, 2)
+    res = gcf.explain_group(S, pipe, 2, progress=False, allow_partial=not explainable.all())
+    res.validate()
+    assert res.is_optimal and res.n_explanations == best
+    for feats in res.changed_features.values():
+        assert "Race" not in feats and "Sex" not in feats
+
+
+def test_bad_inputs(compas):
+    X_te, models = compas
+    pipe = models["lr"]
+    rejected = X_te[pipe.predict(X_te) == 0].iloc[:5]
+    accepted = X_te[pipe.predict(X_te) == 1].iloc[:2]
+    with pytest.raises(NotRejectedError, match=str(accepted.index[0])):
+        gcf.explain_group(pd.concat([rejected, accepted]), pipe, 2, progress=False)
+    with pytest.raises(InvalidInputError, match="Tmax"):
+        gcf.explain_group(rejected, pipe, 0, progress=False)
+    bad = rejected.astype(object).copy()
+    bad.iloc[1, bad.columns.get_loc("Race")] = "Martian"
+    with pytest.raises(InvalidInputError, match=r"'Martian'.*'Race'"):
+        gcf.explain_group(bad, pipe, 2, progress=False)
+    nan = rejected.astype(object).copy()
+    nan.iloc[0, nan.columns.get_loc("Sex")] = np.nan
+    with pytest.raises(InvalidInputError, match=r"NaN.*'Sex'"):
+        gcf.explain_group(nan, pipe, 2, progress=False)
+    with pytest.raises(UnsupportedModelError):
+        gcf.explain_group(rejected, object(), 2, space=pipe[0], progress=False)
+    with pytest.raises(SolverNotInstalledError):
+        gcf.explain_group(rejected, pipe, 2, solver="pyomo:no_such_solver_xyz", progress=False)
+    with pytest.raises(InvalidInputError, match="method"):
+        gcf.explain_group(rejected, pipe, 2, method="magic", progress=False)
+
+
+def test_no_counterfactual_within_tmax_names_rows(compas):
+    ds = gcf.datasets.load("compas", variant="paper")
+    X_tr, X_te, y_tr, _ = ds.split(test_size=0.5, random_state=0)
+    space = gcf.FeatureSpace(immutable=["Race", "Sex", "PriorsCount", "ChargeDegree"])
+    pipe = make_pipeline(space, LogisticRegression(C=10)).fit(X_tr, y_tr)
+    S = X_te[pipe.predict(X_te) == 0].iloc[:40]
+    best, types, explainable = brute_force_group(pipe[0], real_logit(pipe), S, 1)
+    assert not explainable.all(), "the fixture needs some unexplainable instance"
+    with pytest.raises(NoCounterfactualError) as err:
+        gcf.explain_group(S, pipe, 1, progress=False)
+    assert err.value.rows and str(err.value.rows[0]) in str(err.value)
+    res = gcf.explain_group(S, pipe, 1, progress=False, allow_partial=True)
+    assert set(res.unexplained) == set(err.value.rows)
+    assert (res.assignment.loc[res.unexplained] == -1).all()
+    res.validate()
+    if explainable.any():
+        assert res.n_explanations == best
+
+
+def test_gurobi_size_limit_is_explained(compas):
+    pytest.importorskip("gurobipy", reason="gurobipy not installed")
+    X_te, models = compas
+    pipe = models["nn"]
+    S = X_te[pipe.predict(X_te) == 0].iloc[:100]
+    try:
+        gcf.explain_group(S, pipe, 2, method="compact", solver="gurobi", progress=False, time_limit=60)
+    except SolverLicenseError as err:
+        assert "highs" in str(err)
+    else:
+        pytest.skip("this Gurobi licence is not size-limited")
