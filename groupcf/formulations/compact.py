@@ -14,7 +14,7 @@ of an initial solution):
       a_i^k \le v^k_l + f^k_l \ / \ a_i^k \le 1 - v^k_l + f^k_l \ \ (l \text{ binary})
       && (\text{replaces eqs. 6–9})\\
     & \textstyle\sum_l f_l^k \le T_{\max}\, y^k && (\text{eq. 10})\\
-    & y^k \ge y^{k+1},\quad a_i^k = 0 \ (k > i) && (\text{symmetry})\\
+    & y^k \ge y^{k+1},\quad a_i^k = 0 \ (k > \pi(i)) && (\text{symmetry})\\
     & y, a, v, f \text{ binary};\ f^k_l = 0 \ (l \text{ immutable}).
 
 The paper links instance and counterfactual column by column, :math:`d_h^k \ge
@@ -23,14 +23,20 @@ agreement rows used here (one per instance, copy and feature; see
 :mod:`groupcf.formulations.blocks`) describe the same integer set with a tighter LP
 relaxation and no :math:`d` variables. Increase-only features add
 :math:`a_i^k \le \sum_{h \ge h(i,l)} v^k_h`. Every copy must be classified positive even
-when unused (any positive point will do; the warm start supplies one). Symmetry: copies
-are ordered by the first (lowest-index) type they serve, so type :math:`i` can only be
-served by copies :math:`k \le i` — valid for any solution after relabelling its copies.
+when unused (any positive point will do; the warm start supplies one). Symmetry: with the
+types in an order :math:`\pi`, copies are ordered by the first type they serve, so type
+:math:`i` can only be served by copies :math:`k \le \pi(i)` — valid for any solution
+after relabelling its copies (assign each type to one copy first). The order starts with
+the largest conflict clique (below), whose :math:`q` members need distinct copies: member
+:math:`j` is fixed to copy :math:`j` and :math:`y^j = 1` for :math:`j < q`.
 Conflicts: types that differ in more than :math:`T_{\max}` features (or in an immutable
 one) can never share a copy; for cliques :math:`Q` of such types,
 :math:`\sum_{i \in Q} a_i^k \le y^k` (see :func:`conflict_cliques`).
 """
 from __future__ import annotations
+
+import itertools
+import math
 
 import numpy as np
 
@@ -43,21 +49,34 @@ from .rows import RowBuffer
 class CompactMIP:
     """The compact MIP with ``K`` copies over the types of a group problem."""
 
-    def __init__(self, problem, K: int, solver, active: np.ndarray | None = None, time_limit=None):
+    def __init__(self, problem, K: int, solver, active: np.ndarray | None = None, time_limit=None,
+                 oracle=None):
         self.problem, self.K = problem, K
         self.active = np.ones(problem.n_types, dtype=bool) if active is None else active
         be = self.backend = make_backend(solver, time_limit=time_limit)
         space = problem.space
-        self.cliques = conflict_cliques(problem, self.active)
-        self.y = be.add_vars(K, 0.0, 1.0, VarType.BINARY)
+        self.cliques = conflict_cliques(problem, self.active, oracle)
+        # the types of the largest clique come first in the symmetry order: they need
+        # distinct copies, so member j is served by copy j (fixed below)
+        lead = max(self.cliques, key=len) if self.cliques else np.zeros(0, dtype=np.int64)
+        lead = lead[: K]
+        rest = [i for i in range(problem.n_types) if i not in set(lead.tolist())]
+        self.pos = np.empty(problem.n_types, dtype=np.int64)
+        self.pos[np.concatenate([lead, rest]).astype(np.int64)] = np.arange(problem.n_types)
+        y_lb = (np.arange(K) < len(lead)).astype(float)
+        self.y = be.add_vars(K, y_lb, 1.0, VarType.BINARY)
         self.blocks, self.a = [], []
         rows = RowBuffer()
         for k in range(K):
             blk = add_counterfactual(be, space, problem.tm.embedding, problem.score_lo,
                                      Tmax=problem.Tmax, y=int(self.y[k]))
-            # symmetry: copies sorted by the first type they serve, so type i only uses k <= i
-            ub = self.active & (np.arange(problem.n_types) >= k)
-            a = be.add_vars(problem.n_types, 0.0, ub.astype(float), VarType.BINARY)
+            # symmetry: copies sorted by the first type they serve (in the order pos), so
+            # type i only uses copies k <= pos[i]; clique member k is served by copy k
+            ub = self.active & (self.pos >= k)
+            lb = np.zeros(problem.n_types)
+            if k < len(lead):
+                lb[lead[k]] = 1.0
+            a = be.add_vars(problem.n_types, lb, ub.astype(float), VarType.BINARY)
             for i in np.flatnonzero(ub):
                 rows.add([a[i], self.y[k]], [1.0, -1.0], -INF, 0.0)                 # a <= y
                 add_agreement(rows, space, blk, problem.Z[i], z=int(a[i]))
@@ -81,10 +100,11 @@ class CompactMIP:
             return
         n = self.problem.n_types
         owner = np.full(n, -1)
-        for j, col in enumerate(columns):
-            owner[(owner < 0) & col.cover & self.active] = j
+        for t in np.argsort(self.pos):        # lead clique first: each member its own column
+            if self.active[t]:
+                owner[t] = next(j for j, col in enumerate(columns) if col.cover[t])
         served = [np.flatnonzero(owner == j) for j in range(len(columns))]
-        order = sorted((j for j in range(len(columns)) if len(served[j])), key=lambda j: served[j][0])
+        order = sorted((j for j in range(len(columns)) if len(served[j])), key=lambda j: self.pos[served[j]].min())
         idx, vals = [], []
         for k in range(self.K):
             used = k < len(order)
@@ -113,20 +133,38 @@ class CompactMIP:
         return out
 
 
-def conflict_cliques(problem, active: np.ndarray) -> list[np.ndarray]:
+def conflict_cliques(problem, active: np.ndarray, oracle=None, max_checks: int = 64) -> list[np.ndarray]:
     """Cliques of pairwise incompatible types covering every conflict edge.
 
     Types ``i`` and ``j`` can never share a counterfactual when they differ in more than
-    ``Tmax`` features, or in an immutable one: both would have to change all of them.
-    For a clique ``Q`` of such types, ``Σ_{i∈Q} a_i^k ≤ y^k`` is valid and much tighter
-    than the pairwise rows; its LP bound is at least the size of the largest clique.
+    ``Tmax`` features or in an immutable one (both would have to change all of them), or
+    — checked with a feasibility ``oracle`` — when no change set ``F ⊇ D_ij`` of size
+    ``Tmax`` admits a positive completion (at most ``max_checks`` change sets per pair;
+    beyond that the pair is conservatively kept compatible). For a clique ``Q`` of such
+    types ``Σ_{i∈Q} a_i^k ≤ y^k`` is valid and much tighter than pairwise rows; its LP
+    bound is at least the size of the largest clique.
     """
     codes = problem.codes
     immutable = np.array([f.immutable for f in problem.space])
+    mutable = np.flatnonzero(~immutable)
+    inc = np.array([f.increase_only for f in problem.space])
     idx = np.flatnonzero(active)
     D = np.abs(codes[idx][:, None, :] - codes[idx][None, :, :]) > 1e-9        # n x n x L
     conflict = (D.sum(axis=2) > problem.Tmax) | D[:, :, immutable].any(axis=2)
     np.fill_diagonal(conflict, False)
+    if oracle is not None:
+        size = min(problem.Tmax, len(mutable))
+        for a, b in zip(*np.nonzero(np.triu(~conflict, 1))):
+            diff = np.flatnonzero(D[a, b])
+            rest = np.setdiff1d(mutable, diff)
+            r = size - len(diff)
+            if math.comb(len(rest), r) > max_checks:
+                continue
+            low = np.where(inc, np.maximum(codes[idx[a]], codes[idx[b]]), 0.0)
+            z = problem.Z[idx[a]]
+            if not any(oracle.feasible(z, np.concatenate([diff, extra]).astype(int), low)
+                       for extra in itertools.combinations(rest, r)):
+                conflict[a, b] = conflict[b, a] = True
     uncovered = np.triu(conflict)
     cliques = []
     degree = conflict.sum(axis=1)

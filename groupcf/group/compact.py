@@ -11,6 +11,7 @@ from ..formulations.compact import CompactMIP
 from ..formulations.master import solve_set_cover
 from ..solvers.base import Status
 from .colgen import Deadline, GroupSolution, Stats, initial_columns
+from .oracle import FeasibilityOracle
 from .problem import GroupProblem
 
 log = logging.getLogger(__name__)
@@ -38,7 +39,8 @@ def compact_mip(problem: GroupProblem, solver="highs", time_limit: float | None 
     if K <= 1:   # one counterfactual explains everything: nothing can be better
         return GroupSolution(chosen, K, Status.OPTIMAL, stats, no_cf)
     t = time.perf_counter()
-    mip = CompactMIP(problem, K, solver, active=active, time_limit=deadline.left())
+    mip = CompactMIP(problem, K, solver, active=active, time_limit=deadline.left(),
+                     oracle=FeasibilityOracle(problem, solver))
     mip.warm_start(chosen)
     sol = mip.solve()
     stats.time_final_ip = time.perf_counter() - t
