@@ -35,14 +35,12 @@ one) can never share a copy; for cliques :math:`Q` of such types,
 """
 from __future__ import annotations
 
-import itertools
-import math
-
 import numpy as np
 
 from ..solvers import make_backend
 from ..solvers.base import INF, Solution, VarType
 from .blocks import add_agreement, add_counterfactual
+from .conflicts import conflict_cliques
 from .rows import RowBuffer
 
 
@@ -131,51 +129,3 @@ class CompactMIP:
                 blk = self.blocks[k]
                 out.append(self.problem.make_column(sol.x[blk.v], np.flatnonzero(sol.x[blk.f] > 0.5), "compact"))
         return out
-
-
-def conflict_cliques(problem, active: np.ndarray, oracle=None, max_checks: int = 64) -> list[np.ndarray]:
-    """Cliques of pairwise incompatible types covering every conflict edge.
-
-    Types ``i`` and ``j`` can never share a counterfactual when they differ in more than
-    ``Tmax`` features or in an immutable one (both would have to change all of them), or
-    — checked with a feasibility ``oracle`` — when no change set ``F ⊇ D_ij`` of size
-    ``Tmax`` admits a positive completion (at most ``max_checks`` change sets per pair;
-    beyond that the pair is conservatively kept compatible). For a clique ``Q`` of such
-    types ``Σ_{i∈Q} a_i^k ≤ y^k`` is valid and much tighter than pairwise rows; its LP
-    bound is at least the size of the largest clique.
-    """
-    codes = problem.codes
-    immutable = np.array([f.immutable for f in problem.space])
-    mutable = np.flatnonzero(~immutable)
-    inc = np.array([f.increase_only for f in problem.space])
-    idx = np.flatnonzero(active)
-    D = np.abs(codes[idx][:, None, :] - codes[idx][None, :, :]) > 1e-9        # n x n x L
-    conflict = (D.sum(axis=2) > problem.Tmax) | D[:, :, immutable].any(axis=2)
-    np.fill_diagonal(conflict, False)
-    if oracle is not None:
-        size = min(problem.Tmax, len(mutable))
-        for a, b in zip(*np.nonzero(np.triu(~conflict, 1))):
-            diff = np.flatnonzero(D[a, b])
-            rest = np.setdiff1d(mutable, diff)
-            r = size - len(diff)
-            if math.comb(len(rest), r) > max_checks:
-                continue
-            low = np.where(inc, np.maximum(codes[idx[a]], codes[idx[b]]), 0.0)
-            z = problem.Z[idx[a]]
-            if not any(oracle.feasible(z, np.concatenate([diff, extra]).astype(int), low)
-                       for extra in itertools.combinations(rest, r)):
-                conflict[a, b] = conflict[b, a] = True
-    uncovered = np.triu(conflict)
-    cliques = []
-    degree = conflict.sum(axis=1)
-    while uncovered.any():
-        i, j = np.argwhere(uncovered)[0]
-        Q = [i, j]
-        cand = np.flatnonzero(conflict[i] & conflict[j])
-        for c in cand[np.argsort(-degree[cand])]:      # greedy: high degree first
-            if conflict[c, Q].all():
-                Q.append(c)
-        Q = np.array(sorted(Q))
-        uncovered[np.ix_(Q, Q)] = False
-        cliques.append(idx[Q])
-    return cliques

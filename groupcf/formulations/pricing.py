@@ -16,7 +16,9 @@ dual value:
       z_i \in [0, 1],\ v, f \text{ binary}.
 
 :math:`z` may be continuous: for integral :math:`(v, f)` every right-hand side is 0 or 1,
-so an optimal :math:`z` is integral. A column enters the master when its value exceeds 1
+so an optimal :math:`z` is integral. Clique rows :math:`\sum_{i \in Q} z_i \le 1` over
+pairwise incompatible types (:mod:`groupcf.formulations.conflicts`) tighten the LP
+relaxation. A column enters the master when its value exceeds 1
 (its reduced cost :math:`1 - \sum_i w_i z_i` is negative). The model is built once; each
 iteration only changes the objective.
 
@@ -50,6 +52,7 @@ import numpy as np
 from ..solvers import make_backend
 from ..solvers.base import INF, Solution, VarType
 from .blocks import add_agreement, add_counterfactual
+from .conflicts import conflict_cliques
 from .rows import RowBuffer
 
 log = logging.getLogger(__name__)
@@ -68,7 +71,7 @@ class PricingResult:
 class PricingMIP:
     """The pricing MIP, built once on its own backend; re-solved with new duals."""
 
-    def __init__(self, problem, solver, n_solutions: int = 10, mip_gap: float = 1e-6):
+    def __init__(self, problem, solver, n_solutions: int = 10, mip_gap: float = 1e-6, oracle=None):
         self.problem = problem
         self.backend = make_backend(solver, mip_gap=mip_gap)
         self.n_solutions = n_solutions
@@ -78,6 +81,10 @@ class PricingMIP:
         rows = RowBuffer()
         for i in range(problem.n_types):
             add_agreement(rows, space, self.block, problem.Z[i], z=int(self.z[i]))
+        # conflicts: pairwise incompatible types (cliques) are never covered together
+        self.cliques = conflict_cliques(problem, np.ones(problem.n_types, dtype=bool), oracle)
+        for Q in self.cliques:
+            rows.add(self.z[Q], 1.0, -INF, 1.0)
         rows.flush(be)
 
     def solve(self, w: np.ndarray, time_limit: float | None = None, fix_cover: np.ndarray | None = None) -> PricingResult:
@@ -86,6 +93,12 @@ class PricingMIP:
         t0 = time.perf_counter()
         be, p = self.backend, self.problem
         be.set_objective(self.z, w, sense="max")
+        # types without dual value cannot raise the objective: switch them off (presolve
+        # then drops their rows) unless they must be covered
+        off = w <= 0
+        if fix_cover is not None:
+            off &= ~fix_cover
+        be.set_bounds(self.z, 0.0, np.where(off, 0.0, 1.0))
         if fix_cover is not None:
             be.set_bounds(self.z[fix_cover], 1.0, 1.0)
         be.options.time_limit = time_limit

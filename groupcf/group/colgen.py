@@ -6,11 +6,14 @@ The loop, per iteration:
    and read its duals ``w``;
 2. re-price the **column pool** (columns seen before that did not improve) with the new
    duals — a matrix-vector product; improving ones enter without any MIP;
-3. otherwise solve the **pricing MIP**, asking for several solutions; every solution is
+3. otherwise try the **known change sets** (:mod:`groupcf.group.heuristics`): every
+   change set seen so far, its classes of types priced by a feasibility oracle (closed
+   form for a logistic model);
+4. otherwise solve the exact **pricing MIP**, asking for several solutions; every solution is
    turned into a column (full coverage recomputed exactly), extended by **auxiliary MIP
    1** (best change set for that counterfactual), and for the best one **auxiliary MIP 2**
    (another counterfactual covering the same types) is tried;
-4. Farley's bound ``z_RMP / max(1, pricing dual bound)`` is a valid lower bound at every
+5. Farley's bound ``z_RMP / max(1, pricing dual bound)`` is a valid lower bound at every
    iteration; the loop stops when no column prices out (then ``ceil(z_LP)`` is the
    bound), when the bound meets the best integer solution, or at the time limit.
 
@@ -32,6 +35,8 @@ from ..formulations.nearest import NearestL0
 from ..formulations.pricing import BestChangeSet, PricingMIP
 from ..solvers import make_backend
 from ..solvers.base import Status
+from .heuristics import price_known_change_sets
+from .oracle import FeasibilityOracle
 from .problem import Column, GroupProblem
 
 log = logging.getLogger(__name__)
@@ -45,11 +50,13 @@ class Stats:
     iterations: int = 0
     columns: int = 0
     pricing_calls: int = 0
+    heuristic_hits: int = 0
     pool_hits: int = 0
     aux_calls: int = 0
     time_initial: float = 0.0
     time_master: float = 0.0
     time_pricing: float = 0.0
+    time_heuristic: float = 0.0
     time_auxiliary: float = 0.0
     time_final_ip: float = 0.0
     lp_bound: float = 0.0
@@ -145,7 +152,10 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
     pool: dict[bytes, Column] = {}
     in_master: list[Column] = []
 
+    known_F: set[frozenset] = set()
+
     def add(col: Column) -> bool:
+        known_F.add(col.F)
         k = col.key()
         if k in pool and pool[k] is None:
             return False
@@ -158,7 +168,8 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
         add(c)
     best_ip, best_cols = _integer(master, in_master, solver, deadline, stats, active)
     lower = 1
-    pricing = PricingMIP(problem, solver, n_solutions=n_solutions)
+    oracle = FeasibilityOracle(problem, solver)
+    pricing = PricingMIP(problem, solver, n_solutions=n_solutions, oracle=oracle)
     best_F = BestChangeSet(problem, solver)
     pool_cols: dict[bytes, Column] = {}
 
@@ -177,6 +188,7 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
                 status = Status.TIME_LIMIT if deadline.passed else Status.ERROR
                 break
             z = float(lp.objective)
+            stats.lp_bound = z      # last restricted-master LP value
             w = np.maximum(lp.row_duals[master.rows], 0.0) * active
             bar.set_postfix(lp=f"{z:.3f}", lb=lower, ub=best_ip, cols=master.n_columns)
             bar.update(1)
@@ -191,7 +203,16 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
                     for k in hit:
                         add(pool_cols.pop(k))
                     continue
-            # (3) pricing MIP
+            # (3) heuristic level: change sets seen before, classes priced in closed form
+            t = time.perf_counter()
+            cheap = price_known_change_sets(problem, oracle, known_F, w)
+            stats.time_heuristic += time.perf_counter() - t
+            if cheap:
+                stats.heuristic_hits += 1
+                for c in cheap:
+                    add(c)
+                continue
+            # (4) exact pricing MIP
             stats.pricing_calls += 1
             res = pricing.solve(w, time_limit=deadline.left())
             stats.time_pricing += res.time
@@ -225,7 +246,6 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
                 if res.optimal or res.dual_bound <= 1 + EPS:
                     stats.converged = True
                     lower = max(lower, math.ceil(z - 1e-6))
-                    stats.lp_bound = z
                     break
                 status = Status.TIME_LIMIT if deadline.passed else Status.FEASIBLE
                 break

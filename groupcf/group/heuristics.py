@@ -1,0 +1,49 @@
+"""Cheap pricing levels tried before the exact pricing MIP (issue: pricing in levels).
+
+**Known change sets.** For a change set ``F`` the types that one counterfactual can cover
+are a class of types equal outside ``F`` (design §3); whether the class can be covered
+is one feasibility question (:class:`~groupcf.group.oracle.FeasibilityOracle`: closed
+form for a logistic model, enumeration or a small MIP otherwise). Change sets recur
+across iterations, so every change set seen in a column is re-tried with the new duals:
+group the types by their codes outside ``F`` and price each class at once. A class whose
+dual weight does not exceed 1 is skipped without any feasibility check.
+
+This level is a heuristic (it only looks at known change sets and, with increase-only
+features, at whole classes); the exact pricing MIP still runs whenever it finds nothing,
+so optimality proofs are unaffected.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .problem import Column, GroupProblem
+
+EPS = 1e-6
+
+
+def price_known_change_sets(problem: GroupProblem, oracle, change_sets, w: np.ndarray,
+                            max_columns: int = 20) -> list[Column]:
+    """Improving columns (dual value > 1) from the given change sets, best first."""
+    inc = np.array([f.increase_only for f in problem.space])
+    found: dict[bytes, tuple[float, Column]] = {}
+    L = problem.n_features
+    for F in change_sets:
+        outside = np.ones(L, dtype=bool)
+        outside[list(F)] = False
+        _, cls = np.unique(np.round(problem.codes[:, outside], 9), axis=0, return_inverse=True)
+        cls = cls.ravel()
+        weight = np.bincount(cls, weights=w)
+        for c in np.flatnonzero(weight > 1 + EPS):
+            members = np.flatnonzero(cls == c)
+            low = np.where(inc, problem.codes[members].max(axis=0), 0.0)
+            score, v = oracle.best(problem.Z[members[0]], F, low)
+            if v is None or score < problem.score_lo:
+                continue
+            col = problem.make_column(v, F, "known-F")
+            if not problem.is_positive(col.v):
+                continue
+            val = float(col.cover @ w)
+            if val > 1 + EPS:
+                found.setdefault(col.key(), (val, col))
+    best = sorted(found.values(), key=lambda t: -t[0])[:max_columns]
+    return [c for _, c in best]
