@@ -3,11 +3,10 @@ r"""Nearest counterfactual of one instance (MACE-style, exact MIPs).
 * :class:`NearestCounterfactual` — the MACE distance (weighted normalised l0 / l1 / linf,
   :mod:`groupcf.formulations.distances`), integer numeric features, diversity cuts that
   also see numeric features; behind ``gcf.explain(method="mace")``. Its maths is in its
-  docstring.
-* :class:`NearestL0` — the plain l0 model below (fewest changed features), used by the
-  group algorithms for their initial columns.
+  docstring. With the default ``Distance(l0=1)`` it is the plain l0 model below (fewest
+  changed features), which the group algorithms use for their initial columns.
 
-**NearestL0.** Given an instance :math:`x^0` (expanded, :math:`x^0 \in \{0,1\}^{|\bar T|}`, continuous
+**The l0 case.** Given an instance :math:`x^0` (expanded, :math:`x^0 \in \{0,1\}^{|\bar T|}`, continuous
 columns scaled to [0, 1]) rejected by the model, find :math:`v` classified positive that
 changes the fewest *original* features:
 
@@ -36,9 +35,8 @@ actionable region only.
 :math:`\varepsilon` is a small safety margin on the logit against solver tolerances; the
 caller re-checks the answer with the real model.
 
-Diversity: after a solution :math:`\hat v`, the cut "differ from :math:`\hat v` in at
-least one original feature" (MACE's rule) excludes it:
-:math:`\sum_{l\in T_c} (1 - v_{\hat h(l)}) + \sum_{l \text{ binary}} |v_l - \hat v_l| \ge 1`.
+Diversity (MACE's rule "differ in at least one original feature") is
+:meth:`NearestCounterfactual.exclude`.
 """
 from __future__ import annotations
 
@@ -81,60 +79,6 @@ def actionable_bounds(space: FeatureSpace, z0: np.ndarray) -> tuple[np.ndarray, 
             lb[cols] = z0[cols]
             can_change[l] = z0[cols[0]] < ub[cols[0]]
     return lb, ub, can_change
-
-
-@dataclass
-class NearestL0:
-    """The nearest-counterfactual (l0) MIP for one instance, built on a backend.
-
-    Attributes after :meth:`build`: ``v`` (expanded input variables), ``f`` (per-feature
-    change indicators), ``constr`` (the embedding's constraint record).
-    """
-
-    space: FeatureSpace
-    embedding: Embedding
-    z0: np.ndarray
-    backend: Backend
-    score_lo: float = 0.0
-    Tmax: int | None = None
-    v: np.ndarray = field(init=False)
-    f: np.ndarray = field(init=False)
-    constr: EmbeddingConstr = field(init=False)
-
-    def build(self) -> "NearestL0":
-        space, be, z0 = self.space, self.backend, np.asarray(self.z0, dtype=float)
-        lb, ub, can_change = actionable_bounds(space, z0)
-        block = add_counterfactual(be, space, self.embedding, self.score_lo, lb, ub, can_change, Tmax=self.Tmax)
-        self.v, self.f, self.constr = block.v, block.f, block.constr
-        rows = RowBuffer()
-        add_agreement(rows, space, block, z0)            # z = 1: f_l >= [v differs on l]
-        rows.flush(be)
-        be.set_objective(self.f, np.ones(len(self.f)), sense="min")
-        return self
-
-    def exclude(self, v_hat: np.ndarray) -> None:
-        """Add the diversity cut: the next solution differs from ``v_hat`` in at least one
-        original (discrete) feature."""
-        idx, coef, const = [], [], 0.0
-        for feat in self.space:
-            cols = self.v[feat.columns]
-            if feat.encoding == "onehot":
-                h = int(np.argmax(v_hat[feat.columns]))
-                idx.append(cols[h]); coef.append(-1.0); const += 1.0        # 1 - v_h
-            elif feat.encoding == "binary":
-                if v_hat[feat.columns[0]] >= 0.5:
-                    idx.append(cols[0]); coef.append(-1.0); const += 1.0    # 1 - v
-                else:
-                    idx.append(cols[0]); coef.append(1.0)                    # v
-        if not idx:
-            raise ValueError("no discrete feature to diversify on")
-        self.backend.add_row(idx, coef, lo=1.0 - const, hi=INF)
-
-    def changed(self, v: np.ndarray) -> list[int]:
-        """Indices of the original features that expanded values ``v`` change."""
-        z0 = np.asarray(self.z0, dtype=float)
-        return [l for l, feat in enumerate(self.space)
-                if np.any(np.abs(v[feat.columns] - z0[feat.columns]) > 1e-6)]
 
 
 @dataclass

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..exceptions import SolverError
 from ..formulations.master import RestrictedMaster, solve_set_cover
-from ..formulations.nearest import NearestL0
+from ..formulations.nearest import NearestCounterfactual
 from ..formulations.pricing import BestChangeSet, PricingMIP
 from ..solvers import make_backend
 from ..solvers.base import Status
@@ -111,7 +111,7 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
         if covered[i]:
             continue  # an earlier column covers it already
         be = make_backend(solver, time_limit=deadline.left())
-        mip = NearestL0(space, emb, problem.Z[i], be, score_lo=problem.score_lo, Tmax=problem.Tmax).build()
+        mip = NearestCounterfactual(space, emb, problem.Z[i], be, score_lo=problem.score_lo, Tmax=problem.Tmax).build()
         sol = be.solve()
         if sol.status == Status.INFEASIBLE:
             no_cf[i] = True

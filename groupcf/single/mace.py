@@ -130,12 +130,6 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
                "integer_features": [space.features_[l].name for l in mip.u]})
 
 
-def mace_l0(x: pd.Series, tm: TrainedModel, **kwargs) -> Explanation:
-    """:func:`mace` with ``distance="l0"`` (kept for callers of the first version)."""
-    kwargs.pop("distance", None)
-    return mace(x, tm, distance="l0", **kwargs)
-
-
 def _decode(space, x: pd.Series, v: np.ndarray, z0: np.ndarray) -> pd.DataFrame:
     """Raw counterfactual: decoded values for changed features, the instance's own raw
     values elsewhere (so unchanged numerics keep their exact value)."""
