@@ -124,7 +124,8 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
         weights[i] = problem.n_types + 1.0   # ... but always this one
         F, _ = best_F.best(v, weights)
         col = problem.make_column(v, F, "initial")
-        assert col.cover[i], "initial column must cover its own instance"
+        if not col.cover[i]:   # cannot happen: type i's own changes fit in Tmax
+            raise SolverError(f"internal error: the initial column of type {i} does not cover it")
         cols.setdefault(col.key(), col)
         covered |= col.cover
     return list(cols.values()), no_cf

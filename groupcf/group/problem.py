@@ -66,7 +66,6 @@ class GroupProblem:
     Z: np.ndarray = field(init=False)          # expanded rows of the types
     codes: np.ndarray = field(init=False)      # per-type feature codes
     type_of_row: np.ndarray = field(init=False)  # row of S -> type index
-    weight: np.ndarray = field(init=False)     # multiplicity of each type
 
     def __post_init__(self):
         space = self.tm.space
@@ -85,14 +84,10 @@ class GroupProblem:
             raise NotRejectedError(
                 f"{len(rows)} instance(s) of S are already accepted by the model, rows {rows[:20]}"
                 f"{' ...' if len(rows) > 20 else ''}; S must contain rejected instances only")
-        self.Z, first, self.type_of_row, counts = np.unique(
-            np.round(Zs, 12), axis=0, return_index=True, return_inverse=True, return_counts=True)
+        self.Z, self.type_of_row = np.unique(np.round(Zs, 12), axis=0, return_inverse=True)
         self.type_of_row = self.type_of_row.ravel()
-        self.weight = counts.astype(float)
         self.codes = expanded_to_codes(space, self.Z)
-        inc = np.array([f.increase_only for f in space])
-        self._increase_only = inc
-        self._mutable = np.array([not f.immutable for f in space])
+        self._increase_only = np.array([f.increase_only for f in space])
         log.debug("S: %d rows, %d distinct types", len(self.S), len(self.Z))
 
     # ------------------------------------------------------------------ sizes
@@ -114,12 +109,9 @@ class GroupProblem:
 
     # ------------------------------------------------------------------ coverage
     def differences(self, v: np.ndarray) -> np.ndarray:
-        """Bool ``(types × features)``: where each type differs from ``v``; and a bool
-        per type that is ``False`` when an increase-only feature of the type exceeds
-        ``v`` (then ``v`` can never cover it)."""
+        """Bool ``(types × features)``: where each type differs from ``v``."""
         vc = expanded_to_codes(self.space, v)[0]
-        diff = np.abs(self.codes - vc) > TOL
-        return diff
+        return np.abs(self.codes - vc) > TOL
 
     def coverable(self, v: np.ndarray) -> np.ndarray:
         """Types that ``v`` could cover with some change set (increase-only respected)."""
@@ -140,10 +132,6 @@ class GroupProblem:
         return Column(v, frozenset(int(l) for l in F), self.cover(v, F), source)
 
     def is_positive(self, v: np.ndarray) -> bool:
-        """The embedding's exact numpy score accepts ``v`` (same margin as the MIPs)."""
+        """The embedding's exact numpy score accepts ``v`` (at the threshold itself; the MIPs
+        add a small safety margin on top)."""
         return bool(self.tm.embedding.score(v[None, :])[0] >= self.tm.logit_threshold)
-
-    def minimal_change_set(self, col: Column) -> list[int]:
-        """Features where some covered type actually differs from the counterfactual."""
-        diff = self.differences(col.v)[col.cover]
-        return sorted(int(l) for l in np.flatnonzero(diff.any(axis=0)))
