@@ -57,16 +57,22 @@ def random_case(seed: int):
     return pipe, S, Tmax
 
 
-def check_case(pipe, S, Tmax, solvers=("highs",), methods=("colgen", "compact")):
+# colgen prices by complete enumeration of change sets on small spaces; max_change_sets=0
+# forces the pricing MIP so that path is checked against brute force too
+METHODS = {"colgen": {}, "colgen-mip": {"max_change_sets": 0}, "compact": {}}
+
+
+def check_case(pipe, S, Tmax, solvers=("highs",), methods=tuple(METHODS)):
     best, types, explainable = brute_force_group(pipe[0], real_logit(pipe), S, Tmax)
     partial = not explainable.all()
     for solver in solvers:
         for method in methods:
+            algo, opts = method.split("-")[0], METHODS[method]
             if partial:
                 with pytest.raises(NoCounterfactualError):
-                    gcf.explain_group(S, pipe, Tmax, method=method, solver=solver, progress=False)
-            res = gcf.explain_group(S, pipe, Tmax, method=method, solver=solver, progress=False,
-                                    allow_partial=partial)
+                    gcf.explain_group(S, pipe, Tmax, method=algo, solver=solver, progress=False, **opts)
+            res = gcf.explain_group(S, pipe, Tmax, method=algo, solver=solver, progress=False,
+                                    allow_partial=partial, **opts)
             assert res.is_optimal, (method, solver, res)
             assert res.n_explanations == best, (method, solver, res.n_explanations, best)
             res.validate()

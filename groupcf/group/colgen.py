@@ -7,8 +7,10 @@ The loop, per iteration:
 2. re-price the **column pool** (columns seen before that did not improve) with the new
    duals — a matrix-vector product; improving ones enter without any MIP;
 3. otherwise try the **known change sets** (:mod:`groupcf.group.heuristics`): every
-   change set seen so far, its classes of types priced by a feasibility oracle (closed
-   form for a logistic model);
+   change set seen so far — or, when there are few, every maximal change set — its
+   classes of types priced by a feasibility oracle (closed form for a logistic model);
+   complete enumeration without increase-only features is exact pricing, so the loop
+   can stop without any MIP;
 4. otherwise solve the exact **pricing MIP**, asking for several solutions; every solution is
    turned into a column (full coverage recomputed exactly), extended by **auxiliary MIP
    1** (best change set for that counterfactual), and for the best one **auxiliary MIP 2**
@@ -35,7 +37,7 @@ from ..formulations.nearest import NearestCounterfactual
 from ..formulations.pricing import BestChangeSet, PricingMIP
 from ..solvers import make_backend
 from ..solvers.base import Status
-from .heuristics import price_known_change_sets
+from .heuristics import maximal_change_sets, price_known_change_sets
 from .oracle import FeasibilityOracle
 from .problem import Column, GroupProblem
 
@@ -133,8 +135,14 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
 
 def column_generation(problem: GroupProblem, solver="highs", time_limit: float | None = None,
                       progress: bool = True, n_solutions: int = 10, aux: bool = True,
-                      ip_every: int = 10, max_iterations: int = 100000) -> GroupSolution:
-    """Solve the group problem by column generation; see the module docstring."""
+                      ip_every: int = 10, max_iterations: int = 100000,
+                      max_change_sets: int = 2000) -> GroupSolution:
+    """Solve the group problem by column generation; see the module docstring.
+
+    ``max_change_sets``: when there are at most this many maximal change sets, every one
+    of them is priced at each iteration (complete enumeration); without increase-only
+    features this is exact pricing and the pricing MIP is never needed.
+    """
     from tqdm.auto import tqdm
 
     deadline = Deadline(time_limit)
@@ -170,6 +178,8 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
     best_ip, best_cols = _integer(master, in_master, solver, deadline, stats, active)
     lower = 1
     oracle = FeasibilityOracle(problem, solver)
+    all_F, exact_enumeration = maximal_change_sets(problem, max_change_sets)
+    stats.extra["enumerated_change_sets"] = len(all_F)
     pricing = PricingMIP(problem, solver, n_solutions=n_solutions, oracle=oracle)
     best_F = BestChangeSet(problem, solver)
     pool_cols: dict[bytes, Column] = {}
@@ -204,15 +214,20 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
                     for k in hit:
                         add(pool_cols.pop(k))
                     continue
-            # (3) heuristic level: change sets seen before, classes priced in closed form
+            # (3) heuristic level: change sets seen before, classes priced by the oracle;
+            # with few change sets, all of them: then the level is exact pricing
             t = time.perf_counter()
-            cheap = price_known_change_sets(problem, oracle, known_F, w)
+            cheap, decided = price_known_change_sets(problem, oracle, all_F if all_F else known_F, w)
             stats.time_heuristic += time.perf_counter() - t
             if cheap:
                 stats.heuristic_hits += 1
                 for c in cheap:
                     add(c)
                 continue
+            if all_F and exact_enumeration and decided:
+                stats.converged = True          # no class of any change set prices out
+                lower = max(lower, math.ceil(z - 1e-6))
+                break
             # (4) exact pricing MIP
             stats.pricing_calls += 1
             res = pricing.solve(w, time_limit=deadline.left())
