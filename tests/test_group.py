@@ -58,8 +58,10 @@ def random_case(seed: int):
 
 
 # colgen prices by complete enumeration of change sets on small spaces; max_change_sets=0
-# forces the pricing MIP so that path is checked against brute force too
-METHODS = {"colgen": {}, "colgen-mip": {"max_change_sets": 0}, "compact": {}}
+# forces the exact levels (per-seed MIPs for LR, the pricing MIP otherwise, or forced) so
+# every pricing path is checked against brute force
+METHODS = {"colgen": {}, "colgen-seed": {"max_change_sets": 0, "max_enumerated_sets": 0},
+           "colgen-mip": {"max_change_sets": 0, "pricing": "mip"}, "compact": {}}
 
 
 def check_case(pipe, S, Tmax, solvers=("highs",), methods=tuple(METHODS)):

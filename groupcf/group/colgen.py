@@ -11,7 +11,9 @@ The loop, per iteration:
    classes of types priced by a feasibility oracle (closed form for a logistic model);
    complete enumeration without increase-only features is exact pricing, so the loop
    can stop without any MIP;
-4. otherwise solve the exact **pricing MIP**, asking for several solutions; every solution is
+4. otherwise solve the exact pricing: for a logistic model one tiny MIP per seed type
+   (:class:`~groupcf.formulations.pricing.LinearSeedPricing`), else the **pricing MIP**
+   asking for several solutions; every solution is
    turned into a column (full coverage recomputed exactly), extended by **auxiliary MIP
    1** (best change set for that counterfactual), and for the best one **auxiliary MIP 2**
    (another counterfactual covering the same types) is tried;
@@ -20,7 +22,9 @@ The loop, per iteration:
    bound), when the bound meets the best integer solution, or at the time limit.
 
 The integer master over all generated columns gives the answer; it is certified optimal
-when it meets the bound.
+when it meets the bound. When it does not and the maximal change sets can be enumerated,
+every maximal column is generated and the exact set cover over them closes the gap
+(branch-and-price is not implemented yet; otherwise the gap is reported).
 """
 from __future__ import annotations
 
@@ -34,10 +38,10 @@ import numpy as np
 from ..exceptions import SolverError
 from ..formulations.master import RestrictedMaster, solve_set_cover
 from ..formulations.nearest import NearestCounterfactual
-from ..formulations.pricing import BestChangeSet, PricingMIP
+from ..formulations.pricing import BestChangeSet, LinearSeedPricing, PricingMIP
 from ..solvers import make_backend
 from ..solvers.base import Status
-from .heuristics import maximal_change_sets, price_known_change_sets
+from .heuristics import enumerate_all_columns, maximal_change_sets, price_known_change_sets
 from .oracle import FeasibilityOracle
 from .problem import Column, GroupProblem
 
@@ -136,12 +140,18 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
 def column_generation(problem: GroupProblem, solver="highs", time_limit: float | None = None,
                       progress: bool = True, n_solutions: int = 10, aux: bool = True,
                       ip_every: int = 10, max_iterations: int = 100000,
-                      max_change_sets: int = 2000) -> GroupSolution:
+                      max_change_sets: int = 2000, pricing: str = "auto",
+                      max_enumerated_sets: int = 250000) -> GroupSolution:
     """Solve the group problem by column generation; see the module docstring.
 
     ``max_change_sets``: when there are at most this many maximal change sets, every one
     of them is priced at each iteration (complete enumeration); without increase-only
     features this is exact pricing and the pricing MIP is never needed.
+    ``pricing``: the exact level — ``"linear"`` (per-seed MIPs, logistic models without
+    increase-only features), ``"mip"`` (the pricing MIP, any model) or ``"auto"``.
+    ``max_enumerated_sets``: when the integer master stays above the LP bound, the gap is
+    closed by enumerating every maximal column if there are at most this many maximal
+    change sets (and no increase-only feature); otherwise the gap is reported.
     """
     from tqdm.auto import tqdm
 
@@ -158,17 +168,16 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
     master = RestrictedMaster(problem.n_types, solver)
     if no_cf.any():   # unexplainable types: relax their covering rows
         master.backend.set_row_bounds(master.rows[no_cf], 0.0, np.inf)
-    pool: dict[bytes, Column] = {}
     in_master: list[Column] = []
-
+    master_keys: set[bytes] = set()
     known_F: set[frozenset] = set()
 
     def add(col: Column) -> bool:
         known_F.add(col.F)
         k = col.key()
-        if k in pool and pool[k] is None:
+        if k in master_keys:
             return False
-        pool[k] = None                 # None marks "in the master"
+        master_keys.add(k)
         in_master.append(col)
         master.add(col.cover & active)
         return True
@@ -180,7 +189,15 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
     oracle = FeasibilityOracle(problem, solver)
     all_F, exact_enumeration = maximal_change_sets(problem, max_change_sets)
     stats.extra["enumerated_change_sets"] = len(all_F)
-    pricing = PricingMIP(problem, solver, n_solutions=n_solutions, oracle=oracle)
+    if pricing not in ("auto", "mip", "linear"):
+        raise ValueError(f"pricing must be 'auto', 'mip' or 'linear', got {pricing!r}")
+    linear_ok = LinearSeedPricing.applicable(problem)
+    if pricing == "linear" and not linear_ok:
+        raise ValueError("pricing='linear' needs a logistic (linear) model without increase-only features")
+    exact = LinearSeedPricing(problem, solver) if (pricing != "mip" and linear_ok) else None
+    mip = None if exact is not None else PricingMIP(problem, solver, n_solutions=n_solutions, oracle=oracle)
+    stats.extra["exact_pricing"] = "linear-seed" if exact is not None else "mip"
+    full = _complete_columns(problem, oracle, exact, deadline, stats, max_enumerated_sets)
     best_F = BestChangeSet(problem, solver)
     pool_cols: dict[bytes, Column] = {}
 
@@ -214,6 +231,18 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
                     for k in hit:
                         add(pool_cols.pop(k))
                     continue
+            if full is not None:
+                # (3a) complete column set (linear model): pricing is a matrix product
+                vals = full.covers @ w
+                hits = [j for j in np.argsort(-vals)[:n_solutions] if vals[j] > 1 + EPS]
+                if not hits:
+                    stats.converged = True
+                    lower = max(lower, math.ceil(z - 1e-6))
+                    break
+                stats.heuristic_hits += 1
+                for j in hits:
+                    add(full.column(j))
+                continue
             # (3) heuristic level: change sets seen before, classes priced by the oracle;
             # with few change sets, all of them: then the level is exact pricing
             t = time.perf_counter()
@@ -228,9 +257,9 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
                 stats.converged = True          # no class of any change set prices out
                 lower = max(lower, math.ceil(z - 1e-6))
                 break
-            # (4) exact pricing MIP
+            # (4) exact pricing: per-seed MIPs for a linear model, else the pricing MIP
             stats.pricing_calls += 1
-            res = pricing.solve(w, time_limit=deadline.left())
+            res = exact.solve(w) if exact is not None else mip.solve(w, time_limit=deadline.left())
             stats.time_pricing += res.time
             if not res.solution.status.has_solution and res.solution.status != Status.INFEASIBLE:
                 status = Status.TIME_LIMIT
@@ -251,8 +280,9 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
                         new += add(c)
                     else:
                         pool_cols.setdefault(c.key(), c)
-            if aux and res.columns and float(res.columns[0].cover @ w) > 1 + EPS and not deadline.passed:
-                more = pricing.solve(w, time_limit=deadline.left(), fix_cover=res.columns[0].cover & active)
+            if (aux and mip is not None and res.columns and float(res.columns[0].cover @ w) > 1 + EPS
+                    and not deadline.passed):
+                more = mip.solve(w, time_limit=deadline.left(), fix_cover=res.columns[0].cover & active)
                 stats.aux_calls += 1
                 for c in more.columns:
                     if float(c.cover @ w) > 1 + EPS:
@@ -277,6 +307,16 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
         ip, cols = _integer(master, in_master, solver, deadline, stats, active)
         if ip < best_ip:
             best_ip, best_cols = ip, cols
+    if best_ip > lower and stats.converged and full is not None and not deadline.passed:
+        # the integer master is above the LP bound: the exact set cover over every maximal
+        # column closes the gap (branch-and-price is not implemented yet)
+        t = time.perf_counter()
+        sol = solve_set_cover(full.covers[:, active], solver, time_limit=deadline.left())
+        stats.time_final_ip += time.perf_counter() - t
+        if sol.status == Status.OPTIMAL:
+            best_cols = [full.column(j) for j in np.flatnonzero(sol.x[: len(full.covers)] > 0.5)]
+            best_ip = lower = len(best_cols)
+            stats.extra["gap_closed_by_enumeration"] = True
     stats.columns = master.n_columns
     stats.extra["pool_size"] = len(pool_cols)
     if best_ip <= lower:
@@ -296,3 +336,33 @@ def _integer(master: RestrictedMaster, cols: list[Column], solver, deadline: Dea
         return math.inf, []
     chosen = [cols[j] for j in np.flatnonzero(sol.x[: len(cols)] > 0.5)]
     return len(chosen), chosen
+
+
+class CompleteColumns:
+    """Every maximal column of a linear model, as covers; Column objects on demand."""
+
+    def __init__(self, problem, exact, items):
+        self.problem, self.exact = problem, exact
+        self.covers = np.array([c for c, _, _ in items], dtype=bool)
+        self.meta = [(F, seed) for _, F, seed in items]
+
+    def column(self, j: int) -> Column:
+        F, seed = self.meta[j]
+        _, v = self.exact._completion(seed, F)
+        return self.problem.make_column(v, F, "enumeration")
+
+
+def _complete_columns(problem, oracle, exact, deadline, stats, limit):
+    """For a linear model without increase-only features and at most ``limit`` maximal
+    change sets: every maximal column (closed-form feasibility for all types at once).
+    Pricing over it is exact, and the set cover over it is the exact optimum."""
+    if exact is None:
+        return None
+    sets, complete = maximal_change_sets(problem, limit)
+    if not sets or not complete:
+        return None
+    t = time.perf_counter()
+    items = enumerate_all_columns(problem, oracle, sets, (exact.s, exact.G), deadline)
+    stats.extra["complete_columns"] = None if items is None else len(items)
+    stats.extra["time_enumeration"] = time.perf_counter() - t
+    return CompleteColumns(problem, exact, items) if items else None

@@ -73,3 +73,41 @@ def maximal_change_sets(problem: GroupProblem, limit: int) -> tuple[list[frozens
         return [], False
     exact = not any(problem.space.features_[l].increase_only for l in mutable)
     return [frozenset(F) for F in itertools.combinations(mutable, k)], exact
+
+
+def enumerate_all_columns(problem: GroupProblem, oracle, change_sets, gains=None, deadline=None):
+    """Every distinct maximal cover ``(cover, F, seed type)`` over the given change sets.
+
+    With all maximal change sets and no increase-only feature this is the complete column
+    set, so the integer set cover over it is the exact optimum — used to close a gap
+    between the integer master and the LP bound when enumeration is affordable. For a
+    linear model ``gains = (s, G)`` (current scores and per-feature best gains) decides
+    feasibility of every type at once; otherwise each class asks the oracle. Returns
+    ``None`` when the deadline passes or the oracle cannot decide a class.
+    """
+    L = problem.n_features
+    seen: dict[bytes, tuple[np.ndarray, frozenset, int]] = {}
+    for n, F in enumerate(change_sets):
+        if deadline is not None and n % 256 == 0 and deadline.passed:
+            return None
+        Fl = sorted(F)
+        outside = np.ones(L, dtype=bool)
+        outside[Fl] = False
+        _, first, cls = np.unique(np.round(problem.codes[:, outside], 9), axis=0,
+                                  return_index=True, return_inverse=True)
+        cls = cls.ravel()
+        if gains is not None:
+            s, G = gains
+            ok_type = s + G[:, Fl].sum(axis=1) >= problem.score_lo
+            feasible = ok_type[first]
+        else:
+            feasible = np.zeros(len(first), dtype=bool)
+            for c, i in enumerate(first):
+                score, v = oracle.best(problem.Z[i], F)
+                if v is None and score > 0:
+                    return None               # undecided: the set is not complete
+                feasible[c] = score >= problem.score_lo
+        for c in np.flatnonzero(feasible):
+            cover = cls == c
+            seen.setdefault(np.packbits(cover).tobytes(), (cover, F, int(first[c])))
+    return list(seen.values())
