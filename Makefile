@@ -24,6 +24,20 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -q tests
 
+# Single-instance benchmark: MACE, GeCo, DiCE (extra `bench`); quick run: make bench-single BENCH_ARGS="--n 20"
+.PHONY: bench-single
+bench-single: $(STAMP)
+	$(PIP) install -q -e ".[bench]"
+	$(PY) benchmarks/single.py $(BENCH_ARGS)
+
+# The one-for-many paper's 64 configurations (Tables 4-9); the authors' data files are read
+# from $$GROUPCF_DATA (default ../shared/data/paper). Quick run: make bench-paper PAPER_ARGS="--datasets compas"
+PAPER_DATA ?= $(abspath ../shared/data/paper)
+.PHONY: bench-paper
+bench-paper: $(STAMP)
+	$(PIP) install -q -e ".[bench]"
+	GROUPCF_DATA=$${GROUPCF_DATA:-$(PAPER_DATA)} $(PY) benchmarks/paper.py --methods colgen compact --time-limit 300 --out benchmarks/results/paper.csv $(PAPER_ARGS)
+
 # Optional open-source MIP solvers for the pyomo:cbc / pyomo:glpk routes (needs root, Debian).
 solvers:
 	command -v cbc >/dev/null && command -v glpsol >/dev/null || \

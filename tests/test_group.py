@@ -12,7 +12,8 @@ from sklearn.pipeline import make_pipeline
 
 import groupcf as gcf
 from groupcf.exceptions import (InvalidInputError, NoCounterfactualError, NotRejectedError,
-                                SolverLicenseError, SolverNotInstalledError, UnsupportedModelError,
+                                SolverLicenseError, SolverNotInstalledError, SolverTimeLimitError,
+                                UnsupportedModelError,
                                 ValidationError)
 from group_reference import brute_force_group
 
@@ -223,6 +224,9 @@ def test_bad_inputs(compas):
         gcf.explain_group(rejected, pipe, 2, solver="pyomo:no_such_solver_xyz", progress=False)
     with pytest.raises(InvalidInputError, match="method"):
         gcf.explain_group(rejected, pipe, 2, method="magic", progress=False)
+    for method in ("colgen", "compact"):   # no time at all: a named error, not a wrong answer
+        with pytest.raises(SolverTimeLimitError, match="time_limit"):
+            gcf.explain_group(rejected, pipe, 2, method=method, time_limit=1e-9, progress=False)
 
 
 def test_no_counterfactual_within_tmax_names_rows(compas):

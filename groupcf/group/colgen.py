@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..exceptions import SolverError
+from ..exceptions import SolverError, SolverTimeLimitError
 from ..formulations.master import RestrictedMaster, solve_set_cover
 from ..formulations.nearest import NearestCounterfactual
 from ..formulations.pricing import BestChangeSet, LinearSeedPricing, PricingMIP
@@ -123,8 +123,11 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
             no_cf[i] = True
             continue
         if not sol.status.has_solution:
-            raise SolverError(f"initial counterfactual MIP ended with status {sol.status.value}"
-                              + (" (time limit)" if deadline.passed else ""))
+            if deadline.passed or sol.status == Status.TIME_LIMIT:
+                raise SolverTimeLimitError(
+                    "the time limit passed while computing the initial counterfactuals, before any "
+                    "group solution existed; raise time_limit")
+            raise SolverError(f"initial counterfactual MIP ended with status {sol.status.value}")
         v = sol.x[mip.v]
         weights = 1e-3 + (~covered)          # prefer types not yet covered ...
         weights[i] = problem.n_types + 1.0   # ... but always this one
