@@ -84,22 +84,29 @@ def enumerate_all_columns(problem: GroupProblem, oracle, change_sets, gains=None
     linear model ``gains = (s, G)`` (current scores and per-feature best gains) decides
     feasibility of every type at once; otherwise each class asks the oracle. Returns
     ``None`` when the deadline passes or the oracle cannot decide a class.
+
+    Classes are found by hashing: each (type, feature) code gets a random 64-bit value,
+    a type's key for ``F`` is the (wrapping) sum over the features outside ``F``, and a
+    class's identity is the sum of its members' random values — collisions have
+    probability about ``n² / 2⁶⁴``.
     """
-    L = problem.n_features
-    seen: dict[bytes, tuple[np.ndarray, frozenset, int]] = {}
-    for n, F in enumerate(change_sets):
-        if deadline is not None and n % 256 == 0 and deadline.passed:
+    rng = np.random.default_rng(12345)
+    n, L = problem.codes.shape
+    codes = np.round(problem.codes * 1e6).astype(np.int64)
+    H = (rng.integers(1, 2**63, size=L, dtype=np.uint64)[None, :] * codes.astype(np.uint64)
+         + rng.integers(1, 2**63, size=L, dtype=np.uint64)[None, :])            # n x L
+    total = H.sum(axis=1, dtype=np.uint64)
+    member = rng.integers(1, 2**63, size=n, dtype=np.uint64)
+    seen: dict[int, tuple[frozenset, int]] = {}
+    for count, F in enumerate(change_sets):
+        if deadline is not None and count % 1024 == 0 and deadline.passed:
             return None
         Fl = sorted(F)
-        outside = np.ones(L, dtype=bool)
-        outside[Fl] = False
-        _, first, cls = np.unique(np.round(problem.codes[:, outside], 9), axis=0,
-                                  return_index=True, return_inverse=True)
-        cls = cls.ravel()
+        keys = total - H[:, Fl].sum(axis=1, dtype=np.uint64)
+        _, first, cls = np.unique(keys, return_index=True, return_inverse=True)
         if gains is not None:
             s, G = gains
-            ok_type = s + G[:, Fl].sum(axis=1) >= problem.score_lo
-            feasible = ok_type[first]
+            feasible = (s + G[:, Fl].sum(axis=1) >= problem.score_lo)[first]
         else:
             feasible = np.zeros(len(first), dtype=bool)
             for c, i in enumerate(first):
@@ -107,7 +114,16 @@ def enumerate_all_columns(problem: GroupProblem, oracle, change_sets, gains=None
                 if v is None and score > 0:
                     return None               # undecided: the set is not complete
                 feasible[c] = score >= problem.score_lo
+        if not feasible.any():
+            continue
+        ident = np.zeros(len(first), dtype=np.uint64)
+        np.add.at(ident, cls, member)
         for c in np.flatnonzero(feasible):
-            cover = cls == c
-            seen.setdefault(np.packbits(cover).tobytes(), (cover, F, int(first[c])))
-    return list(seen.values())
+            seen.setdefault(int(ident[c]), (F, int(first[c])))
+    out = []
+    for F, seed in seen.values():
+        outside = np.ones(L, dtype=bool)
+        outside[sorted(F)] = False
+        cover = np.all(np.abs(problem.codes[:, outside] - problem.codes[seed, outside]) <= 1e-9, axis=1)
+        out.append((cover, F, seed))
+    return out
