@@ -18,8 +18,9 @@ def conflict_cliques(problem, active: np.ndarray, oracle=None, max_checks: int =
     Types ``i`` and ``j`` can never share a counterfactual when they differ in more than
     ``Tmax`` features or in an immutable one (both would have to change all of them), or
     — checked with a feasibility ``oracle`` — when no change set ``F ⊇ D_ij`` of size
-    ``Tmax`` admits a positive completion (at most ``max_checks`` change sets per pair;
-    beyond that the pair is conservatively kept compatible). For a clique ``Q`` of such
+    ``Tmax`` admits a positive completion (at most ``max_checks`` change sets per pair,
+    and only questions the oracle answers without a MIP; otherwise the pair is
+    conservatively kept compatible). For a clique ``Q`` of such
     types ``Σ_{i∈Q} a_i^k ≤ y^k`` is valid and much tighter than pairwise rows; its LP
     bound is at least the size of the largest clique.
     """
@@ -41,7 +42,7 @@ def conflict_cliques(problem, active: np.ndarray, oracle=None, max_checks: int =
                 continue
             low = np.where(inc, np.maximum(codes[idx[a]], codes[idx[b]]), 0.0)
             z = problem.Z[idx[a]]
-            if not any(oracle.feasible(z, np.concatenate([diff, extra]).astype(int), low)
+            if not any(oracle.feasible(z, np.concatenate([diff, extra]).astype(int), low, allow_mip=False)
                        for extra in itertools.combinations(rest, r)):
                 conflict[a, b] = conflict[b, a] = True
     uncovered = np.triu(conflict)

@@ -60,9 +60,12 @@ class FeasibilityOracle:
         lo = low if f.increase_only else 0.0
         return [np.array([lo]), np.array([1.0])]   # continuous: extremes (exact for linear)
 
-    def best(self, z: np.ndarray, F, low: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+    def best(self, z: np.ndarray, F, low: np.ndarray | None = None,
+             allow_mip: bool = True) -> tuple[float, np.ndarray]:
         """``(best score, argmax v)`` over completions of ``z`` (expanded) on features
-        ``F``; ``low[l]`` is the lowest code allowed for an increase-only feature."""
+        ``F``; ``low[l]`` is the lowest code allowed for an increase-only feature. With
+        ``allow_mip=False`` a question that needs a MIP is answered "unknown"
+        (``(+inf, None)``) instead."""
         F = tuple(sorted(int(l) for l in F))
         space = self.space
         low = np.zeros(len(space)) if low is None else low
@@ -94,6 +97,8 @@ class FeasibilityOracle:
             s = self.problem.tm.embedding.score(V)
             j = int(np.argmax(s))
             res = (float(s[j]), V[j])
+        elif not allow_mip:
+            return np.inf, None
         else:
             self.calls["mip"] += 1
             res = self._mip(z, F, lows, fixed)
@@ -124,5 +129,6 @@ class FeasibilityOracle:
         v[dom.integer] = np.round(v[dom.integer])
         return float(self.problem.tm.embedding.score(v[None, :])[0]), v
 
-    def feasible(self, z: np.ndarray, F, low: np.ndarray | None = None) -> bool:
-        return self.best(z, F, low)[0] >= self.problem.score_lo
+    def feasible(self, z: np.ndarray, F, low: np.ndarray | None = None, allow_mip: bool = True) -> bool:
+        """Whether some completion is accepted (``True`` when unknown)."""
+        return self.best(z, F, low, allow_mip)[0] >= self.problem.score_lo
