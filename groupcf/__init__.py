@@ -2,7 +2,9 @@
 
 * ``gcf.explain_group(S, model, Tmax)`` — one-for-many group counterfactuals (column
   generation / compact MIP), certified optimal;
-* ``gcf.explain(x, model, method="mace")`` — exact nearest counterfactual of one instance;
+* ``gcf.explain(x, model, method="mace")`` — exact nearest counterfactual of one instance
+  (or ``method="geco"``, a genetic search with ``gcf.plaf`` constraints);
+* ``gcf.metrics`` — coverage, validity, proximity, sparsity, diversity of any method's output;
 * ``gcf.FeatureSpace`` — raw features <-> expanded 0/1 space, with actionability;
 * ``gcf.datasets.load(name)`` — bundled benchmark datasets;
 * ``groupcf.embeddings`` / ``groupcf.solvers`` — trained models as MIP constraints on
@@ -18,7 +20,7 @@ from .group import explain_group
 from .results.group import GroupExplanation
 from .results.explanation import Explanation
 from .single import explain
-from . import metrics
+from . import metrics, plaf
 from .solvers.base import Status
 
 __version__ = "0.1.0"
@@ -26,4 +28,4 @@ __version__ = "0.1.0"
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = ["explain_group", "GroupExplanation", "FeatureSpace", "Feature", "InputDomain", "explain", "Explanation", "Status",
-           "datasets", "embeddings", "solvers", "exceptions", "__version__"]
+           "datasets", "embeddings", "solvers", "exceptions", "metrics", "plaf", "__version__"]

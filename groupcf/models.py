@@ -50,14 +50,14 @@ class TrainedModel:
         return self.space.transform(X)
 
     def proba(self, X: pd.DataFrame) -> np.ndarray:
-        """Probability of the positive class according to the *real* model."""
-        Z = self.encode(X)
+        """Probability of the positive class according to the *real* model (raw rows go
+        to a pipeline as they are; a bare model gets them encoded by the space)."""
         m = self.model
         if hasattr(m, "predict_proba"):
             if hasattr(m, "steps"):          # pipeline: feed raw rows, let it encode
                 return np.asarray(m.predict_proba(X))[:, 1]
-            return np.asarray(m.predict_proba(Z))[:, 1]
-        return _torch_proba(m, Z)
+            return np.asarray(m.predict_proba(self.encode(X)))[:, 1]
+        return _torch_proba(m, self.encode(X))
 
     def is_positive(self, X: pd.DataFrame) -> np.ndarray:
         """Whether the real model accepts each row: probability ``>= threshold`` and, at

@@ -550,7 +550,8 @@ class Constraints:
     def check_rows(self, instance: pd.Series, rows: pd.DataFrame) -> np.ndarray:
         """Whether each raw counterfactual row satisfies every rule, evaluated directly on
         raw values (independent of the compiled, vectorised form GeCo uses). Ordered
-        categoricals compare by the category order of ``rows``' dtypes."""
+        categoricals compare by the category order of ``rows``' dtypes (an order comparison
+        on a non-numeric column without a Categorical dtype raises :class:`PLAFError`)."""
         out = np.ones(len(rows), dtype=bool)
         for i in range(len(rows)):
             row = rows.iloc[i]
@@ -585,6 +586,10 @@ class _RawEnv:
         dt = self.dtypes.get(name)
         if isinstance(dt, pd.CategoricalDtype):
             return list(dt.categories).index(v)
+        if not isinstance(v, numbers.Number):
+            # strings would compare alphabetically: a silent wrong answer
+            raise PLAFError(f"order comparison on {name!r} needs numbers or an ordered Categorical "
+                            f"column in the checked rows; got {v!r} in a column of dtype {dt}")
         return v
 
     def value(self, e, name_hint=None):

@@ -52,6 +52,9 @@ from .blocks import add_agreement, add_counterfactual
 from .distances import Distance, feature_measure
 from .rows import RowBuffer
 
+#: integer features with a wider range are solved continuous and rounded when decoded
+MAX_INTEGER_RANGE = 1000
+
 
 def actionable_bounds(space: FeatureSpace, z0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bounds on the expanded variables implied by actionability at instance ``z0``.
@@ -182,7 +185,8 @@ class NearestCounterfactual:
                 continue                                  # fixed at x0: delta_l = 0
             cols = self.v[feat.columns]
             fl = int(self.f[l])
-            if self.integer and feat.encoding == "continuous" and feat.integer:
+            if (self.integer and feat.encoding == "continuous" and feat.integer
+                    and feat.high - feat.low <= MAX_INTEGER_RANGE):
                 self._add_integer(rows, l, feat, int(cols[0]), z0[feat.columns[0]])
             kind = feature_measure(feat)
             if kind in ("binary", "nominal"):             # delta_l = f_l
@@ -220,7 +224,11 @@ class NearestCounterfactual:
 
     def _add_integer(self, rows: RowBuffer, l: int, feat, v_col: int, x0: float) -> None:
         """``u`` integer with ``(high - low) v - u = -low``, when the instance's value is
-        an integer (else the feature could not stay unchanged)."""
+        an integer (else the feature could not stay unchanged). Only for ranges up to
+        :data:`MAX_INTEGER_RANGE`: with wider ranges the link row is badly scaled (HiGHS
+        then reported wrong optima on Credit's amounts, ranges ~1e6), so such features are
+        solved continuous and rounded when decoded — at most half a unit off, i.e.
+        ``0.5 / range`` in the scaled distance, and re-checked with the real model."""
         rng = feat.high - feat.low
         raw0 = feat.low + x0 * rng
         if abs(raw0 - round(raw0)) > 1e-9 * max(1.0, abs(raw0)):

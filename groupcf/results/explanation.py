@@ -31,10 +31,17 @@ class Explanation:
     changes
         Per counterfactual, the list of changed original features.
     distances
-        Per counterfactual, its distance to the instance under ``distance`` — MACE's
-        normalised mix of l0 / l1 / linf (:mod:`groupcf.formulations.distances`; l0 is the
-        *fraction* of original features changed, ``len(changes[k])`` the count). The same
-        value :func:`groupcf.metrics.proximity` computes from the raw rows.
+        Per counterfactual, its distance to the instance under the distance that
+        ``distance`` names — the one the method minimised. For MACE (and GeCo with
+        ``distance=``) it is MACE's normalised mix of l0 / l1 / linf
+        (:mod:`groupcf.formulations.distances`; l0 is the *fraction* of original features
+        changed, ``len(changes[k])`` the count), the same value
+        :func:`groupcf.metrics.proximity` computes from the raw rows. For GeCo with its
+        own distance the label starts with ``"geco:"`` (e.g.
+        ``"geco:0.333*l0+0.333*l1+0.333*linf"``) and the values are GeCo's distance
+        (ordinal features 0/1, numeric ones over the data's range), which is *not*
+        comparable with MACE's: to compare methods, use :func:`groupcf.metrics.proximity`
+        with the same weights for all of them.
     probabilities
         Per counterfactual, the real model's probability of the positive class.
     status, is_optimal
@@ -46,7 +53,8 @@ class Explanation:
         Per counterfactual, the solver's objective value (equals ``distances`` up to
         solver tolerances); empty for methods that do not solve a MIP.
     distance
-        The distance's name, e.g. ``"l1"`` or ``"0.1*l0+0.9*l1"``.
+        The distance's name, e.g. ``"l1"`` or ``"0.1*l0+0.9*l1"`` (MACE's), or
+        ``"geco:..."`` (GeCo's own).
     """
 
     instance: pd.Series

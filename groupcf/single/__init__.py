@@ -11,7 +11,7 @@ from .mace import DIVERSITY_TOL, mace, validate_instance
 METHODS = ("mace", "geco")
 
 
-def explain(x, model, method: str = "mace", distance="l0", Tmax: int | None = None,
+def explain(x, model, method: str = "mace", distance=None, Tmax: int | None = None,
             solver="highs", space=None, *, threshold: float = 0.5, n: int = 1,
             time_limit: float | None = None, mip_gap: float | None = None,
             margin: float = DEFAULT_MARGIN, diversity_tol: float = DIVERSITY_TOL,
@@ -34,9 +34,12 @@ def explain(x, model, method: str = "mace", distance="l0", Tmax: int | None = No
         (:mod:`groupcf.plaf`), returns the top ``k``; ``random_state`` and GeCo's
         hyper-parameters (``q``, ``m_init``, ``m_mut``, ``alpha``, ...) as keywords. Any
         classifier with ``predict_proba`` works (as a black box without an embedding).
-        MACE's ``distance``, ``Tmax``, ``solver``, ``n``, ... do not apply.
+        MACE's ``Tmax``, ``solver``, ``n``, ... do not apply; ``distance`` (default: GeCo's
+        own, weighted by ``alpha``, ``beta``, ``gamma``) makes GeCo minimise MACE's
+        distance instead, and ``refine=True`` polishes its result (see
+        :class:`~groupcf.single.geco.GeCoParams`).
     distance
-        MACE's normalised distance over the original features (see
+        MACE's normalised distance over the original features (default ``"l0"``) (see
         :mod:`groupcf.formulations.distances`): ``"l0"`` (fraction of features changed),
         ``"l1"`` (*mean* per-feature distance), ``"linf"`` (largest per-feature distance),
         or a dict of non-negative weights such as ``{"l0": 0.1, "l1": 0.9}``. Per-feature
@@ -81,8 +84,12 @@ def explain(x, model, method: str = "mace", distance="l0", Tmax: int | None = No
     if method == "geco":
         if time_limit is not None:
             options.setdefault("time_limit", time_limit)
+        if distance is not None:
+            options.setdefault("distance", distance)
         return explain_geco(x, model, data=data, constraints=constraints, k=k,
                             random_state=random_state, space=space, threshold=threshold, **options)
+    if distance is None:
+        distance = "l0"
     parse_distance(distance)  # validates: named InvalidInputError
     if Tmax is not None and (int(Tmax) != Tmax or Tmax < 1):
         raise InvalidInputError(f"Tmax must be a positive integer or None, got {Tmax!r}")

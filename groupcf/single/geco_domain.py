@@ -40,6 +40,7 @@ class FeatureDomain:
     dtype: object = None           # pandas dtype of the data column
     enc: np.ndarray | None = None  # (n_values, n_columns) expanded encoding of each value
     cols: np.ndarray | None = None  # the feature's expanded columns
+    codes: np.ndarray | None = None  # (n_values,) FeatureSpace.codes of each value
     _lookup: dict = field(default_factory=dict, repr=False)
 
     def key_of(self, value) -> float:
@@ -134,8 +135,10 @@ class ActiveDomain:
         return out
 
     def _encode_values(self, data: pd.DataFrame) -> None:
-        """Each value's expanded encoding, from one ``space.transform`` over a frame whose
-        column ``l`` lists feature ``l``'s values (padded with its first value)."""
+        """Each value's expanded encoding and its :meth:`FeatureSpace.codes` (category
+        code / scaled number, what MACE's per-feature distances read), from one
+        ``transform`` / ``codes`` over a frame whose column ``l`` lists feature ``l``'s
+        values (padded with its last value)."""
         n = max(f.size for f in self.features)
         cols = {}
         for f in self.features:
@@ -145,11 +148,14 @@ class ActiveDomain:
                 cols[f.name] = pd.Categorical(vals, dtype=f.dtype)
             else:
                 cols[f.name] = pd.array(vals, dtype=f.dtype) if f.dtype is not None else vals
-        Z = self.space.transform(pd.DataFrame(cols))
-        for f in self.features:
+        frame = pd.DataFrame(cols)
+        Z = self.space.transform(frame)
+        C = self.space.codes(frame)
+        for l, f in enumerate(self.features):
             sf = self.space[f.name]
             f.cols = np.asarray(sf.columns, dtype=np.int64)
             f.enc = np.ascontiguousarray(Z[: f.size][:, f.cols])
+            f.codes = C[: f.size, l].copy()
 
 
 # ====================================================================== helpers

@@ -111,7 +111,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
             break
     if not rows:
         raise SolverTimeLimitError(f"time limit ({time_limit}s) reached before any counterfactual was found")
-    cfs = pd.DataFrame(rows).reset_index(drop=True)
+    cfs = _restore_dtypes(space, pd.DataFrame(rows).reset_index(drop=True))
     dists = dist.aggregate(feature_distances(space, x, cfs))
     for d_true, obj in zip(dists, objectives):
         if abs(d_true - obj) > 1e-6 * max(1.0, abs(obj)):
@@ -138,8 +138,21 @@ def _decode(space, x: pd.Series, v: np.ndarray, z0: np.ndarray) -> pd.DataFrame:
     for f in space:
         changed = np.any(np.abs(v[f.columns] - z0[f.columns]) > 1e-6)
         values[f.name] = [decoded.at[0, f.name] if changed else x[f.name]]
-    out = pd.DataFrame(values)
-    return out.infer_objects()
+    return _restore_dtypes(space, pd.DataFrame(values).infer_objects())
+
+
+def _restore_dtypes(space, df: pd.DataFrame) -> pd.DataFrame:
+    """Give categorical features back the training data's ``Categorical`` dtype (its
+    category order matters to ordered comparisons, e.g. PLAF's ``check_rows``) when every
+    value is one of its categories."""
+    for f in space:
+        dt = getattr(f, "dtype", None)
+        if isinstance(dt, pd.CategoricalDtype) and f.name in df.columns and \
+                not isinstance(df[f.name].dtype, pd.CategoricalDtype):
+            col = pd.Categorical(df[f.name], dtype=dt)
+            if not pd.isna(col).any():
+                df[f.name] = col
+    return df
 
 
 def validate_instance(x, space) -> pd.Series:

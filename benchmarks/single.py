@@ -1,0 +1,401 @@
+"""Single-instance counterfactuals: MACE, GeCo and DiCE side by side.
+
+    python benchmarks/single.py                 # full run: 200 rejected instances per case
+    python benchmarks/single.py --n 20          # quick run
+    python benchmarks/single.py --datasets german --models lr --methods mace geco
+
+Per dataset (Adult, German, Credit; ``gcf.datasets.load(name)``, default variant) and
+model (logistic regression ``C=10``; ReLU ``MLPClassifier((20, 20))``; random_state 0):
+split 50/50 (random_state 0), fit ``Pipeline(FeatureSpace, clf)`` on the training half
+and explain the first ``--n`` test rows the model rejects with every method, under the
+same actionability (the Dataset's ``immutable`` / ``increase_only`` suggestions).
+
+FeatureSpace for every dataset: ``FeatureSpace(immutable=ds.immutable,
+increase_only=ds.increase_only, numeric="passthrough")`` — numeric features stay
+continuous (one column scaled to the training range), categoricals one-hot, ordered
+categoricals ordinal one-hot, two-valued features binary.
+
+Methods (one counterfactual each is scored: the best one the method returns):
+
+* ``mace``  — exact MIP (HiGHS), ``distance={"l0": 0.1, "l1": 0.9}``, ``n=1``;
+* ``geco``  — GeCo as published (its own distance, alpha = beta = gamma = 1/3; k = 5,
+  q = 100, m_init = 20, m_mut = 5), data = the training rows;
+* ``geco+`` — GeCo minimising MACE's distance (``distance=`` the same weights) with the
+  final coordinate-descent polish (``refine=True``);
+* ``dice-genetic``, ``dice-random`` — DiCE (``dice-ml``; ``total_CFs=1``, desired class
+  "opposite", defaults otherwise) on the same pipeline as a black box
+  (``backend="sklearn"``): immutable features left out of ``features_to_vary``,
+  increase-only features given a per-instance ``permitted_range`` from the instance's
+  value upwards.
+
+Every method is scored by the same :mod:`groupcf.metrics` functions on raw rows:
+coverage (a counterfactual the real model accepts), validity, features changed
+(``sparsity`` with the space), distance (``proximity(..., kind="mace")`` with the
+weights above, the value MACE minimises), plus an actionability check (immutable
+features unchanged, increase-only ones not decreased) and wall time per instance.
+Writes ``<out>/single.csv`` (summary), ``single.md`` (markdown table) and
+``single_instances.csv`` (one row per instance and method).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import os
+import platform
+import signal
+import sys
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+os.environ.setdefault("TQDM_DISABLE", "1")        # DiCE draws a progress bar per query
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+import groupcf as gcf  # noqa: E402
+from groupcf.exceptions import NoCounterfactualError, SolverTimeLimitError  # noqa: E402
+from groupcf.formulations.distances import feature_distances, parse_distance  # noqa: E402
+from groupcf.models import resolve_model  # noqa: E402
+from groupcf.single.geco import GeCo  # noqa: E402
+
+DISTANCE = {"l0": 0.1, "l1": 0.9}
+DATASETS = ("adult", "german", "credit")
+MODELS = ("lr", "mlp")
+METHODS = ("mace", "geco", "geco+", "dice-genetic", "dice-random")
+#: per-method time limit per instance (seconds); MACE and GeCo stop themselves (MACE
+#: keeps its best solution so far), DiCE is interrupted (counted as a failure)
+TIME_LIMITS = {"mace": 10.0, "geco": 2.0, "geco+": 2.0, "dice-genetic": 10.0, "dice-random": 10.0}
+OUT = Path(__file__).resolve().parent / "results"
+
+
+# ----------------------------------------------------------------------------- set-up
+@dataclass
+class Case:
+    dataset: str
+    model: str
+    ds: object
+    pipe: object
+    X_tr: pd.DataFrame
+    y_tr: pd.Series
+    S: pd.DataFrame
+    accuracy: float
+    n_rejected: int
+
+    @property
+    def space(self):
+        return self.pipe[0]
+
+
+def make_case(dataset: str, model: str, n: int) -> Case:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+
+    ds = gcf.datasets.load(dataset)
+    X_tr, X_te, y_tr, y_te = ds.split(test_size=0.5, random_state=0)
+    clf = (LogisticRegression(C=10, max_iter=5000, random_state=0) if model == "lr" else
+           MLPClassifier((20, 20), activation="relu", max_iter=300, random_state=0))
+    space = gcf.FeatureSpace(immutable=ds.immutable, increase_only=ds.increase_only,
+                             numeric="passthrough")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # MLP convergence warnings
+        pipe = make_pipeline(space, clf).fit(X_tr, y_tr)
+    rejected = X_te[pipe.predict(X_te) == 0]
+    return Case(dataset, model, ds, pipe, X_tr, y_tr, rejected.iloc[:n],
+                float(pipe.score(X_te, y_te)), len(rejected))
+
+
+# ----------------------------------------------------------------------------- methods
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Timeout()
+
+
+def with_deadline(fn, seconds: float):
+    """Run ``fn()``; raise :class:`_Timeout` after ``seconds`` (SIGALRM, main thread)."""
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def mace_runner(case: Case, limit: float):
+    def run(x, i):
+        return gcf.explain(x, case.pipe, method="mace", distance=DISTANCE, time_limit=limit)
+    return run
+
+
+def geco_runner(case: Case, limit: float, plus: bool):
+    opts = dict(distance=DISTANCE, refine=True) if plus else {}
+    explainer = GeCo(case.pipe, case.X_tr, time_limit=limit, **opts)   # active domain: once
+
+    def run(x, i):
+        return explainer.explain(x, random_state=i)
+    return run
+
+
+def dice_runner(case: Case, limit: float, kind: str):
+    from importlib.metadata import version
+
+    import dice_ml
+    from raiutils.exceptions import UserConfigValidationException
+
+    dice_version = version("dice-ml")
+    X_tr, ds = case.X_tr, case.ds
+    numeric = [c for c in X_tr.columns if pd.api.types.is_numeric_dtype(X_tr[c])]
+    frame = X_tr.copy()
+    frame["_y"] = case.y_tr.to_numpy()
+    data = dice_ml.Data(dataframe=frame, continuous_features=numeric, outcome_name="_y")
+    dice = dice_ml.Dice(data, dice_ml.Model(model=case.pipe, backend="sklearn"), method=kind)
+    vary = [c for c in X_tr.columns if c not in ds.immutable]
+    tm = resolve_model(case.pipe)
+
+    def permitted(x):
+        out = {}
+        for c in ds.increase_only:
+            if c in ds.immutable:
+                continue
+            if c in numeric:
+                out[c] = [float(x[c]), float(max(X_tr[c].max(), x[c]))]
+            else:                                    # ordered categorical: this level and above
+                cats = list(X_tr[c].cat.categories)
+                out[c] = cats[cats.index(x[c]):]
+        return out
+
+    def run(x, i):
+        t0 = time.perf_counter()
+        kw = dict(random_seed=i) if kind == "random" else {}
+        np.random.seed(i)
+        try:
+            res = dice.generate_counterfactuals(x.to_frame().T.astype(X_tr.dtypes.to_dict()), total_CFs=1,
+                                                desired_class="opposite", features_to_vary=vary,
+                                                permitted_range=permitted(x) or None, verbose=False, **kw)
+        except UserConfigValidationException as exc:    # DiCE's way to say "none found"
+            if "No counterfactuals found" in str(exc):
+                raise NoCounterfactualError(f"DiCE ({kind}): {exc}") from None
+            raise
+        cfs = res.cf_examples_list[0].final_cfs_df
+        if cfs is None or len(cfs) == 0:
+            raise NoCounterfactualError(f"DiCE ({kind}) returned no counterfactual")
+        cfs = cfs[list(X_tr.columns)].astype(X_tr.dtypes.to_dict()).reset_index(drop=True)
+        changed = [f.name for f, d in zip(case.space, feature_distances(case.space, x, cfs.iloc[[0]])[0])
+                   if d > 0]
+        return gcf.Explanation(
+            instance=x, counterfactuals=cfs, changes=[changed],
+            distances=list(gcf.metrics.proximity(x, cfs, case.space, "mace", DISTANCE)),
+            probabilities=tm.proba(cfs), status=gcf.Status.FEASIBLE, is_optimal=False,
+            solve_time=time.perf_counter() - t0, method=f"dice-{kind}",
+            distance=parse_distance(DISTANCE).name,
+            solver=f"dice-ml {dice_version} ({kind})")
+    return run
+
+
+def make_runner(method: str, case: Case, limit: float):
+    if method == "mace":
+        return mace_runner(case, limit)
+    if method in ("geco", "geco+"):
+        return geco_runner(case, limit, plus=method == "geco+")
+    if method.startswith("dice-"):
+        return dice_runner(case, limit, method.split("-", 1)[1])
+    raise ValueError(f"unknown method {method!r}; available: {METHODS}")
+
+
+# ----------------------------------------------------------------------------- scoring
+def actionable(space, x, cf: pd.DataFrame) -> bool:
+    """Immutable features unchanged and increase-only ones not decreased (codes)."""
+    xc, c = space.codes(x.to_frame().T)[0], space.codes(cf)[0]
+    for l, f in enumerate(space):
+        if f.immutable and abs(c[l] - xc[l]) > 1e-9:
+            return False
+        if f.increase_only and c[l] < xc[l] - 1e-9:
+            return False
+    return True
+
+
+def run_method(case: Case, method: str, limit: float):
+    """Explain every instance of ``case.S``; per-instance rows and the explanations."""
+    t0 = time.perf_counter()
+    try:
+        run = make_runner(method, case, limit)
+    except ImportError as exc:
+        return None, f"not run: {exc}"
+    prep = time.perf_counter() - t0
+    # a hard cap well above the method's own limit (MACE / GeCo stop by themselves)
+    hard = limit if method.startswith("dice-") else 3 * limit + 5
+    rows, explanations = [], []
+    for i, (idx, x) in enumerate(case.S.iterrows()):
+        t = time.perf_counter()
+        status, exp = "ok", None
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                exp = with_deadline(lambda: run(x, i), hard)
+        except _Timeout:
+            status = "timeout"
+        except (NoCounterfactualError, SolverTimeLimitError) as exc:
+            status = type(exc).__name__
+        except Exception as exc:                      # a method's own failure: record it
+            status = f"error:{type(exc).__name__}: {str(exc)[:80]}"
+        elapsed = time.perf_counter() - t
+        row = dict(dataset=case.dataset, model=case.model, method=method, index=idx, status=status,
+                   time=elapsed, found=exp is not None, valid=np.nan, actionable=np.nan,
+                   distance=np.nan, changed=np.nan, optimal=np.nan)
+        if exp is not None:
+            best = exp.counterfactuals.iloc[[0]]
+            row["valid"] = gcf.metrics.validity(case.pipe, best)
+            row["actionable"] = float(actionable(case.space, x, best))
+            row["distance"] = float(gcf.metrics.proximity(x, best, case.space, "mace", DISTANCE)[0])
+            row["changed"] = int(gcf.metrics.sparsity(x, best, case.space)[0])
+            row["optimal"] = float(exp.is_optimal)
+            exp.counterfactuals = best                # score the best one only
+        rows.append(row)
+        explanations.append(exp)
+    return dict(rows=rows, explanations=explanations, prep=prep), None
+
+
+def summarize(case: Case, method: str, out: dict, mace_rows: list | None) -> dict:
+    df = pd.DataFrame(out["rows"])
+    ok = df[df.valid == 1.0]
+    ms = df.time.to_numpy() * 1e3
+    ratio = np.nan
+    if mace_rows is not None:
+        m = pd.DataFrame(mace_rows)
+        both = (df.valid.to_numpy() == 1.0) & (m.valid.to_numpy() == 1.0)
+        if both.any():
+            ratio = df.distance.to_numpy()[both].mean() / m.distance.to_numpy()[both].mean()
+    failures = df.status[df.status != "ok"].str.split(":").str[0].value_counts()
+    return {
+        "dataset": case.dataset, "model": case.model, "method": method, "n": len(df),
+        "coverage": gcf.metrics.coverage(out["explanations"], case.pipe),
+        "validity": df.valid[df.found].mean() if df.found.any() else np.nan,
+        "actionable": df.actionable[df.found].mean() if df.found.any() else np.nan,
+        "features_changed": ok.changed.mean(),
+        "distance": ok.distance.mean(),
+        "distance_vs_mace": ratio,
+        "median_ms": float(np.median(ms)), "p95_ms": float(np.percentile(ms, 95)),
+        "mean_ms": float(ms.mean()), "setup_s": out["prep"],
+        "optimal": df.optimal[df.found].mean() if method == "mace" and df.found.any() else np.nan,
+        "failures": "; ".join(f"{k} {v}" for k, v in failures.items()),
+    }
+
+
+# ----------------------------------------------------------------------------- report
+def markdown(summary: pd.DataFrame) -> str:
+    cols = ["dataset", "model", "method", "n", "coverage", "validity", "actionable",
+            "features changed", "distance", "dist / MACE", "median ms", "p95 ms", "failures"]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+
+    def f(v, fmt):
+        return "—" if v is None or (isinstance(v, float) and np.isnan(v)) else format(v, fmt)
+
+    for r in summary.to_dict("records"):
+        lines.append("| " + " | ".join([
+            r["dataset"], r["model"], r["method"], str(r["n"]), f(r["coverage"], ".3f"),
+            f(r["validity"], ".3f"), f(r["actionable"], ".3f"), f(r["features_changed"], ".2f"),
+            f(r["distance"], ".4f"), f(r["distance_vs_mace"], ".3f"), f(r["median_ms"], ".1f"),
+            f(r["p95_ms"], ".1f"), r["failures"] or "—"]) + " |")
+    return "\n".join(lines)
+
+
+def machine() -> str:
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as fh:
+            cpu = next(line.split(":", 1)[1].strip() for line in fh if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
+
+
+def versions() -> str:
+    import highspy  # noqa: F401
+    import sklearn
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = [f"groupcf {gcf.__version__}", f"numpy {np.__version__}", f"pandas {pd.__version__}",
+           f"scikit-learn {sklearn.__version__}"]
+    for pkg in ("highspy", "dice-ml"):
+        try:
+            out.append(f"{pkg} {version(pkg)}")
+        except PackageNotFoundError:
+            out.append(f"{pkg} not installed")
+    return ", ".join(out)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=200, help="rejected test instances per dataset and model")
+    ap.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
+    ap.add_argument("--models", nargs="+", default=list(MODELS), choices=MODELS)
+    ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
+    ap.add_argument("--time-limit", nargs="+", default=[], metavar="METHOD=SECONDS",
+                    help="per-instance time limits, e.g. mace=5 dice-genetic=20 (defaults: "
+                         + ", ".join(f"{m}={v:g}" for m, v in TIME_LIMITS.items()) + ")")
+    ap.add_argument("--out", type=Path, default=OUT, help="output directory")
+    args = ap.parse_args(argv)
+    limits = dict(TIME_LIMITS)
+    for item in args.time_limit:
+        m, _, v = item.partition("=")
+        if m not in METHODS or not v:
+            ap.error(f"--time-limit takes METHOD=SECONDS with METHOD in {list(METHODS)}, got {item!r}")
+        limits[m] = float(v)
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    started = _dt.datetime.now()
+    t_all = time.perf_counter()
+    command = "python benchmarks/single.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    print(f"# {command}\n# {started:%Y-%m-%d %H:%M}  {machine()}\n# {versions()}", flush=True)
+    summaries, instances, notes = [], [], []
+    methods = [m for m in METHODS if m in args.methods]       # MACE first: the reference
+    for dataset in args.datasets:
+        for model in args.models:
+            t = time.perf_counter()
+            case = make_case(dataset, model, args.n)
+            print(f"\n== {dataset} / {model}: test accuracy {case.accuracy:.3f}, {case.n_rejected} rejected, "
+                  f"explaining {len(case.S)} (setup {time.perf_counter() - t:.1f}s)", flush=True)
+            mace_rows = None
+            for method in methods:
+                t = time.perf_counter()
+                out, why = run_method(case, method, limits[method])
+                if out is None:
+                    print(f"   {method:13s} {why}", flush=True)
+                    notes.append(f"{dataset}/{model}/{method}: {why}")
+                    continue
+                if method == "mace":
+                    mace_rows = out["rows"]
+                s = summarize(case, method, out, mace_rows)
+                summaries.append(s)
+                instances.extend(out["rows"])
+                print(f"   {method:13s} coverage {s['coverage']:.3f}  changed {s['features_changed']:.2f}  "
+                      f"distance {s['distance']:.4f} (x{s['distance_vs_mace']:.3f} MACE)  median "
+                      f"{s['median_ms']:.0f} ms  p95 {s['p95_ms']:.0f} ms  [{time.perf_counter() - t:.0f}s]"
+                      + (f"  failures: {s['failures']}" if s["failures"] else ""), flush=True)
+    total = time.perf_counter() - t_all
+    summary = pd.DataFrame(summaries)
+    summary.to_csv(args.out / "single.csv", index=False)
+    pd.DataFrame(instances).to_csv(args.out / "single_instances.csv", index=False)
+    md = [f"Command: `{command}`  ", f"Date: {started:%Y-%m-%d %H:%M}; total wall time {total / 60:.1f} min  ",
+          f"Machine: {machine()}  ", f"Versions: {versions()}  ",
+          f"Distance: MACE's {parse_distance(DISTANCE).name} "
+          "(gcf.metrics.proximity, kind='mace'), for every method  ",
+          "Time limits per instance (s): " + ", ".join(f"{m} {limits[m]:g}" for m in methods), "",
+          markdown(summary) if len(summary) else "(no results)"]
+    if notes:
+        md += ["", "Not run: " + "; ".join(notes)]
+    (args.out / "single.md").write_text("\n".join(md) + "\n")
+    print(f"\n{markdown(summary) if len(summary) else '(no results)'}\n\ntotal {total / 60:.1f} min; "
+          f"wrote {args.out / 'single.csv'}, {args.out / 'single.md'}, {args.out / 'single_instances.csv'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
