@@ -111,6 +111,7 @@ from ..plaf import BoundConstraints, Candidates, Constraints, fixed, increasing
 from ..results.explanation import Explanation
 from ..solvers.base import Status
 from .geco_domain import DOMAIN_CACHE, ActiveDomain
+from .mace import validate_instance
 
 log = logging.getLogger(__name__)
 
@@ -522,12 +523,7 @@ class GeCo:
 
     # ------------------------------------------------------------------ helpers
     def _instance(self, x) -> pd.Series:
-        if isinstance(x, pd.DataFrame):
-            if len(x) != 1:
-                raise InvalidInputError(f"explain() takes one instance (a one-row DataFrame or a Series), got {len(x)} rows")
-            x = x.iloc[0]
-        if not isinstance(x, pd.Series):
-            raise InvalidInputError(f"the instance must be a pandas Series or one-row DataFrame, got {type(x).__name__}")
+        x = validate_instance(x)
         missing = [n for n in self.domain.names if n not in x.index]
         if missing:
             raise InvalidInputError(f"the instance lacks features {missing}")
