@@ -97,32 +97,46 @@ def add_agreement(rows: RowBuffer, space: FeatureSpace, block: CounterfactualBlo
         _feature_rows(rows, feat, v[feat.columns], int(f[l]), z0[feat.columns], z)
 
 
-def _feature_rows(rows: RowBuffer, feat, vc: np.ndarray, fl: int, x: np.ndarray, z: int | None) -> None:
-    """Agreement (and increase-only) rows of one feature, written as ``A·vars ≤ rhs`` with
-    the coverage term ``z`` either a variable or the constant 1 moved to the right side."""
+def _le(rows: RowBuffer, z: int | None):
+    """``le(idx, coefs, rhs, z_coef)`` adds ``coefs·vars + z_coef·z ≤ rhs``, with ``z``
+    either a variable or the constant 1 moved to the right side."""
 
     def le(idx, coefs, rhs, z_coef):
-        # coefs·vars + z_coef·z <= rhs
         if z is None:
             rows.add(idx, coefs, -INF, rhs - z_coef)
         else:
             rows.add(list(idx) + [z], list(coefs) + [z_coef], -INF, rhs)
 
+    return le
+
+
+def _feature_rows(rows: RowBuffer, feat, vc: np.ndarray, fl: int, x: np.ndarray, z: int | None) -> None:
+    """Agreement (and increase-only) rows of one feature."""
+    le = _le(rows, z)
     if feat.encoding == "onehot":
-        h0 = int(np.argmax(x))
-        le([vc[h0], fl], [-1.0, -1.0], 0.0, 1.0)                        # z <= v_h0 + f
-        if feat.increase_only and h0 > 0:
-            le(vc[h0:], -np.ones(len(vc) - h0), 0.0, 1.0)                # z <= sum_{h>=h0} v_h
+        le([vc[int(np.argmax(x))], fl], [-1.0, -1.0], 0.0, 1.0)          # z <= v_h0 + f
     elif feat.encoding == "binary":
         if x[0] >= 0.5:
             le([vc[0], fl], [-1.0, -1.0], 0.0, 1.0)                      # z <= v + f
-            if feat.increase_only:
-                le([vc[0]], [-1.0], 0.0, 1.0)                            # z <= v
         else:
             le([vc[0], fl], [1.0, -1.0], 1.0, 1.0)                       # z <= 1 - v + f
     else:  # continuous, range scaled to 1: |v - x| <= f + 1 - z
         x0 = float(x[0])
         le([vc[0], fl], [1.0, -1.0], 1.0 + x0, 1.0)                      # v - x <= f + 1 - z
         le([vc[0], fl], [-1.0, -1.0], 1.0 - x0, 1.0)                     # x - v <= f + 1 - z
-        if feat.increase_only:
-            le([vc[0]], [-1.0], 0.0, x0)                                 # x z <= v
+    if feat.increase_only:
+        increase_only_rows(rows, feat, vc, x, z)
+
+
+def increase_only_rows(rows: RowBuffer, feat, vc: np.ndarray, x: np.ndarray, z: int | None) -> None:
+    """"Covered ⇒ ``v`` not below ``x``" for one increase-only feature (module doc)."""
+    le = _le(rows, z)
+    if feat.encoding == "onehot":
+        h0 = int(np.argmax(x))
+        if h0 > 0:
+            le(vc[h0:], -np.ones(len(vc) - h0), 0.0, 1.0)                # z <= sum_{h>=h0} v_h
+    elif feat.encoding == "binary":
+        if x[0] >= 0.5:
+            le([vc[0]], [-1.0], 0.0, 1.0)                                # z <= v
+    else:
+        le([vc[0]], [-1.0], 0.0, float(x[0]))                            # x z <= v

@@ -10,15 +10,15 @@ over the columns :math:`K'` generated so far (:math:`C_k`: the instance types co
 (:math:`y_k \in \{0,1\}`) gives the final solution. Columns are added with the backend's
 warm column addition, so each LP re-solve starts from the previous basis.
 
-Branching rows (Ryan–Foster, for branch-and-price) are expressed by bounds: a column that
-violates a branching decision is fixed to 0 in that node.
+Branch-and-price (:mod:`groupcf.group.branching`) builds one restricted master per node
+over the columns admissible there.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..solvers import make_backend
-from ..solvers.base import INF, Solution, Status, VarType
+from ..solvers.base import INF, Solution, VarType
 from .rows import RowBuffer
 
 
@@ -38,16 +38,14 @@ class RestrictedMaster:
     def n_columns(self) -> int:
         return len(self.covers)
 
-    def add(self, cover: np.ndarray) -> int:
+    def add(self, cover: np.ndarray, cost: float = 1.0) -> int:
+        """Add a column covering the types ``cover``; ``cost`` other than 1 is for
+        artificial columns (branch-and-price)."""
         rows = self.rows[np.flatnonzero(cover)]
-        idx = self.backend.add_column(1.0, rows, np.ones(len(rows)), 0.0, INF)
+        idx = self.backend.add_column(float(cost), rows, np.ones(len(rows)), 0.0, INF)
         self.covers.append(np.asarray(cover, dtype=bool))
         self.y = np.append(self.y, idx)
         return len(self.covers) - 1
-
-    def set_allowed(self, allowed: np.ndarray) -> None:
-        """Fix the columns that are not ``allowed`` to 0 (branching)."""
-        self.backend.set_bounds(self.y, 0.0, np.where(allowed, INF, 0.0))
 
     def solve_lp(self, time_limit: float | None = None) -> Solution:
         self.backend.options.time_limit = time_limit
@@ -55,12 +53,6 @@ class RestrictedMaster:
 
     def cover_matrix(self) -> np.ndarray:
         return np.array(self.covers, dtype=bool).reshape(len(self.covers), self.n_types)
-
-    def solve_integer(self, allowed: np.ndarray | None = None, time_limit: float | None = None,
-                      start: np.ndarray | None = None) -> Solution:
-        """The integer master over the current columns, on a fresh model."""
-        return solve_set_cover(self.cover_matrix(), self.solver, allowed=allowed, time_limit=time_limit,
-                               start=start)
 
 
 def solve_set_cover(C: np.ndarray, solver, allowed: np.ndarray | None = None, time_limit: float | None = None,

@@ -41,7 +41,6 @@ and as much further dual value as possible (:meth:`PricingMIP.solve` with ``fix_
 """
 from __future__ import annotations
 
-import itertools
 import logging
 import math
 import time
@@ -50,8 +49,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..solvers import make_backend
-from ..solvers.base import INF, Solution, Status, VarType
+from ..solvers.base import INF, Solution, VarType
 from .blocks import add_agreement, add_counterfactual
+from . import subsets
 from .conflicts import conflict_cliques
 from .rows import RowBuffer
 
@@ -125,8 +125,8 @@ class PricingMIP:
 class BestChangeSet:
     """Auxiliary MIP 1: for a fixed counterfactual, the change set of maximum dual value."""
 
-    #: enumerate change sets when there are at most this many
-    MAX_ENUMERATION = 20000
+    #: enumerate change sets (bitmasks) when there are at most this many
+    MAX_ENUMERATION = 250_000
 
     def __init__(self, problem, solver):
         self.problem = problem
@@ -144,19 +144,19 @@ class BestChangeSet:
         if not ok.any():
             return frozenset(), 0.0
         D, wt = diff[ok], w[ok]
-        cand = np.flatnonzero(D.any(axis=0))
+        cand = tuple(int(l) for l in np.flatnonzero(D.any(axis=0)))
         k = min(p.Tmax, len(cand))
-        if math.comb(len(cand), k) <= self.MAX_ENUMERATION:
-            best_F, best_val = (), -1.0
-            Dc = D[:, cand]
-            for F in itertools.combinations(range(len(cand)), k):
-                outside = np.ones(len(cand), dtype=bool)
-                outside[list(F)] = False
-                val = float(wt[~Dc[:, outside].any(axis=1)].sum())
-                if val > best_val:
-                    best_F, best_val = F, val
-            return frozenset(int(cand[j]) for j in best_F), best_val
-        return self._mip(D[:, cand], wt, cand, k)
+        if not subsets.affordable(len(cand), k, self.MAX_ENUMERATION):
+            # every k-subset of the mutable features: cached once for the whole run
+            mut = tuple(int(l) for l in np.flatnonzero(self.mutable))
+            if subsets.affordable(len(mut), min(p.Tmax, len(mut)), self.MAX_ENUMERATION):
+                cand, k = mut, min(p.Tmax, len(mut))
+            else:
+                return self._mip(D[:, list(cand)], wt, np.array(cand), k)
+        Fm = subsets.subset_masks(cand, k)
+        vals = subsets.covered_weight(Fm, subsets.masks_of(D), wt)
+        j = int(np.argmax(vals))
+        return frozenset(subsets.bits(int(Fm[j]))), float(vals[j])
 
     def _mip(self, D, wt, cand, k) -> tuple[frozenset, float]:
         be = make_backend(self.solver)
@@ -171,129 +171,3 @@ class BestChangeSet:
         sol = be.solve()
         F = frozenset(int(cand[j]) for j in np.flatnonzero(sol.x[f] > 0.5)) if sol.status.has_solution else frozenset()
         return F, float(sol.objective or 0.0)
-
-
-class LinearSeedPricing:
-    r"""Exact pricing for a logistic (linear) model, one small MIP per *seed* type.
-
-    Every column with positive dual value covers some type :math:`i` with
-    :math:`w_i > 0` (its *seed*). With the seed fixed, a type :math:`j` is covered iff
-    the features where it differs from :math:`i`, :math:`D_{ij}`, all lie in the change
-    set, and the class is feasible iff the seed's best completion on :math:`F` is
-    positive — for a linear score :math:`s_i + \sum_{l \in F} G_{il} \ge \tau + \varepsilon`
-    with :math:`G_{il} \ge 0` the largest score gain from freeing feature :math:`l` of
-    :math:`x_i` (best allowed category minus the current one). So
-
-    .. math::
-
-        \max \sum_{j \in J_i} w_j z_j \quad\text{s.t.}\quad
-        z_j \le f_l \ (l \in D_{ij}),\quad \sum_l f_l \le T_{\max},\quad
-        \sum_l G_{il} f_l \ge \tau + \varepsilon - s_i,\quad f_l = 0 \ (l \text{ immutable}),
-
-    over the compatible types :math:`J_i = \{j : w_j > 0, |D_{ij}| \le T_{\max}\}`; its
-    coverage rows are exact (no big-M, no point variables), so it is tiny and tight.
-    Seeds are taken in decreasing order of the trivial bound :math:`\sum_{j \in J_i} w_j`,
-    and a seed whose bound cannot beat 1 is skipped: when no seed yields a column of value
-    above 1 the restricted master is proven optimal. Valid without increase-only features
-    (with them, a covered type also bounds the point from below: use
-    :class:`PricingMIP`).
-    """
-
-    def __init__(self, problem, solver):
-        self.problem, self.solver = problem, solver
-        emb = problem.tm.embedding
-        W, b = emb.layers[0]
-        w = W[0]
-        space = problem.space
-        self.mutable = np.array([not f.immutable for f in space])
-        Z = problem.Z
-        self.s = Z @ w + float(b[0])
-        self.G = np.zeros((problem.n_types, len(space)))
-        for l, f in enumerate(space):
-            cols = f.columns
-            if f.encoding == "continuous":
-                best = np.maximum(w[cols][0] * 0.0, w[cols][0] * 1.0)
-            elif f.encoding == "binary":
-                best = max(0.0, float(w[cols][0]))
-            else:
-                best = float(w[cols].max())
-            self.G[:, l] = best - Z[:, cols] @ w[cols]
-        self.D = np.abs(problem.codes[:, None, :] - problem.codes[None, :, :]) > 1e-9
-
-    @staticmethod
-    def applicable(problem) -> bool:
-        from ..embeddings.network import ReLUNetwork
-
-        emb = problem.tm.embedding
-        linear = isinstance(emb, ReLUNetwork) and len(emb.layers) == 1
-        inc = any(f.increase_only and not f.immutable for f in problem.space)
-        return linear and not inc
-
-    def solve(self, w: np.ndarray, max_columns: int = 10, eps: float = 1e-6) -> PricingResult:
-        t0 = time.perf_counter()
-        p = self.problem
-        T = p.Tmax
-        need = p.score_lo - self.s
-        compat = (self.D.sum(axis=2) <= T) & ~self.D[:, :, ~self.mutable].any(axis=2) & (w > 0)[None, :]
-        ub = compat @ w
-        seeds = [i for i in np.argsort(-ub) if w[i] > 0]
-        found: dict[bytes, tuple[float, object]] = {}
-        bound = 0.0
-        for i in seeds:
-            if ub[i] <= 1 + eps:
-                bound = max(bound, float(ub[i]))
-                break                      # sorted: no later seed can price out
-            if len(found) >= max_columns:
-                bound = INF                # not all seeds examined: no proof this round
-                break
-            F, val = self._seed(i, w, compat[i], need[i])
-            bound = max(bound, val)
-            if F is None or val <= 1 + eps:
-                continue
-            score, v = self._completion(i, F)
-            col = p.make_column(v, F, "linear-seed")
-            if p.is_positive(col.v) and float(col.cover @ w) > 1 + eps:
-                found.setdefault(col.key(), (float(col.cover @ w), col))
-        cols = [c for _, c in sorted(found.values(), key=lambda t: -t[0])]
-        best = max((v for v, _ in found.values()), default=0.0)
-        sol = Solution(status=Status.OPTIMAL, objective=best)
-        return PricingResult(cols, best, max(bound, best), bound != INF, time.perf_counter() - t0, sol)
-
-    def _seed(self, i: int, w: np.ndarray, J: np.ndarray, need: float):
-        """Best change set for seed ``i``: ``(F, value)`` or ``(None, 0)`` if infeasible."""
-        p = self.problem
-        L = len(p.space)
-        J = np.flatnonzero(J)
-        be = make_backend(self.solver, mip_gap=1e-9)
-        f = be.add_vars(L, 0.0, self.mutable.astype(float), VarType.BINARY)
-        z = be.add_vars(len(J), 0.0, 1.0, VarType.CONTINUOUS)
-        rows = RowBuffer()
-        for a, j in enumerate(J):
-            for l in np.flatnonzero(self.D[i, j]):
-                rows.add([z[a], f[l]], [1.0, -1.0], -INF, 0.0)
-        rows.add(f, 1.0, -INF, float(p.Tmax))
-        if need > 0:
-            rows.add(f, self.G[i], need, INF)
-        rows.flush(be)
-        be.set_objective(z, w[J], sense="max")
-        sol = be.solve()
-        if not sol.status.has_solution:
-            return None, 0.0
-        F = frozenset(int(l) for l in np.flatnonzero(sol.x[f] > 0.5))
-        bound = sol.dual_bound if sol.dual_bound is not None else sol.objective
-        return F, float(max(sol.objective, bound))
-
-    def _completion(self, i: int, F):
-        """The seed's best completion on ``F`` (closed form)."""
-        p = self.problem
-        emb_w = p.tm.embedding.layers[0][0][0]
-        v = p.Z[i].copy()
-        for l in F:
-            f = p.space.features_[l]
-            cols = f.columns
-            if f.encoding == "onehot":
-                v[cols] = 0.0
-                v[cols[int(np.argmax(emb_w[cols]))]] = 1.0
-            else:
-                v[cols] = 1.0 if emb_w[cols][0] > 0 else 0.0
-        return float(emb_w @ v), v

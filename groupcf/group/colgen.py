@@ -11,20 +11,23 @@ The loop, per iteration:
    classes of types priced by a feasibility oracle (closed form for a logistic model);
    complete enumeration without increase-only features is exact pricing, so the loop
    can stop without any MIP;
-4. otherwise solve the exact pricing: for a logistic model one tiny MIP per seed type
-   (:class:`~groupcf.formulations.pricing.LinearSeedPricing`), else the **pricing MIP**
-   asking for several solutions; every solution is
-   turned into a column (full coverage recomputed exactly), extended by **auxiliary MIP
-   1** (best change set for that counterfactual), and for the best one **auxiliary MIP 2**
-   (another counterfactual covering the same types) is tried;
+4. otherwise solve the exact pricing: one small MIP per seed type
+   (:class:`~groupcf.formulations.seed.SeedPricing`; a knapsack row for a logistic
+   model, the embedded network otherwise), or with ``pricing="mip"`` the joint **pricing
+   MIP** of the paper asking for several solutions; every solution is turned into a
+   column (full coverage recomputed exactly), extended by **auxiliary MIP 1** (best
+   change set for that counterfactual), and for the pricing MIP's best one **auxiliary
+   MIP 2** (another counterfactual covering the same types) is tried;
 5. Farley's bound ``z_RMP / max(1, pricing dual bound)`` is a valid lower bound at every
    iteration; the loop stops when no column prices out (then ``ceil(z_LP)`` is the
    bound), when the bound meets the best integer solution, or at the time limit.
 
 The integer master over all generated columns gives the answer; it is certified optimal
-when it meets the bound. When it does not and the maximal change sets can be enumerated,
-every maximal column is generated and the exact set cover over them closes the gap
-(branch-and-price is not implemented yet; otherwise the gap is reported).
+when it meets the bound. When it does not: for a logistic model whose maximal change
+sets can be enumerated, every maximal column is generated and the exact set cover over
+them closes the gap; otherwise **branch-and-price** (:mod:`groupcf.group.branching`,
+Ryan–Foster branching, seed pricing with the branching rows) runs until the tree is
+exhausted or the time limit passes (then the gap is reported).
 """
 from __future__ import annotations
 
@@ -38,9 +41,11 @@ import numpy as np
 from ..exceptions import SolverError, SolverTimeLimitError
 from ..formulations.master import RestrictedMaster, solve_set_cover
 from ..formulations.nearest import NearestCounterfactual
-from ..formulations.pricing import BestChangeSet, LinearSeedPricing, PricingMIP
+from ..formulations.pricing import BestChangeSet, PricingMIP
+from ..formulations.seed import SeedPricing
 from ..solvers import make_backend
 from ..solvers.base import Status
+from .branching import branch_and_price
 from .heuristics import enumerate_all_columns, maximal_change_sets, price_known_change_sets
 from .oracle import FeasibilityOracle
 from .problem import Column, GroupProblem
@@ -101,11 +106,16 @@ class Deadline:
         return self.limit is not None and self.left() <= 0.0
 
 
-def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=None) -> tuple[list[Column], np.ndarray]:
-    """One nearest counterfactual (≤ Tmax changes) per type not yet covered, its change
-    set extended (auxiliary MIP 1) to cover as many further uncovered types as possible
-    while still covering its own; identical columns merged. Returns the
-    columns and the bool mask of types that have no counterfactual within ``Tmax``."""
+def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=None,
+                    checker=None) -> tuple[list[Column], np.ndarray]:
+    """One counterfactual (≤ Tmax changes) per type not yet covered, its change set
+    extended (auxiliary MIP 1) to cover as many further uncovered types as possible
+    while still covering its own; identical columns merged. Returns the columns and the
+    bool mask of types that have no counterfactual within ``Tmax``.
+
+    The counterfactual comes from ``checker`` (a
+    :class:`~groupcf.formulations.completion.CompletionChecker`: greedy search, then a
+    feasibility MIP) when given, else from the nearest-counterfactual MIP (l0)."""
     space, emb = problem.space, problem.tm.embedding
     best_F = BestChangeSet(problem, solver)
     cols: dict[bytes, Column] = {}
@@ -116,6 +126,14 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
             progress.update(1)
         if covered[i]:
             continue  # an earlier column covers it already
+        if checker is not None:
+            ok, v, _ = checker.check(problem.Z[i], (), problem.Tmax, time_limit=deadline.left())
+            if ok is False:
+                no_cf[i] = True
+                continue
+            if ok:
+                covered |= _add_initial(problem, best_F, cols, covered, i, v)
+                continue
         be = make_backend(solver, time_limit=deadline.left())
         mip = NearestCounterfactual(space, emb, problem.Z[i], be, score_lo=problem.score_lo, Tmax=problem.Tmax).build()
         sol = be.solve()
@@ -128,41 +146,51 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
                     "the time limit passed while computing the initial counterfactuals, before any "
                     "group solution existed; raise time_limit")
             raise SolverError(f"initial counterfactual MIP ended with status {sol.status.value}")
-        v = sol.x[mip.v]
-        weights = 1e-3 + (~covered)          # prefer types not yet covered ...
-        weights[i] = problem.n_types + 1.0   # ... but always this one
-        F, _ = best_F.best(v, weights)
-        col = problem.make_column(v, F, "initial")
-        if not col.cover[i]:   # cannot happen: type i's own changes fit in Tmax
-            raise SolverError(f"internal error: the initial column of type {i} does not cover it")
-        cols.setdefault(col.key(), col)
-        covered |= col.cover
+        covered |= _add_initial(problem, best_F, cols, covered, i, sol.x[mip.v])
     return list(cols.values()), no_cf
+
+
+def _add_initial(problem, best_F, cols, covered, i, v) -> np.ndarray:
+    weights = 1e-3 + (~covered)          # prefer types not yet covered ...
+    weights[i] = problem.n_types + 1.0   # ... but always this one
+    F, _ = best_F.best(v, weights)
+    col = problem.make_column(v, F, "initial")
+    if not col.cover[i]:   # cannot happen: type i's own changes fit in Tmax
+        raise SolverError(f"internal error: the initial column of type {i} does not cover it")
+    cols.setdefault(col.key(), col)
+    return col.cover
 
 
 def column_generation(problem: GroupProblem, solver="highs", time_limit: float | None = None,
                       progress: bool = True, n_solutions: int = 10, aux: bool = True,
                       ip_every: int = 10, max_iterations: int = 100000,
                       max_change_sets: int = 2000, pricing: str = "auto",
-                      max_enumerated_sets: int = 250000) -> GroupSolution:
+                      max_enumerated_sets: int = 250000, seed_mode: str | None = None) -> GroupSolution:
     """Solve the group problem by column generation; see the module docstring.
 
     ``max_change_sets``: when there are at most this many maximal change sets, every one
     of them is priced at each iteration (complete enumeration); without increase-only
     features this is exact pricing and the pricing MIP is never needed.
-    ``pricing``: the exact level — ``"linear"`` (per-seed MIPs, logistic models without
-    increase-only features), ``"mip"`` (the pricing MIP, any model) or ``"auto"``.
+    ``pricing``: the exact level — ``"seed"`` (one MIP per seed type, the default;
+    ``"auto"`` is the same) or ``"mip"`` (the paper's joint pricing MIP). Branch-and-price
+    needs seed pricing; with ``"mip"`` a remaining gap is reported.
     ``max_enumerated_sets``: when the integer master stays above the LP bound, the gap is
     closed by enumerating every maximal column if there are at most this many maximal
-    change sets (and no increase-only feature); otherwise the gap is reported.
+    change sets (and no increase-only feature); otherwise branch-and-price runs.
+    ``seed_mode``: ``"linear"``, ``"lazy"`` or ``"embedded"``
+    (:class:`~groupcf.formulations.seed.SeedPricing`; default: the first that applies).
     """
     from tqdm.auto import tqdm
 
+    if pricing not in ("auto", "seed", "mip"):
+        raise ValueError(f"pricing must be 'auto', 'seed' or 'mip', got {pricing!r}")
     deadline = Deadline(time_limit)
     stats = Stats()
     t = time.perf_counter()
+    exact = SeedPricing(problem, solver, mode=seed_mode) if pricing != "mip" else None
+    checker = exact.checker if exact is not None else None
     with tqdm(total=problem.n_types, desc="initial columns", disable=not progress, leave=False) as bar:
-        init, no_cf = initial_columns(problem, solver, deadline, bar)
+        init, no_cf = initial_columns(problem, solver, deadline, bar, checker=checker)
     stats.time_initial = time.perf_counter() - t
     if no_cf.all():   # nothing to explain; explain_group names the rows
         return GroupSolution([], 0, Status.OPTIMAL, stats, no_cf)
@@ -192,14 +220,8 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
     oracle = FeasibilityOracle(problem, solver)
     all_F, exact_enumeration = maximal_change_sets(problem, max_change_sets)
     stats.extra["enumerated_change_sets"] = len(all_F)
-    if pricing not in ("auto", "mip", "linear"):
-        raise ValueError(f"pricing must be 'auto', 'mip' or 'linear', got {pricing!r}")
-    linear_ok = LinearSeedPricing.applicable(problem)
-    if pricing == "linear" and not linear_ok:
-        raise ValueError("pricing='linear' needs a logistic (linear) model without increase-only features")
-    exact = LinearSeedPricing(problem, solver) if (pricing != "mip" and linear_ok) else None
     mip = None if exact is not None else PricingMIP(problem, solver, n_solutions=n_solutions, oracle=oracle)
-    stats.extra["exact_pricing"] = "linear-seed" if exact is not None else "mip"
+    stats.extra["exact_pricing"] = f"seed-{exact.mode}" if exact is not None else "mip"
     full = _complete_columns(problem, oracle, exact, deadline, stats, max_enumerated_sets)
     best_F = BestChangeSet(problem, solver)
     pool_cols: dict[bytes, Column] = {}
@@ -247,10 +269,14 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
                     add(full.column(j))
                 continue
             # (3) heuristic level: change sets seen before, classes priced by the oracle;
-            # with few change sets, all of them: then the level is exact pricing
-            t = time.perf_counter()
-            cheap, decided = price_known_change_sets(problem, oracle, all_F if all_F else known_F, w)
-            stats.time_heuristic += time.perf_counter() - t
+            # with few change sets, all of them: then the level is exact pricing. Skipped
+            # when the oracle would need a MIP per class and seed pricing is available
+            # (the lazy seed pricing is cheaper than those MIPs)
+            cheap, decided = [], False
+            if all_F or oracle.linear or exact is None:
+                t = time.perf_counter()
+                cheap, decided = price_known_change_sets(problem, oracle, all_F if all_F else known_F, w)
+                stats.time_heuristic += time.perf_counter() - t
             if cheap:
                 stats.heuristic_hits += 1
                 for c in cheap:
@@ -262,7 +288,8 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
                 break
             # (4) exact pricing: per-seed MIPs for a linear model, else the pricing MIP
             stats.pricing_calls += 1
-            res = exact.solve(w) if exact is not None else mip.solve(w, time_limit=deadline.left())
+            res = (exact.solve(w, max_columns=n_solutions, deadline=deadline) if exact is not None
+                   else mip.solve(w, time_limit=deadline.left()))
             stats.time_pricing += res.time
             if not res.solution.status.has_solution and res.solution.status != Status.INFEASIBLE:
                 status = Status.TIME_LIMIT
@@ -320,8 +347,23 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
             best_cols = [full.column(j) for j in np.flatnonzero(sol.x[: len(full.covers)] > 0.5)]
             best_ip = lower = len(best_cols)
             stats.extra["gap_closed_by_enumeration"] = True
+    if best_ip > lower and stats.converged and exact is not None and not deadline.passed:
+        # the integer master is above the LP bound: branch-and-price certifies
+        t = time.perf_counter()
+        tree = branch_and_price(problem, in_master + list(pool_cols.values()), exact, solver, deadline,
+                                best_cols, lower, active, max_columns=n_solutions)
+        stats.extra["bp_nodes"] = tree.nodes
+        stats.extra["time_branch_and_price"] = time.perf_counter() - t
+        if tree.best < best_ip:
+            best_ip, best_cols = tree.best, tree.columns
+        lower = max(lower, tree.lower)
     stats.columns = master.n_columns
     stats.extra["pool_size"] = len(pool_cols)
+    if exact is not None:
+        stats.extra["seed_solves"] = exact.seed_solves
+        if exact.mode == "lazy":
+            stats.extra["nogood_cuts"] = exact.cuts
+            stats.extra["completion_checks"] = dict(exact.checker.calls)
     if best_ip <= lower:
         status = Status.OPTIMAL
     elif status == Status.OPTIMAL:
@@ -351,7 +393,7 @@ class CompleteColumns:
 
     def column(self, j: int) -> Column:
         F, seed = self.meta[j]
-        _, v = self.exact._completion(seed, F)
+        v = self.exact.completion(seed, F)
         return self.problem.make_column(v, F, "enumeration")
 
 
@@ -359,7 +401,7 @@ def _complete_columns(problem, oracle, exact, deadline, stats, limit):
     """For a linear model without increase-only features and at most ``limit`` maximal
     change sets: every maximal column (closed-form feasibility for all types at once).
     Pricing over it is exact, and the set cover over it is the exact optimum."""
-    if exact is None:
+    if exact is None or not exact.linear:
         return None
     sets, complete = maximal_change_sets(problem, limit)
     if not sets or not complete:

@@ -1,0 +1,393 @@
+r"""Exact pricing by *seed* types, for any embedded model (paper §4.2, reformulated).
+
+Every column of positive dual value covers some type :math:`s` with :math:`w_s > 0`, its
+*seed*. With the seed fixed, the counterfactual equals :math:`x_s` outside the change set
+:math:`F`, so a type :math:`k` is covered iff the features where it differs from the
+seed, :math:`D_{sk}`, all lie in :math:`F` (plus, for increase-only features, the point
+is not below :math:`x_k`). The coverage rows no longer involve the point at all:
+
+.. math::
+
+    \max \sum_{k \in J_s} w_k z_k \quad\text{s.t.}\quad
+    & z_k \le f_l \ (l \in D_{sk}), \qquad \textstyle\sum_l f_l \le T_{\max},
+      \qquad f_l = 0 \ (l \text{ immutable}), \\
+    & v_{h(s,l)} \ge 1 - f_l \ \text{(agreement with the seed, design §3)}, \qquad
+      \mathrm{score}(v) \ge \tau + \varepsilon, \\
+    & z_k \le \textstyle\sum_{h \ge h(k,l)} v_h \ (l \text{ increase-only}),\qquad
+      z \in [0,1],\ f, v \text{ binary},
+
+over the compatible types :math:`J_s = \{k : w_k > 0,\ |D_{sk}| \le T_{\max},\ D_{sk}`
+free of immutable features :math:`\}`. These rows are exact (no big-M on coverage), so
+the MIP is far tighter than the joint pricing MIP (paper eqs. 23–28), and the model of a
+seed is built once and re-solved with new duals.
+
+Three ways to handle the score row, chosen automatically (``mode``):
+
+* ``"linear"`` — a **logistic model without increase-only features**: the point
+  disappears too; the best completion on :math:`F` raises the score by
+  :math:`\sum_{l \in F} G_{sl}` (each free feature takes its best category), so the
+  score row becomes the knapsack row :math:`\sum_l G_{sl} f_l \ge \tau + \varepsilon -
+  s_s` on a model with only :math:`f, z`.
+* ``"lazy"`` — any other model without increase-only features: the MIP over
+  :math:`f, z` alone (a relaxation) proposes the covered types; the union of their
+  difference sets :math:`D` is checked by
+  :class:`~groupcf.formulations.completion.CompletionChecker` (greedy numpy search,
+  then a small feasibility MIP) with the budget :math:`k = T_{\max} - |D|` of further
+  features. A feasible answer is the seed's optimum (the relaxation's value is
+  attained); an infeasible one adds the *no-good cut*
+  :math:`\sum_{l \notin D} f_l \ge k + 1` (every set within :math:`k` features of
+  :math:`D` is infeasible, by monotonicity) and the relaxation is solved again. Cuts do
+  not depend on the duals, so they are kept for the whole run (branch-and-price
+  included).
+* ``"embedded"`` — with increase-only features the network is embedded in the seed MIP
+  as written above.
+
+**Seeds in order.** Seeds are taken in decreasing order of the trivial bound
+:math:`\sum_{k \in J_s} w_k`; a seed already solved is excluded from later seeds'
+:math:`J` (every column containing it was considered there), and a seed whose bound
+cannot beat 1 is skipped. When every seed is solved, the largest seed optimum is the
+exact pricing value (and the largest seed dual bound a valid bound for Farley's bound).
+
+**Branching rows** (Ryan–Foster, :mod:`groupcf.group.branching`): a decision
+"same(i, j)" adds :math:`z_i = z_j` and "differ(i, j)" adds :math:`z_i + z_j \le 1`
+(with :math:`z_s = 1`: fixings); :math:`z` is then binary. The column returned in a node
+covers exactly the chosen :math:`z` (an admissible subset of the point's coverage).
+"""
+from __future__ import annotations
+
+import logging
+import time
+
+import numpy as np
+
+from ..solvers import make_backend
+from ..solvers.base import INF, Solution, Status, VarType
+from .blocks import add_agreement, add_counterfactual, increase_only_rows
+from . import subsets
+from .completion import CompletionChecker
+from .pricing import PricingResult
+from .rows import RowBuffer
+
+log = logging.getLogger(__name__)
+
+
+class SeedPricing:
+    """Exact pricing, one small MIP per seed type (see the module docstring).
+
+    ``mode`` is ``"linear"``, ``"lazy"`` or ``"embedded"`` (module doc; default: the
+    first that applies). ``mip_gap`` is the relative gap of every seed MIP (its dual
+    bound is what the proofs use, so any gap is safe).
+    """
+
+    #: most no-good cuts per seed and pricing call before giving up the proof
+    MAX_ROUNDS = 500
+
+    def __init__(self, problem, solver, mip_gap: float = 1e-6, mode: str | None = None,
+                 max_enumeration: int = 250_000):
+        self.problem, self.solver, self.mip_gap = problem, solver, mip_gap
+        space = problem.space
+        self.mutable = np.array([not f.immutable for f in space])
+        self.inc = np.array([f.increase_only and not f.immutable for f in space])
+        self.D = np.abs(problem.codes[:, None, :] - problem.codes[None, :, :]) > 1e-9
+        self.compat = (self.D.sum(axis=2) <= problem.Tmax) & ~self.D[:, :, ~self.mutable].any(axis=2)
+        allowed = ["embedded"]
+        if not self.inc.any():
+            allowed = (["linear"] if self.is_linear(problem) else []) + ["lazy", "embedded"]
+        if mode is None:
+            mode = allowed[0]
+        if mode not in allowed:
+            raise ValueError(f"seed pricing mode {mode!r} does not apply here; possible: {allowed}")
+        self.mode = mode
+        self.linear = mode == "linear"
+        if self.linear:
+            self._gains()
+        #: completions in numpy first, a feasibility MIP otherwise (no increase-only features)
+        self.checker = CompletionChecker(problem, solver) if not self.inc.any() else None
+        self._cuts: dict[int, list[tuple[np.ndarray, float]]] = {}   # seed -> no-good cuts
+        self._models: dict[int, tuple] = {}      # seed -> (branching key, backend, f, z, v)
+        self.calls = 0
+        self.seed_solves = 0
+        self.cuts = 0
+        self.max_enumeration = max_enumeration
+        self._dmask = None                       # bitmasks of the difference sets D_sk
+        self._valid: dict[int, tuple] = {}       # seed -> (cuts applied, change sets left)
+
+    @staticmethod
+    def is_linear(problem) -> bool:
+        from ..embeddings.network import ReLUNetwork
+
+        emb = problem.tm.embedding
+        return isinstance(emb, ReLUNetwork) and len(emb.layers) == 1
+
+    # ------------------------------------------------------------------ linear model
+    def _gains(self):
+        """Scores ``s`` of the types and ``G[i, l]``: the largest score gain from freeing
+        feature ``l`` of type ``i`` (best category minus the current one, ≥ 0)."""
+        p = self.problem
+        W, b = p.tm.embedding.layers[0]
+        self.w_model = W[0]
+        self.s = p.Z @ self.w_model + float(b[0])
+        self.G = np.zeros((p.n_types, len(p.space)))
+        for l, f in enumerate(p.space):
+            wc = self.w_model[f.columns]
+            best = max(0.0, float(wc[0])) if f.encoding in ("binary", "continuous") else float(wc.max())
+            self.G[:, l] = best - p.Z[:, f.columns] @ wc
+
+    def completion(self, i: int, F) -> np.ndarray:
+        """The seed's best completion on ``F`` (closed form, linear model)."""
+        p = self.problem
+        v = p.Z[i].copy()
+        for l in F:
+            f = p.space.features_[l]
+            cols = f.columns
+            if f.encoding == "onehot":
+                v[cols] = 0.0
+                v[cols[int(np.argmax(self.w_model[cols]))]] = 1.0
+            else:
+                v[cols] = 1.0 if self.w_model[cols][0] > 0 else 0.0
+        return v
+
+    # ------------------------------------------------------------------ pricing
+    def solve(self, w: np.ndarray, max_columns: int = 10, branching=(), deadline=None,
+              eps: float = 1e-6) -> PricingResult:
+        """Columns of dual value above 1, best first, with a bound on the best value.
+
+        Stops after ``max_columns`` improving columns (the bound is then ``inf``: no proof
+        this round). ``branching`` is a sequence of ``(i, j, same)`` decisions.
+        """
+        t0 = time.perf_counter()
+        self.calls += 1
+        p = self.problem
+        n = p.n_types
+        same, differ = decisions(n, branching)
+        positive = w > 0
+        order = np.argsort(-((self.compat & positive[None, :]) @ w), kind="stable")
+        done = np.zeros(n, dtype=bool)
+        found: dict[bytes, tuple[float, object]] = {}
+        bound, complete = 0.0, True
+        for s in order:
+            if not positive[s]:
+                continue
+            group = np.flatnonzero(same == same[s])        # must be covered with s
+            J = self.compat[s] & positive & ~done
+            J[group] = True
+            if done[group].any() or not self.compat[s, group].all():
+                done[s] = True
+                continue                                  # considered already / impossible
+            ub = float(w[J].sum())
+            if ub <= 1 + eps:
+                done[s] = True
+                continue
+            if len(found) >= max_columns or (deadline is not None and deadline.passed):
+                complete = False
+                break
+            val, dual, col = self._seed(s, w, J, group, same, differ, branching)
+            self.seed_solves += 1
+            done[s] = True
+            if dual is None:            # not solved: no proof this round
+                complete = False
+                continue
+            bound = max(bound, dual)
+            if col is not None and val > 1 + eps:
+                found.setdefault(col.key(), (val, col))
+        cols = [c for _, c in sorted(found.values(), key=lambda t: -t[0])]
+        best = max((v for v, _ in found.values()), default=0.0)
+        if not complete:
+            bound = INF
+        return PricingResult(cols, best, max(bound, best), complete, time.perf_counter() - t0,
+                             Solution(status=Status.OPTIMAL, objective=best))
+
+    def _seed(self, s, w, J, group, same, differ, branching, eps: float = 1e-6):
+        """``(value, dual bound, column)`` for seed ``s``; ``dual`` is ``None`` when the
+        MIP stopped without a proof."""
+        p = self.problem
+        if self.mode == "lazy" and not branching and self._subsets() is not None:
+            return self._lazy_enumeration(s, w, J, eps)
+        be, f, z, v = self._model(s, branching, same, differ)
+        zub = J.astype(float)
+        zlb = np.zeros(p.n_types)
+        zlb[group] = 1.0
+        be.set_bounds(z, zlb, zub)
+        be.set_objective(z, np.where(J, w, 0.0), sense="max")
+        if self.mode == "lazy":
+            return self._lazy(s, w, be, f, z, branching, eps)
+        sol = be.solve()
+        if sol.status == Status.INFEASIBLE:
+            return 0.0, 0.0, None
+        if not sol.status.has_solution:
+            return 0.0, None, None
+        dual = sol.dual_bound if sol.dual_bound is not None else sol.objective
+        if sol.status != Status.OPTIMAL and sol.dual_bound is None:
+            return 0.0, None, None
+        F = np.flatnonzero(sol.x[f] > 0.5)
+        point = self.completion(s, F) if self.linear else sol.x[v]
+        col = p.make_column(point, F, "seed")
+        if not p.is_positive(col.v):
+            log.debug("seed %d: the MIP's point is not accepted by the model; skipped", s)
+            return 0.0, float(max(dual, sol.objective)), None
+        if branching:
+            chosen = sol.x[z] > 0.5
+            chosen &= col.cover       # the chosen types (an admissible subset)
+            col.cover = chosen
+        return float(col.cover @ w), float(max(dual, sol.objective)), col
+
+    def _subsets(self) -> np.ndarray | None:
+        """Bitmasks of every change set of size ``min(Tmax, #mutable)`` when there are at
+        most ``max_enumeration`` (:mod:`~groupcf.formulations.subsets`), else ``None``."""
+        mut = tuple(int(l) for l in np.flatnonzero(self.mutable))
+        k = min(self.problem.Tmax, len(mut))
+        if len(self.problem.space) > 62 or not subsets.affordable(len(mut), k, self.max_enumeration):
+            return None
+        if self._dmask is None:
+            self._dmask = subsets.masks_of(self.D)
+        return subsets.subset_masks(mut, k)
+
+    def _lazy_enumeration(self, s, w, J, eps):
+        """Mode "lazy" with the relaxation solved by enumerating every maximal change set
+        (bitmasks; a type is covered iff its difference mask lies inside the set). Cuts
+        become a filter on the sets: ``popcount(F \ D) ≥ k + 1``."""
+        p = self.problem
+        Fm = self._subsets()
+        ks = np.flatnonzero(J)
+        Dm, wk = self._dmask[s, ks], w[ks]
+        vals = subsets.covered_weight(Fm, Dm, wk)
+        valid = self._valid_sets(s)
+        if valid is not None:
+            vals[~valid] = -1.0
+        for _ in range(self.MAX_ROUNDS):
+            j = int(np.argmax(vals))
+            ub = float(vals[j])
+            if ub <= 1 + eps:
+                return ub, ub, None
+            covered = (Dm & ~Fm[j]) == 0
+            core_mask = int(np.bitwise_or.reduce(Dm[covered])) if covered.any() else 0
+            core = subsets.bits(core_mask)
+            k = p.Tmax - len(core)
+            ok, v, changed = self.checker.check(p.Z[s], core, k)
+            if ok is None:
+                return 0.0, None, None
+            if ok:
+                col = p.make_column(v, frozenset(core) | changed, "seed")
+                if not p.is_positive(col.v):
+                    return 0.0, None, None
+                return float(col.cover @ w), ub, col
+            self._add_cut(s, core)
+            vals[~self._valid_sets(s)] = -1.0
+        log.warning("seed %d: no proof after %d no-good cuts", s, self.MAX_ROUNDS)
+        return 0.0, None, None
+
+    def _valid_sets(self, s: int) -> np.ndarray | None:
+        """Bool over the enumerated change sets: those no cut of seed ``s`` excludes."""
+        cuts = self._cuts.get(s, [])
+        if not cuts:
+            return None
+        n_used, valid = self._valid.get(s, (0, None))
+        if n_used < len(cuts):
+            Fm = self._subsets()
+            for coefs, lo in cuts[n_used:]:
+                core_mask = int(sum(1 << l for l in np.flatnonzero(coefs == 0)))
+                keep = np.bitwise_count(Fm & ~np.int64(core_mask)) >= lo
+                valid = keep if valid is None else valid & keep
+            self._valid[s] = (len(cuts), valid)
+        return valid
+
+    def _add_cut(self, s: int, core) -> tuple[np.ndarray, float]:
+        """Record the no-good cut ``Σ_{l ∉ core} f_l ≥ Tmax − |core| + 1`` of seed ``s``."""
+        outside = np.ones(len(self.problem.space))
+        outside[list(core)] = 0.0
+        cut = (outside, float(self.problem.Tmax - len(core) + 1))
+        self._cuts.setdefault(s, []).append(cut)
+        self.cuts += 1
+        return cut
+
+    def _lazy(self, s, w, be, f, z, branching, eps):
+        """The relaxation over ``(f, z)`` with no-good cuts (module doc, mode "lazy")."""
+        p = self.problem
+        T = p.Tmax
+        for _ in range(self.MAX_ROUNDS):
+            sol = be.solve()
+            if sol.status == Status.INFEASIBLE:
+                return 0.0, 0.0, None
+            if not sol.status.has_solution or (sol.status != Status.OPTIMAL and sol.dual_bound is None):
+                return 0.0, None, None
+            ub = float(max(sol.objective, sol.dual_bound if sol.dual_bound is not None else sol.objective))
+            if ub <= 1 + eps:
+                return float(sol.objective), ub, None    # this seed cannot price out
+            chosen = sol.x[z] > 0.5
+            core = np.flatnonzero(self.D[s, chosen].any(axis=0))
+            ok, v, changed = self.checker.check(p.Z[s], core, T - len(core))
+            if ok is None:
+                return 0.0, None, None
+            if ok:
+                col = p.make_column(v, frozenset(core.tolist()) | changed, "seed")
+                if not p.is_positive(col.v):
+                    return 0.0, None, None
+                if branching:
+                    col.cover = chosen & col.cover
+                return float(col.cover @ w), ub, col
+            # no completion within T - |core| further features: no-good cut
+            coefs, lo = self._add_cut(s, core)
+            be.add_row(f, coefs, lo, INF)
+        log.warning("seed %d: no proof after %d no-good cuts", s, self.MAX_ROUNDS)
+        return 0.0, None, None
+
+    def _model(self, s, branching, same, differ):
+        key = tuple(branching)
+        hit = self._models.get(s)
+        if hit is not None and hit[0] == key:
+            return hit[1:]
+        p = self.problem
+        space = p.space
+        be = make_backend(self.solver, mip_gap=self.mip_gap)
+        if self.mode in ("linear", "lazy"):
+            f = be.add_vars(len(space), 0.0, self.mutable.astype(float), VarType.BINARY)
+            v = None
+        else:
+            blk = add_counterfactual(be, space, p.tm.embedding, p.score_lo, Tmax=p.Tmax)
+            f, v = blk.f, blk.v
+        ztype = VarType.BINARY if branching else VarType.CONTINUOUS
+        z = be.add_vars(p.n_types, 0.0, self.compat[s].astype(float), ztype)
+        rows = RowBuffer()
+        for k in np.flatnonzero(self.compat[s]):
+            for l in np.flatnonzero(self.D[s, k]):
+                rows.add([z[k], f[l]], [1.0, -1.0], -INF, 0.0)          # z_k <= f_l
+        if self.mode in ("linear", "lazy"):
+            rows.add(f, 1.0, -INF, float(p.Tmax))
+            need = p.score_lo - self.s[s] if self.linear else 0.0
+            if need > 0:
+                rows.add(f, self.G[s], need, INF)                      # knapsack score row
+            for coefs, lo in self._cuts.get(s, ()):
+                rows.add(f, coefs, lo, INF)                            # no-good cuts
+        else:
+            add_agreement(rows, space, blk, p.Z[s])                    # v = x_s outside F
+            for k in np.flatnonzero(self.compat[s]):
+                for l in np.flatnonzero(self.D[s, k] & self.inc):      # never decrease for k
+                    feat = space.features_[l]
+                    increase_only_rows(rows, feat, v[feat.columns], p.Z[k, feat.columns], int(z[k]))
+        for i, j, is_same in branching:
+            if is_same:
+                rows.add([z[i], z[j]], [1.0, -1.0], 0.0, 0.0)
+            else:
+                rows.add([z[i], z[j]], [1.0, 1.0], -INF, 1.0)
+        rows.flush(be)
+        self._models[s] = (key, be, f, z, v)
+        return be, f, z, v
+
+
+def decisions(n: int, branching):
+    """Union-find labels of the "same" groups and the list of "differ" pairs."""
+    label = np.arange(n)
+
+    def find(a):
+        while label[a] != a:
+            label[a] = label[label[a]]
+            a = label[a]
+        return a
+
+    differ = []
+    for i, j, is_same in branching:
+        if is_same:
+            label[find(i)] = find(j)
+        else:
+            differ.append((i, j))
+    return np.array([find(a) for a in range(n)]), differ

@@ -1,0 +1,194 @@
+r"""Branch-and-price with Ryan–Foster branching (certifies when the integer master is
+above the LP bound).
+
+**Why branching on pairs is valid here.** Feasible groups are closed under taking
+subsets (the same point and change set cover any subgroup), so every cover can be turned
+into a partition of ``S`` with the same number of columns. In a partition two types
+``i, j`` are either explained by the same counterfactual or by different ones; the two
+children "same(i, j)" (every column covers both or neither) and "differ(i, j)" (no
+column covers both) therefore keep every optimal partition (Ryan & Foster 1981).
+
+**A node** holds the decisions on its path. Its restricted master is the covering LP
+(paper eqs. 15–18) over the columns admissible there — every column generated so far,
+*repaired*: a "same" group covered only in part is dropped from the column, and of a
+"differ" pair covered together one side is dropped (subsets stay feasible) — plus one
+artificial column per type with cost ``n + 1`` so the LP is always feasible. Pricing is
+the exact seed pricing (:class:`~groupcf.formulations.seed.SeedPricing`) with the
+branching rows :math:`z_i = z_j` / :math:`z_i + z_j \le 1`. When pricing proves that no
+column prices out, the LP value is the node's bound: an artificial column still in use
+means the node is infeasible; a bound whose ceiling reaches the incumbent prunes the
+node; an integral LP solution is a new incumbent; otherwise the integer master over the
+node's columns is tried, then the node branches.
+
+**Choice of the pair.** Among pairs ``(i, j)`` such that a positive column covers both
+and a positive column covers exactly one of them (both children then cut off the current
+LP solution, so the tree is finite), the one whose joint coverage
+:math:`\sum_{C \ni i, j} \lambda_C` is closest to 1/2. Nodes are explored depth first,
+"same" before "differ".
+"""
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..formulations.master import RestrictedMaster, solve_set_cover
+from ..formulations.seed import decisions
+from ..solvers.base import Status
+from .problem import Column
+
+log = logging.getLogger(__name__)
+
+EPS = 1e-6
+
+
+@dataclass
+class TreeResult:
+    best: int                 # incumbent size
+    columns: list[Column]     # incumbent columns (covers are admissible subsets)
+    lower: int                # proven lower bound (== best when the tree is exhausted)
+    nodes: int
+    exhausted: bool
+
+
+def repair(cover: np.ndarray, label: np.ndarray, differ, prefer_first: bool = True) -> np.ndarray:
+    """The largest-first admissible subset of ``cover`` under the node's decisions (see
+    module doc): partially covered "same" groups are dropped; of a "differ" pair covered
+    together, the group of the second (or first) member is dropped."""
+    cover = cover.copy()
+    while True:
+        changed = False
+        for g in np.unique(label[cover]):
+            members = label == g
+            if not cover[members].all():
+                cover[members] = False
+                changed = True
+        for i, j in differ:
+            if cover[i] and cover[j]:
+                drop = j if prefer_first else i
+                cover[label == label[drop]] = False
+                changed = True
+        if not changed:
+            return cover
+
+
+def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, incumbent: list[Column],
+                     root_lower: int, active: np.ndarray, max_columns: int = 10) -> TreeResult:
+    """Close the gap between ``root_lower`` and ``len(incumbent)`` (see module doc)."""
+    n = problem.n_types
+    pool: dict[bytes, Column] = {}
+    for c in columns:
+        pool.setdefault(c.cover.tobytes(), c)
+    best, best_cols = len(incumbent), list(incumbent)
+    stack: list[tuple[tuple, int]] = [((), root_lower)]   # (decisions, parent's bound)
+    nodes = 0
+    while stack:
+        if deadline.passed:
+            break
+        branching, parent_bound = stack.pop()
+        if parent_bound >= best:
+            continue
+        nodes += 1
+        label, differ = decisions(n, branching)
+        # node master over the admissible repairs of every known column
+        master = RestrictedMaster(n, solver)
+        for i in np.flatnonzero(active):
+            e = np.zeros(n, dtype=bool)
+            e[i] = True
+            master.add(e, cost=n + 1.0)
+        n_art = master.n_columns
+        node_cols: list[Column] = []
+        seen: set[bytes] = set()
+
+        def add(col: Column, cover: np.ndarray) -> bool:
+            cover = cover & active
+            key = cover.tobytes()
+            if not cover.any() or key in seen:
+                return False
+            seen.add(key)
+            node_cols.append(Column(col.v, col.F, cover, col.source))
+            master.add(cover)
+            return True
+
+        for col in pool.values():
+            add(col, repair(col.cover, label, differ, True))
+            if differ:
+                add(col, repair(col.cover, label, differ, False))
+        bound, lp = None, None
+        while not deadline.passed:
+            lp = master.solve_lp(time_limit=deadline.left())
+            if lp.status != Status.OPTIMAL:
+                lp = None
+                break
+            z = float(lp.objective)
+            w = np.maximum(lp.row_duals[master.rows], 0.0) * active
+            res = pricing.solve(w, max_columns=max_columns, branching=branching, deadline=deadline)
+            if math.isfinite(res.dual_bound):
+                farley = math.ceil(z / max(1.0, res.dual_bound) - 1e-6)
+                if farley >= best:
+                    bound = farley
+                    break
+            new = 0
+            for col in res.columns:
+                pool.setdefault(col.cover.tobytes(), col)
+                new += add(col, col.cover)
+            if new == 0:
+                if res.optimal:
+                    bound = math.ceil(z - 1e-6)
+                elif not deadline.passed:
+                    log.warning("branch-and-price: pricing found no new column without a proof; stopping")
+                break
+        if bound is None:              # time limit inside the node: keep it open
+            stack.append((branching, parent_bound))
+            break
+        if bound >= best or lp is None:
+            continue                   # pruned (or infeasible: artificial columns in use)
+        lam = lp.x[master.y]
+        if (lam[:n_art] > 1e-9).any():
+            continue                   # some type cannot be covered in this node
+        lam = lam[n_art:]
+        C = np.array([c.cover for c in node_cols])
+        if np.all((lam < 1e-9) | (lam > 1 - 1e-9)):
+            chosen = [node_cols[k] for k in np.flatnonzero(lam > 0.5)]
+            if len(chosen) < best:
+                best, best_cols = len(chosen), chosen
+                log.info("branch-and-price: integral node, incumbent %d", best)
+            continue
+        sol = solve_set_cover(C[:, active], solver, time_limit=deadline.left())
+        if sol.status.has_solution:
+            chosen = [node_cols[k] for k in np.flatnonzero(sol.x[: len(node_cols)] > 0.5)]
+            if len(chosen) < best:
+                best, best_cols = len(chosen), chosen
+                log.info("branch-and-price: node %d integer master, incumbent %d", nodes, best)
+        if bound >= best:
+            continue
+        pair = choose_pair(C, lam)
+        if pair is None:   # cannot happen for a fractional solution with distinct covers
+            raise RuntimeError("internal error: fractional master without a branching pair")
+        i, j = pair
+        log.debug("branch-and-price: node %d bound %d, branching on (%d, %d)", nodes, bound, i, j)
+        stack.append((branching + ((i, j, False),), bound))
+        stack.append((branching + ((i, j, True),), bound))
+    exhausted = not stack
+    lower = best if exhausted else max(root_lower, min([best] + [b for _, b in stack]))
+    return TreeResult(best, best_cols, int(lower), nodes, exhausted)
+
+
+def choose_pair(C: np.ndarray, lam: np.ndarray) -> tuple[int, int] | None:
+    """The Ryan–Foster pair (module doc) for covers ``C`` (columns × types) with LP
+    values ``lam``, or ``None``."""
+    pos = lam > 1e-9
+    A = C[pos].astype(float)
+    l = lam[pos]
+    both = A.T @ (A * l[:, None])                        # sum of lam over columns with i and j
+    cov = (A * l[:, None]).sum(axis=0)
+    exactly_one = cov[:, None] + cov[None, :] - 2 * both
+    ok = (both > 1e-9) & (exactly_one > 1e-9)
+    np.fill_diagonal(ok, False)
+    if not ok.any():
+        return None
+    score = np.where(ok, np.abs(both - 0.5), np.inf)
+    i, j = np.unravel_index(int(np.argmin(score)), score.shape)
+    return int(min(i, j)), int(max(i, j))
