@@ -59,18 +59,24 @@ def random_case(seed: int):
 
 
 # colgen prices by complete enumeration of change sets on small spaces; max_change_sets=0
-# forces the exact levels (per-seed MIPs for LR, the pricing MIP otherwise, or forced) so
-# every pricing path is checked against brute force
+# forces the exact levels — seed pricing in its default mode (closed form for LR, lazy
+# completion checks otherwise), in each other mode, or the joint pricing MIP — so every
+# pricing path is checked against brute force
 METHODS = {"colgen": {}, "colgen-seed": {"max_change_sets": 0, "max_enumerated_sets": 0},
+           "colgen-lazy": {"max_change_sets": 0, "max_enumerated_sets": 0, "seed_mode": "lazy"},
+           "colgen-embedded": {"max_change_sets": 0, "max_enumerated_sets": 0, "seed_mode": "embedded"},
            "colgen-mip": {"max_change_sets": 0, "pricing": "mip"}, "compact": {}}
 
 
 def check_case(pipe, S, Tmax, solvers=("highs",), methods=tuple(METHODS)):
     best, types, explainable = brute_force_group(pipe[0], real_logit(pipe), S, Tmax)
     partial = not explainable.all()
+    increase_only = any(f.increase_only and not f.immutable for f in pipe[0])
     for solver in solvers:
         for method in methods:
             algo, opts = method.split("-")[0], METHODS[method]
+            if opts.get("seed_mode") == "lazy" and increase_only:
+                continue            # the lazy mode needs no increase-only features
             if partial:
                 with pytest.raises(NoCounterfactualError):
                     gcf.explain_group(S, pipe, Tmax, method=algo, solver=solver, progress=False, **opts)

@@ -14,6 +14,9 @@ set :math:`F` of features that may change and a budget :math:`k`, is there a poi
    further feature while the budget lasts) that raises the model's exact score most,
    all candidates scored in one batched call, until the score clears the threshold or no
    change improves it.
+   For a linear score (logistic regression) the greedy search is exact — every
+   feature's gain is independent, so it frees the features of :math:`F` and the
+   :math:`k` largest further gains — and its failure is a proof.
 2. **A feasibility MIP** otherwise: the counterfactual block with the agreement rows of
    :math:`x`, :math:`f_l = 1` on :math:`F` and :math:`\sum_l f_l \le |F| + k`; with
    :math:`k = 0` the free set is known, so :math:`v` is fixed by bounds outside
@@ -44,6 +47,8 @@ class CompletionChecker:
         self.emb = problem.tm.embedding
         self.mutable = np.array([not f.immutable and not f.increase_only for f in self.space])
         self._options = [self._values(f) for f in self.space]
+        layers = getattr(self.emb, "layers", None)
+        self.linear = layers is not None and len(layers) == 1
         self.calls = {"greedy": 0, "mip": 0, "infeasible": 0, "unknown": 0}
 
     @staticmethod
@@ -64,6 +69,9 @@ class CompletionChecker:
         if v is not None:
             self.calls["greedy"] += 1
             return True, v, self._changed(z, v)
+        if self.linear:          # greedy is exact for a linear score: a proof
+            self.calls["infeasible"] += 1
+            return False, None, frozenset()
         self.calls["mip"] += 1
         ok, v = self._mip(z, F, k, time_limit)
         if ok is None:

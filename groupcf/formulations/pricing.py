@@ -53,6 +53,7 @@ from ..solvers.base import INF, Solution, VarType
 from .blocks import add_agreement, add_counterfactual
 from . import subsets
 from .conflicts import conflict_cliques
+from .coverage import add_inclusion_coverage
 from .rows import RowBuffer
 
 log = logging.getLogger(__name__)
@@ -125,12 +126,11 @@ class PricingMIP:
 class BestChangeSet:
     """Auxiliary MIP 1: for a fixed counterfactual, the change set of maximum dual value."""
 
-    #: enumerate change sets (bitmasks) when there are at most this many
-    MAX_ENUMERATION = 250_000
-
-    def __init__(self, problem, solver):
+    def __init__(self, problem, solver, time_limit: float | None = 5.0, node_limit: int = 200_000):
         self.problem = problem
         self.solver = solver
+        self.node_limit = node_limit    # the combinatorial search first ...
+        self.time_limit = time_limit    # ... else the MIP, best change set found in this time
         self.mutable = np.array([not f.immutable for f in problem.space])
 
     def best(self, v: np.ndarray, w: np.ndarray) -> tuple[frozenset, float]:
@@ -144,29 +144,18 @@ class BestChangeSet:
         if not ok.any():
             return frozenset(), 0.0
         D, wt = diff[ok], w[ok]
-        cand = tuple(int(l) for l in np.flatnonzero(D.any(axis=0)))
-        k = min(p.Tmax, len(cand))
-        if not subsets.affordable(len(cand), k, self.MAX_ENUMERATION):
-            # every k-subset of the mutable features: cached once for the whole run
-            mut = tuple(int(l) for l in np.flatnonzero(self.mutable))
-            if subsets.affordable(len(mut), min(p.Tmax, len(mut)), self.MAX_ENUMERATION):
-                cand, k = mut, min(p.Tmax, len(mut))
-            else:
-                return self._mip(D[:, list(cand)], wt, np.array(cand), k)
-        Fm = subsets.subset_masks(cand, k)
-        vals = subsets.covered_weight(Fm, subsets.masks_of(D), wt)
-        j = int(np.argmax(vals))
-        return frozenset(subsets.bits(int(Fm[j]))), float(vals[j])
+        if D.shape[1] <= 62:
+            # the covered types are those whose difference sets fit together in Tmax
+            masks = subsets.masks_of(D)
+            val, chosen, complete = subsets.max_weight_union(masks, wt, p.Tmax, -1.0, node_limit=self.node_limit)
+            if complete:
+                return frozenset(subsets.bits(int(np.bitwise_or.reduce(masks[chosen])))), float(val)
+        cand = np.flatnonzero(D.any(axis=0))
+        return self._mip(D[:, cand], wt, cand, min(p.Tmax, len(cand)))
 
     def _mip(self, D, wt, cand, k) -> tuple[frozenset, float]:
-        be = make_backend(self.solver)
-        f = be.add_vars(D.shape[1], 0.0, 1.0, VarType.BINARY)
-        z = be.add_vars(D.shape[0], 0.0, 1.0, VarType.CONTINUOUS)
-        rows = RowBuffer()
-        for i, j in zip(*np.nonzero(D)):
-            rows.add([z[i], f[j]], [1.0, -1.0], -INF, 0.0)
-        rows.add(f, 1.0, -INF, float(k))
-        rows.flush(be)
+        be = make_backend(self.solver, time_limit=self.time_limit)
+        f, z = add_inclusion_coverage(be, D, k)
         be.set_objective(z, wt, sense="max")
         sol = be.solve()
         F = frozenset(int(cand[j]) for j in np.flatnonzero(sol.x[f] > 0.5)) if sol.status.has_solution else frozenset()

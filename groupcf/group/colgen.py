@@ -11,10 +11,11 @@ The loop, per iteration:
    classes of types priced by a feasibility oracle (closed form for a logistic model);
    complete enumeration without increase-only features is exact pricing, so the loop
    can stop without any MIP;
-4. otherwise solve the exact pricing: one small MIP per seed type
-   (:class:`~groupcf.formulations.seed.SeedPricing`; a knapsack row for a logistic
-   model, the embedded network otherwise), or with ``pricing="mip"`` the joint **pricing
-   MIP** of the paper asking for several solutions; every solution is turned into a
+4. otherwise solve the exact pricing: one small problem per seed type
+   (:class:`~groupcf.formulations.seed.SeedPricing`: a combinatorial search over the
+   covered types with a closed-form score test for a logistic model, or checked
+   completions and no-good cuts for a network), or with ``pricing="mip"`` the joint
+   **pricing MIP** of the paper asking for several solutions; every solution is turned into a
    column (full coverage recomputed exactly), extended by **auxiliary MIP 1** (best
    change set for that counterfactual), and for the pricing MIP's best one **auxiliary
    MIP 2** (another counterfactual covering the same types) is tried;
@@ -271,7 +272,7 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
             # (3) heuristic level: change sets seen before, classes priced by the oracle;
             # with few change sets, all of them: then the level is exact pricing. Skipped
             # when the oracle would need a MIP per class and seed pricing is available
-            # (the lazy seed pricing is cheaper than those MIPs)
+            # (seed pricing is cheaper than those MIPs)
             cheap, decided = [], False
             if all_F or oracle.linear or exact is None:
                 t = time.perf_counter()
@@ -373,14 +374,29 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
 
 def _integer(master: RestrictedMaster, cols: list[Column], solver, deadline: Deadline, stats: Stats,
              active: np.ndarray) -> tuple[int, list[Column]]:
+    """The integer master over the columns; when the MIP has no solution (time limit),
+    the greedy set cover (the columns always cover every active type)."""
     t = time.perf_counter()
     C = master.cover_matrix()[:, active]
     sol = solve_set_cover(C, solver, time_limit=deadline.left())
     stats.time_final_ip += time.perf_counter() - t
-    if not sol.status.has_solution:
-        return math.inf, []
-    chosen = [cols[j] for j in np.flatnonzero(sol.x[: len(cols)] > 0.5)]
+    if sol.status.has_solution:
+        chosen = [cols[j] for j in np.flatnonzero(sol.x[: len(cols)] > 0.5)]
+    else:
+        chosen = [cols[j] for j in greedy_cover(C)]
     return len(chosen), chosen
+
+
+def greedy_cover(C: np.ndarray) -> list[int]:
+    """Indices of columns (rows of ``C``) covering every type, greedily (largest new
+    coverage first)."""
+    left = C.any(axis=0).copy()
+    out = []
+    while left.any():
+        j = int(np.argmax((C & left).sum(axis=1)))
+        out.append(j)
+        left &= ~C[j]
+    return out
 
 
 class CompleteColumns:
