@@ -18,7 +18,7 @@ branching rows :math:`z_i = z_j` / :math:`z_i + z_j \le 1`. When pricing proves 
 column prices out, the LP value is the node's bound: an artificial column still in use
 means the node is infeasible; a bound whose ceiling reaches the incumbent prunes the
 node; an integral LP solution is a new incumbent; otherwise the integer master over the
-node's columns is tried, then the node branches.
+node's columns is tried (``ip_cap`` seconds, a primal heuristic), then the node branches.
 
 **Choice of the pair.** Among pairs ``(i, j)`` such that a positive column covers both
 and a positive column covers exactly one of them (both children then cut off the current
@@ -75,7 +75,7 @@ def repair(cover: np.ndarray, label: np.ndarray, differ, prefer_first: bool = Tr
 
 
 def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, incumbent: list[Column],
-                     root_lower: int, active: np.ndarray, max_columns: int = 10) -> TreeResult:
+                     root_lower: int, active: np.ndarray, max_columns: int = 10, ip_cap: float = 0.5) -> TreeResult:
     """Close the gap between ``root_lower`` and ``len(incumbent)`` (see module doc)."""
     n = problem.n_types
     pool: dict[bytes, Column] = {}
@@ -156,7 +156,8 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
                 best, best_cols = len(chosen), chosen
                 log.info("branch-and-price: integral node, incumbent %d", best)
             continue
-        sol = solve_set_cover(C[:, active], solver, time_limit=deadline.left())
+        left = deadline.left()
+        sol = solve_set_cover(C[:, active], solver, time_limit=ip_cap if left is None else min(ip_cap, left))
         if sol.status.has_solution:
             chosen = [node_cols[k] for k in np.flatnonzero(sol.x[: len(node_cols)] > 0.5)]
             if len(chosen) < best:
@@ -168,7 +169,7 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
         if pair is None:   # cannot happen for a fractional solution with distinct covers
             raise RuntimeError("internal error: fractional master without a branching pair")
         i, j = pair
-        log.debug("branch-and-price: node %d bound %d, branching on (%d, %d)", nodes, bound, i, j)
+        log.debug("branch-and-price: node %d depth %d LP %.3f bound %d, branching on (%d, %d)", nodes, len(branching), z, bound, i, j)
         stack.append((branching + ((i, j, False),), bound))
         stack.append((branching + ((i, j, True),), bound))
     exhausted = not stack
