@@ -19,6 +19,9 @@ column prices out, the LP value is the node's bound: an artificial column still 
 means the node is infeasible; a bound whose ceiling reaches the incumbent prunes the
 node; an integral LP solution is a new incumbent; otherwise the integer master over the
 node's columns is tried (``ip_cap`` seconds, a primal heuristic), then the node branches.
+Every ``pool_every`` nodes the integer master over *all* columns seen (with their full
+coverage) is tried too: columns priced in different nodes may combine into a smaller
+cover, and an incumbent equal to the root bound ends the search.
 
 **Choice of the pair.** Among pairs ``(i, j)`` such that a positive column covers both
 and a positive column covers exactly one of them (both children then cut off the current
@@ -75,13 +78,24 @@ def repair(cover: np.ndarray, label: np.ndarray, differ, prefer_first: bool = Tr
 
 
 def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, incumbent: list[Column],
-                     root_lower: int, active: np.ndarray, max_columns: int = 10, ip_cap: float = 0.5) -> TreeResult:
+                     root_lower: int, active: np.ndarray, max_columns: int = 10, ip_cap: float = 0.5,
+                     pool_every: int = 20) -> TreeResult:
     """Close the gap between ``root_lower`` and ``len(incumbent)`` (see module doc)."""
     n = problem.n_types
     pool: dict[bytes, Column] = {}
     for c in columns:
         pool.setdefault(c.cover.tobytes(), c)
     best, best_cols = len(incumbent), list(incumbent)
+    # every column seen, with its full coverage: the pooled integer master (a primal
+    # heuristic run every ``pool_every`` nodes) may combine columns of different nodes
+    full: dict[bytes, Column] = {}
+
+    def remember(col: Column) -> None:
+        c = problem.make_column(col.v, col.F, col.source)
+        full.setdefault(c.cover.tobytes(), c)
+
+    for c in columns:
+        remember(c)
     stack: list[tuple[tuple, int]] = [((), root_lower)]   # (decisions, parent's bound)
     nodes = 0
     while stack:
@@ -91,6 +105,17 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
         if parent_bound >= best:
             continue
         nodes += 1
+        if nodes % pool_every == 0 and best > root_lower:
+            keys = list(full)
+            C = np.array([full[k].cover for k in keys])[:, active]
+            left = deadline.left()
+            sol = solve_set_cover(C, solver, time_limit=5 * ip_cap if left is None else min(5 * ip_cap, left))
+            if sol.status.has_solution and round(sol.objective) < best:
+                best_cols = [full[keys[j]] for j in np.flatnonzero(sol.x[: len(keys)] > 0.5)]
+                best = len(best_cols)
+                log.info("branch-and-price: pooled integer master, incumbent %d", best)
+                if best <= root_lower:
+                    break
         label, differ = decisions(n, branching)
         # node master over the admissible repairs of every known column
         master = RestrictedMaster(n, solver)
@@ -133,6 +158,7 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
             new = 0
             for col in res.columns:
                 pool.setdefault(col.cover.tobytes(), col)
+                remember(col)
                 new += add(col, col.cover)
             if new == 0:
                 if res.optimal:
