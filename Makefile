@@ -38,6 +38,11 @@ bench-paper: $(STAMP)
 	$(PIP) install -q -e ".[bench]"
 	GROUPCF_DATA=$${GROUPCF_DATA:-$(PAPER_DATA)} $(PY) benchmarks/paper.py --methods colgen compact --time-limit 300 --out benchmarks/results/paper.csv $(PAPER_ARGS)
 
+# Independent check of the logistic-regression y* in benchmarks/results/paper.csv (plain enumeration + scipy milp)
+.PHONY: verify-paper-lr
+verify-paper-lr: $(STAMP)
+	GROUPCF_DATA=$${GROUPCF_DATA:-$(PAPER_DATA)} $(PY) benchmarks/verify_lr.py --results benchmarks/results/paper.csv
+
 # Optional open-source MIP solvers for the pyomo:cbc / pyomo:glpk routes (needs root, Debian).
 solvers:
 	command -v cbc >/dev/null && command -v glpsol >/dev/null || \
