@@ -51,7 +51,9 @@ def explain_group(S: pd.DataFrame, model, Tmax: int, *, space=None, method: str 
         Explain what can be explained and list the instances without any counterfactual
         within ``Tmax`` in ``result.unexplained`` (otherwise: ``NoCounterfactualError``).
     options
-        Passed to the algorithm (colgen: ``n_solutions``, ``aux``, ``ip_every``).
+        Passed to the algorithm (colgen: ``n_solutions``, ``aux``, ``ip_every``,
+        ``pricing="seed"|"mip"``, ``seed_mode``, ``max_change_sets``,
+        ``max_enumerated_sets``; see :func:`groupcf.group.colgen.column_generation`).
     """
     if method not in METHODS:
         raise InvalidInputError(f"unknown method {method!r}; available: {sorted(METHODS)}")
