@@ -32,8 +32,10 @@ change set solves a small maximum-coverage problem:
     \max \sum_i w_i z_i \quad\text{s.t.}\quad z_i \le f_l \ (l \in D_i),\quad
     \textstyle\sum_l f_l \le T_{\max},\quad f_l = 0 \ (l \text{ immutable}).
 
-:class:`BestChangeSet` solves it exactly by enumeration when the candidate features are
-few and as a MIP otherwise.
+:class:`BestChangeSet` solves it exactly by the depth-first search of
+:func:`~groupcf.formulations.subsets.max_weight_union` (the covered types are those whose
+difference sets fit together in :math:`T_{\max}` features), and beyond its node limit as
+the MIP of :mod:`~groupcf.formulations.coverage` (time-limited: it is a heuristic).
 
 **Auxiliary MIP 2 — fix the assignment, find another counterfactual.** The pricing MIP
 with :math:`z_i \ge 1` for the types of a column: another :math:`v` that covers them all

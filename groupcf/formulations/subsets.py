@@ -82,7 +82,7 @@ def max_weight_union(masks: np.ndarray, weights: np.ndarray, T: int, floor: floa
     order = np.argsort(-weights, kind="stable")
     try:
         if must is None:
-            dfs(np.int64(0), 0.0, order, [])
+            dfs(np.int64(0), 0.0, order[np.bitwise_count(masks[order]) <= T], [])
         else:
             U0 = masks[must]
             if bin(int(U0)).count("1") <= T and ok(U0):

@@ -174,8 +174,8 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
     ``max_change_sets``: when there are at most this many maximal change sets, every one
     of them is priced at each iteration (complete enumeration); without increase-only
     features this is exact pricing and the pricing MIP is never needed.
-    ``pricing``: the exact level — ``"seed"`` (one MIP per seed type, the default;
-    ``"auto"`` is the same) or ``"mip"`` (the paper's joint pricing MIP). Branch-and-price
+    ``pricing``: the exact level — ``"seed"`` (one small problem per seed type, the
+    default; ``"auto"`` is the same) or ``"mip"`` (the paper's joint pricing MIP). Branch-and-price
     needs seed pricing; with ``"mip"`` a remaining gap is reported.
     ``max_enumerated_sets``: for a logistic model with at most this many maximal change
     sets (and no increase-only feature), every maximal column is enumerated up front:
@@ -292,7 +292,7 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
                 stats.converged = True          # no class of any change set prices out
                 lower = max(lower, math.ceil(z - 1e-6))
                 break
-            # (4) exact pricing: per-seed MIPs for a linear model, else the pricing MIP
+            # (4) exact pricing: seed pricing, or the joint pricing MIP (pricing="mip")
             stats.pricing_calls += 1
             res = (exact.solve(w, max_columns=n_solutions, deadline=deadline) if exact is not None
                    else mip.solve(w, time_limit=deadline.left()))
