@@ -34,6 +34,22 @@ class RestrictedMaster:
         # one covering row per type; columns come later
         self.rows = self.backend.add_rows(_empty(n_types, 0), np.ones(n_types), np.full(n_types, INF))
 
+    @classmethod
+    def from_covers(cls, n_types: int, covers: np.ndarray, costs: np.ndarray, solver) -> "RestrictedMaster":
+        """A master with the given columns (bool covers, one row each), built at once."""
+        import scipy.sparse as sp
+
+        self = cls.__new__(cls)
+        self.solver, self.n_types = solver, n_types
+        self.backend = make_backend(solver)
+        covers = np.asarray(covers, dtype=bool).reshape(-1, n_types)
+        self.y = self.backend.add_vars(len(covers), 0.0, INF, obj=np.asarray(costs, dtype=float))
+        A = sp.csr_matrix(covers.T.astype(float))
+        A = sp.csr_matrix((A.data, self.y[A.indices], A.indptr), shape=(n_types, self.backend.num_vars))
+        self.rows = self.backend.add_rows(A, np.ones(n_types), np.full(n_types, INF))
+        self.covers = list(covers)
+        return self
+
     @property
     def n_columns(self) -> int:
         return len(self.covers)

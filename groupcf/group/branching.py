@@ -18,7 +18,8 @@ branching rows :math:`z_i = z_j` / :math:`z_i + z_j \le 1`. When pricing proves 
 column prices out, the LP value is the node's bound: an artificial column still in use
 means the node is infeasible; a bound whose ceiling reaches the incumbent prunes the
 node; an integral LP solution is a new incumbent; otherwise the integer master over the
-node's columns is tried (``ip_cap`` seconds, a primal heuristic), then the node branches.
+node's columns is tried (at every ``ip_every``-th depth, ``ip_cap`` seconds: a primal
+heuristic), then the node branches.
 Every ``pool_every`` nodes the integer master over *all* columns seen (with their full
 coverage) is tried too: columns priced in different nodes may combine into a smaller
 cover, and an incumbent equal to the root bound ends the search.
@@ -56,30 +57,34 @@ class TreeResult:
     exhausted: bool
 
 
-def repair(cover: np.ndarray, label: np.ndarray, differ, prefer_first: bool = True) -> np.ndarray:
-    """The largest-first admissible subset of ``cover`` under the node's decisions (see
-    module doc): partially covered "same" groups are dropped; of a "differ" pair covered
-    together, the group of the second (or first) member is dropped."""
-    cover = cover.copy()
+def repair(covers: np.ndarray, label: np.ndarray, differ, prefer_first: bool = True) -> np.ndarray:
+    """The admissible subsets of ``covers`` (bool, one row per column, or one cover) under
+    the node's decisions (see module doc): partially covered "same" groups are dropped;
+    of a "differ" pair covered together, the group of the second (or first) member."""
+    P = np.atleast_2d(covers).copy()
+    groups = [np.flatnonzero(label == g) for g in np.unique(label)]
+    groups = [m for m in groups if len(m) > 1]
     while True:
         changed = False
-        for g in np.unique(label[cover]):
-            members = label == g
-            if not cover[members].all():
-                cover[members] = False
+        for m in groups:
+            some = P[:, m].any(axis=1)
+            partial = some & ~P[:, m].all(axis=1)
+            if partial.any():
+                P[np.ix_(partial, m)] = False
                 changed = True
         for i, j in differ:
-            if cover[i] and cover[j]:
+            both = P[:, i] & P[:, j]
+            if both.any():
                 drop = j if prefer_first else i
-                cover[label == label[drop]] = False
+                P[np.ix_(both, np.flatnonzero(label == label[drop]))] = False
                 changed = True
         if not changed:
-            return cover
+            return P if np.ndim(covers) == 2 else P[0]
 
 
 def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, incumbent: list[Column],
                      root_lower: int, active: np.ndarray, max_columns: int = 10, ip_cap: float = 0.5,
-                     pool_every: int = 20) -> TreeResult:
+                     pool_every: int = 20, ip_every: int = 4) -> TreeResult:
     """Close the gap between ``root_lower`` and ``len(incumbent)`` (see module doc)."""
     n = problem.n_types
     pool: dict[bytes, Column] = {}
@@ -117,15 +122,26 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
                 if best <= root_lower:
                     break
         label, differ = decisions(n, branching)
-        # node master over the admissible repairs of every known column
-        master = RestrictedMaster(n, solver)
-        for i in np.flatnonzero(active):
-            e = np.zeros(n, dtype=bool)
-            e[i] = True
-            master.add(e, cost=n + 1.0)
-        n_art = master.n_columns
+        # node master over the admissible repairs of every known column, built in one go;
+        # one artificial column per type (cost n + 1) keeps it feasible
+        cols = list(pool.values())
+        P = np.array([c.cover for c in cols]) & active
+        reps = [(cols, repair(P, label, differ, True))]
+        if differ:
+            reps.append((cols, repair(P, label, differ, False)))
         node_cols: list[Column] = []
         seen: set[bytes] = set()
+        for src, R in reps:
+            for col, cover in zip(src, R):
+                key = cover.tobytes()
+                if cover.any() and key not in seen:
+                    seen.add(key)
+                    node_cols.append(Column(col.v, col.F, cover, col.source))
+        art = np.eye(n, dtype=bool)[np.flatnonzero(active)]
+        n_art = len(art)
+        master = RestrictedMaster.from_covers(
+            n, np.vstack([art] + [c.cover[None, :] for c in node_cols]),
+            np.r_[np.full(n_art, n + 1.0), np.ones(len(node_cols))], solver)
 
         def add(col: Column, cover: np.ndarray) -> bool:
             cover = cover & active
@@ -136,11 +152,6 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
             node_cols.append(Column(col.v, col.F, cover, col.source))
             master.add(cover)
             return True
-
-        for col in pool.values():
-            add(col, repair(col.cover, label, differ, True))
-            if differ:
-                add(col, repair(col.cover, label, differ, False))
         bound, lp = None, None
         while not deadline.passed:
             lp = master.solve_lp(time_limit=deadline.left())
@@ -183,8 +194,10 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
                 log.info("branch-and-price: integral node, incumbent %d", best)
             continue
         left = deadline.left()
-        sol = solve_set_cover(C[:, active], solver, time_limit=ip_cap if left is None else min(ip_cap, left))
-        if sol.status.has_solution:
+        sol = None
+        if len(branching) % ip_every == 0:
+            sol = solve_set_cover(C[:, active], solver, time_limit=ip_cap if left is None else min(ip_cap, left))
+        if sol is not None and sol.status.has_solution:
             chosen = [node_cols[k] for k in np.flatnonzero(sol.x[: len(node_cols)] > 0.5)]
             if len(chosen) < best:
                 best, best_cols = len(chosen), chosen
