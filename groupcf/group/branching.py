@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..exceptions import SolverError
 from ..formulations.master import RestrictedMaster, solve_set_cover
 from ..formulations.seed import decisions
 from ..solvers.base import Status
@@ -206,7 +207,7 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
             continue
         pair = choose_pair(C, lam)
         if pair is None:   # cannot happen for a fractional solution with distinct covers
-            raise RuntimeError("internal error: fractional master without a branching pair")
+            raise SolverError("internal error: fractional master without a branching pair")
         i, j = pair
         log.debug("branch-and-price: node %d depth %d LP %.3f bound %d, branching on (%d, %d)", nodes, len(branching), z, bound, i, j)
         stack.append((branching + ((i, j, False),), bound))
