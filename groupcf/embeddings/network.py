@@ -124,6 +124,11 @@ class ReLUNetwork(Embedding):
         return self.layers[0][0].shape[1]
 
     @property
+    def is_linear(self) -> bool:
+        """A single affine layer (logistic regression): the score is linear in the input."""
+        return len(self.layers) == 1
+
+    @property
     def hidden_sizes(self) -> list[int]:
         return [W.shape[0] for W, _ in self.layers[:-1]]
 

@@ -86,6 +86,19 @@ def add_counterfactual(backend: Backend, space: FeatureSpace, embedding: Embeddi
     return CounterfactualBlock(v, f, constr, tmax_row)
 
 
+def box_outside(space: FeatureSpace, z0: np.ndarray, F) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(fixed, lb, ub)``: the expanded columns outside the features ``F`` and bounds on
+    ``v`` that fix them to ``z0`` (the rest keeps the domain's bounds) — a point that may
+    change only ``F``, with big-M constants computed over that small box."""
+    dom = space.domain()
+    fixed = np.ones(space.n_features_out_, dtype=bool)
+    for l in F:
+        fixed[space.features_[l].columns] = False
+    lb, ub = dom.lb.copy(), dom.ub.copy()
+    lb[fixed] = ub[fixed] = z0[fixed]
+    return fixed, lb, ub
+
+
 def add_agreement(rows: RowBuffer, space: FeatureSpace, block: CounterfactualBlock, z0: np.ndarray,
                   z: int | None = None) -> None:
     """Rows "covered ⇒ ``v`` agrees with ``z0`` outside the change set" (see module doc).

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..solvers import make_backend
 from ..solvers.base import Status
-from .blocks import add_agreement, add_counterfactual
+from .blocks import add_agreement, add_counterfactual, box_outside
 from .rows import RowBuffer
 
 log = logging.getLogger(__name__)
@@ -47,8 +47,7 @@ class CompletionChecker:
         self.emb = problem.tm.embedding
         self.mutable = np.array([not f.immutable and not f.increase_only for f in self.space])
         self._options = [self._values(f) for f in self.space]
-        layers = getattr(self.emb, "layers", None)
-        self.linear = layers is not None and len(layers) == 1
+        self.linear = getattr(self.emb, "is_linear", False)
         self.calls = {"greedy": 0, "mip": 0, "infeasible": 0, "unknown": 0}
 
     @staticmethod
@@ -121,11 +120,7 @@ class CompletionChecker:
         dom = space.domain()
         be = make_backend(self.solver, time_limit=time_limit)
         if k == 0:
-            fixed = np.ones(space.n_features_out_, dtype=bool)
-            for l in F:
-                fixed[space.features_[l].columns] = False
-            lb, ub = dom.lb.copy(), dom.ub.copy()
-            lb[fixed] = ub[fixed] = z[fixed]
+            _, lb, ub = box_outside(space, z, F)
             blk = add_counterfactual(be, space, self.emb, p.score_lo, lb, ub)
         else:
             allowed = self.mutable.copy()

@@ -98,7 +98,7 @@ class SeedPricing:
         self.compat = (self.D.sum(axis=2) <= problem.Tmax) & ~self.D[:, :, ~self.mutable].any(axis=2)
         allowed = ["embedded"]
         if not self.inc.any() and len(space) <= 62:
-            allowed = (["linear"] if self.is_linear(problem) else []) + ["lazy", "embedded"]
+            allowed = (["linear"] if getattr(problem.tm.embedding, "is_linear", False) else []) + ["lazy", "embedded"]
         if mode is None:
             mode = allowed[0]
         if mode not in allowed:
@@ -109,22 +109,14 @@ class SeedPricing:
             self._gains()
         #: completions in numpy first, a feasibility MIP otherwise (no increase-only features)
         self.checker = CompletionChecker(problem, solver) if not self.inc.any() else None
-        self._cuts: dict[int, list[tuple[np.ndarray, float]]] = {}   # seed -> no-good cuts
+        self._nogoods: dict[int, list] = {}      # seed -> unions proven infeasible (bitmasks)
         self._models: dict[int, tuple] = {}      # seed -> (branching key, backend, f, z, v)
         self.calls = 0
         self.seed_solves = 0
         self.cuts = 0
         self._dmask = subsets.masks_of(self.D) if len(space) <= 62 else None
-        self._forbid: dict[int, list] = {}       # seed -> unions proven infeasible (lazy)
         self._dfs_failed: dict[int, bool] = {}   # seeds whose search hit the node limit
         self.node_limit = node_limit
-
-    @staticmethod
-    def is_linear(problem) -> bool:
-        from ..embeddings.network import ReLUNetwork
-
-        emb = problem.tm.embedding
-        return isinstance(emb, ReLUNetwork) and len(emb.layers) == 1
 
     # ------------------------------------------------------------------ linear model
     def _gains(self):
@@ -274,7 +266,7 @@ class SeedPricing:
         for _ in range(self.MAX_ROUNDS):
             val, chosen, complete = subsets.max_weight_union(
                 U_mask, U_w, p.Tmax, floor, must=seed_unit, conflicts=edges,
-                forbidden=self._forbid.get(s, ()), feasible=feasible, node_limit=self.node_limit)
+                forbidden=self._nogoods.get(s, ()), feasible=feasible, node_limit=self.node_limit)
             if not complete:
                 return 0.0, None, None
             if chosen is None:
@@ -289,8 +281,7 @@ class SeedPricing:
                 if ok is None:
                     return 0.0, None, None
                 if not ok:             # no completion within Tmax - |core| more features
-                    self._add_cut(s, core)
-                    self._forbid.setdefault(s, []).append(np.int64(union))
+                    self._add_nogood(s, core)
                     continue
                 col = p.make_column(v, frozenset(core) | changed, "seed")
             if not p.is_positive(col.v):
@@ -326,14 +317,20 @@ class SeedPricing:
         extra = [int(l) for l in np.argsort(-g, kind="stable")[:k] if np.isfinite(g[l]) and g[l] > 0]
         return frozenset(core) | frozenset(extra)
 
-    def _add_cut(self, s: int, core) -> tuple[np.ndarray, float]:
-        """Record the no-good cut ``Σ_{l ∉ core} f_l ≥ Tmax − |core| + 1`` of seed ``s``."""
-        outside = np.ones(len(self.problem.space))
-        outside[list(core)] = 0.0
-        cut = (outside, float(self.problem.Tmax - len(core) + 1))
-        self._cuts.setdefault(s, []).append(cut)
+    def _add_nogood(self, s: int, core) -> tuple[np.ndarray, float]:
+        """Record that no completion of seed ``s`` changes only ``core`` plus
+        ``Tmax - |core|`` further features; returns its MIP row (:meth:`_nogood_row`)."""
+        mask = np.int64(sum(1 << int(l) for l in core))
+        self._nogoods.setdefault(s, []).append(mask)
         self.cuts += 1
-        return cut
+        return self._nogood_row(mask)
+
+    def _nogood_row(self, mask) -> tuple[np.ndarray, float]:
+        """``Σ_{l ∉ D} f_l ≥ Tmax − |D| + 1`` for the union ``D`` (bitmask)."""
+        inside = subsets.bits(int(mask))
+        outside = np.ones(len(self.problem.space))
+        outside[inside] = 0.0
+        return outside, float(self.problem.Tmax - len(inside) + 1)
 
     def _lazy(self, s, w, be, f, z, branching, eps):
         """The relaxation over ``(f, z)`` with no-good cuts (module doc, mode "lazy")."""
@@ -361,7 +358,7 @@ class SeedPricing:
                     col.cover = chosen & col.cover
                 return float(col.cover @ w), ub, col
             # no completion within T - |core| further features: no-good cut
-            coefs, lo = self._add_cut(s, core)
+            coefs, lo = self._add_nogood(s, core)
             be.add_row(f, coefs, lo, INF)
         log.warning("seed %d: no proof after %d no-good cuts", s, self.MAX_ROUNDS)
         return 0.0, None, None
@@ -389,8 +386,8 @@ class SeedPricing:
             need = p.score_lo - self.s[s] if self.linear else 0.0
             if need > 0:
                 rows.add(f, self.G[s], need, INF)                      # knapsack score row
-            for coefs, lo in self._cuts.get(s, ()):
-                rows.add(f, coefs, lo, INF)                            # no-good cuts
+            for mask in self._nogoods.get(s, ()):
+                rows.add(f, *self._nogood_row(mask), INF)              # no-good cuts
         else:
             add_agreement(rows, space, blk, p.Z[s])                    # v = x_s outside F
             for k in np.flatnonzero(self.compat[s]):
@@ -424,40 +421,3 @@ def decisions(n: int, branching):
         else:
             differ.append((i, j))
     return np.array([find(a) for a in range(n)]), differ
-
-
-def _best_independent(covered: np.ndarray, weight: np.ndarray, edges, forced: int) -> np.ndarray:
-    """Among the ``covered`` units, the heaviest subset containing ``forced`` with no
-    ``edges`` pair inside (exact; the graphs are the few "differ" decisions of a node)."""
-    cand = covered.copy()
-    live = [(a, b) for a, b in edges if cand[a] and cand[b]]
-    for a, b in live:                 # neighbours of the forced unit are out
-        if a == forced:
-            cand[b] = False
-        elif b == forced:
-            cand[a] = False
-    live = [(a, b) for a, b in live if cand[a] and cand[b]]
-    if not live:
-        return cand
-    nodes = sorted({u for e in live for u in e})
-    best_val, best_drop = -1.0, None
-
-    def search(i, dropped, kept):
-        nonlocal best_val, best_drop
-        if i == len(nodes):
-            val = -float(weight[list(dropped)].sum()) if dropped else 0.0
-            if val > best_val:
-                best_val, best_drop = val, set(dropped)
-            return
-        u = nodes[i]
-        if u in dropped:
-            search(i + 1, dropped, kept)
-            return
-        nbrs = {b if a == u else a for a, b in live if u in (a, b)} - dropped
-        if not (nbrs & kept):         # keep u: its neighbours are dropped
-            search(i + 1, dropped | (nbrs - kept), kept | {u})
-        search(i + 1, dropped | {u}, kept)
-
-    search(0, set(), set())
-    cand[list(best_drop)] = False
-    return cand

@@ -24,8 +24,7 @@ import logging
 
 import numpy as np
 
-from ..embeddings.network import ReLUNetwork
-from ..formulations.blocks import add_counterfactual
+from ..formulations.blocks import add_counterfactual, box_outside
 from ..solvers import make_backend
 from ..solvers.base import Status
 
@@ -39,7 +38,7 @@ class FeasibilityOracle:
         self.max_enumeration = max_enumeration
         self.space = problem.space
         emb = problem.tm.embedding
-        self.linear = isinstance(emb, ReLUNetwork) and len(emb.layers) == 1
+        self.linear = getattr(emb, "is_linear", False)
         if self.linear:
             W, b = emb.layers[0]
             self.w, self.b = W[0], float(b[0])
@@ -70,9 +69,7 @@ class FeasibilityOracle:
         space = self.space
         low = np.zeros(len(space)) if low is None else low
         lows = tuple(float(low[l]) for l in F)
-        fixed = np.ones(space.n_features_out_, dtype=bool)
-        for l in F:
-            fixed[space.features_[l].columns] = False
+        fixed, lb, ub = box_outside(space, z, F)
         key = (np.round(z[fixed], 9).tobytes(), F, lows)
         hit = self.cache.get(key)
         if hit is not None:
@@ -101,15 +98,14 @@ class FeasibilityOracle:
             return np.inf, None
         else:
             self.calls["mip"] += 1
-            res = self._mip(z, F, lows, fixed)
+            res = self._mip(F, lows, lb, ub)
         self.cache[key] = res
         return res
 
-    def _mip(self, z, F, lows, fixed) -> tuple[float, np.ndarray]:
+    def _mip(self, F, lows, lb, ub) -> tuple[float, np.ndarray]:
         space = self.space
         dom = space.domain()
-        lb, ub = dom.lb.copy(), dom.ub.copy()
-        lb[fixed] = ub[fixed] = z[fixed]
+        lb, ub = lb.copy(), ub.copy()
         for l, lo in zip(F, lows):
             f = space.features_[l]
             if f.increase_only:
