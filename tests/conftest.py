@@ -5,7 +5,6 @@ import itertools
 import os
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 

@@ -1,7 +1,6 @@
 """Every notebook in notebooks/ executes without error (so they never rot)."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest

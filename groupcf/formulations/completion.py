@@ -58,11 +58,12 @@ class CompletionChecker:
             return np.eye(k)
         return np.array([[0.0], [1.0]])     # binary, or a continuous column's extremes
 
-    def check(self, z: np.ndarray, F, k: int, time_limit: float | None = None
+    def check(self, z: np.ndarray, F, k: int, time_limit: float | None = None, prove: bool = True
               ) -> tuple[bool | None, np.ndarray | None, frozenset]:
         """``(answer, v, F')``: ``True`` with an accepted point ``v`` and the features it
         changes ``F'``; ``False`` (proven infeasible); ``None`` (unknown, e.g. the MIP's
-        ``time_limit`` passed)."""
+        ``time_limit`` passed, or the greedy search failed on a network and
+        ``prove=False`` skipped the MIP)."""
         F = frozenset(int(l) for l in F)
         v = self._greedy(z, F, k)
         if v is not None:
@@ -71,6 +72,8 @@ class CompletionChecker:
         if self.linear:          # greedy is exact for a linear score: a proof
             self.calls["infeasible"] += 1
             return False, None, frozenset()
+        if not prove:
+            return None, None, frozenset()
         self.calls["mip"] += 1
         ok, v = self._mip(z, F, k, time_limit)
         if ok is None:

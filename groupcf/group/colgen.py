@@ -24,11 +24,14 @@ The loop, per iteration:
    bound), when the bound meets the best integer solution, or at the time limit.
 
 The integer master over all generated columns gives the answer; it is certified optimal
-when it meets the bound. When it does not: for a logistic model whose maximal change
-sets can be enumerated, every maximal column is generated and the exact set cover over
-them closes the gap; otherwise **branch-and-price** (:mod:`groupcf.group.branching`,
-Ryan–Foster branching, seed pricing with the branching rows) runs until the tree is
-exhausted or the time limit passes (then the gap is reported).
+when it meets the bound. When it does not and the maximal change sets can be
+enumerated, the set cover over every class of every maximal change set
+(:mod:`groupcf.group.enumeration`) closes the gap: for a logistic model the classes are
+the complete column set, for a network a relaxation whose chosen classes are verified
+lazily. Otherwise (or if that leaves a gap) **branch-and-price**
+(:mod:`groupcf.group.branching`, Ryan–Foster branching, seed pricing with the branching
+rows) runs until the tree is exhausted or the time limit passes (then the gap is
+reported).
 """
 from __future__ import annotations
 
@@ -39,7 +42,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..exceptions import SolverError, SolverTimeLimitError
+from ..exceptions import SolverError, SolverLicenseError, SolverTimeLimitError
+from ..formulations.completion import CompletionChecker
 from ..formulations.master import RestrictedMaster, solve_set_cover
 from ..formulations.nearest import NearestCounterfactual
 from ..formulations.pricing import BestChangeSet, PricingMIP
@@ -47,7 +51,8 @@ from ..formulations.seed import SeedPricing
 from ..solvers import make_backend
 from ..solvers.base import Status
 from .branching import branch_and_price
-from .heuristics import enumerate_all_columns, maximal_change_sets, price_known_change_sets
+from .enumeration import Classes, close_gap_by_enumeration, enumerate_classes
+from .heuristics import maximal_change_sets, price_known_change_sets
 from .oracle import FeasibilityOracle
 from .problem import Column, GroupProblem
 
@@ -228,7 +233,7 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
     stats.extra["enumerated_change_sets"] = len(all_F)
     mip = None if exact is not None else PricingMIP(problem, solver, n_solutions=n_solutions, oracle=oracle)
     stats.extra["exact_pricing"] = f"seed-{exact.mode}" if exact is not None else "mip"
-    full = _complete_columns(problem, oracle, exact, deadline, stats, max_enumerated_sets)
+    full = _complete_columns(problem, exact, deadline, stats, max_enumerated_sets)
     best_F = BestChangeSet(problem, solver)
     pool_cols: dict[bytes, Column] = {}
 
@@ -345,16 +350,14 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
                             cap=2 * IP_CAP if exact is not None else None)
         if ip < best_ip:
             best_ip, best_cols = ip, cols
-    if best_ip > lower and stats.converged and full is not None and not deadline.passed:
-        # the integer master is above the LP bound: the exact set cover over every maximal
-        # column closes the gap (branch-and-price is not implemented yet)
-        t = time.perf_counter()
-        sol = solve_set_cover(full.covers[:, active], solver, time_limit=deadline.left())
-        stats.time_final_ip += time.perf_counter() - t
-        if sol.status == Status.OPTIMAL:
-            best_cols = [full.column(j) for j in np.flatnonzero(sol.x[: len(full.covers)] > 0.5)]
-            best_ip = lower = len(best_cols)
-            stats.extra["gap_closed_by_enumeration"] = True
+    if best_ip > lower and not deadline.passed:
+        # the integer master is above the bound: the set cover over every class of every
+        # maximal change set (complete for a linear model, else a relaxation verified lazily)
+        gap = _close_gap(problem, full, checker, solver, deadline, stats, active, max_enumerated_sets)
+        if gap is not None:
+            lower = max(lower, gap.lower)
+            if gap.columns is not None and len(gap.columns) < best_ip:
+                best_ip, best_cols = len(gap.columns), gap.columns
     if best_ip > lower and stats.converged and exact is not None and not deadline.passed:
         # the integer master is above the LP bound: branch-and-price certifies
         t = time.perf_counter()
@@ -377,6 +380,35 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
     elif status == Status.OPTIMAL:
         status = Status.FEASIBLE
     return GroupSolution(best_cols, int(lower), status, stats, no_cf)
+
+
+def _close_gap(problem, full, checker, solver, deadline, stats, active, limit):
+    """:func:`~groupcf.group.enumeration.close_gap_by_enumeration` over the complete
+    columns of a linear model, or over every class when the maximal change sets number
+    at most ``limit`` (no increase-only feature); ``None`` when neither applies."""
+    t = time.perf_counter()
+    if full is not None:
+        classes = full.classes
+    else:
+        sets, complete = maximal_change_sets(problem, limit)
+        if not sets or not complete:
+            return None
+        classes = enumerate_classes(problem, sets, deadline=deadline)
+        if classes is None:
+            return None
+    if checker is None:
+        checker = CompletionChecker(problem, solver)
+    try:
+        gap = close_gap_by_enumeration(problem, classes, checker, active, solver, deadline)
+    except SolverLicenseError as err:      # e.g. a size-limited Gurobi licence
+        log.warning("the set cover over %d classes could not be solved (%s); "
+                    "branch-and-price continues", len(classes), err)
+        return None
+    stats.time_final_ip += time.perf_counter() - t
+    stats.extra.update(gap_closed_by_enumeration=gap.columns is not None, enumeration_classes=len(classes),
+                       enumeration_rounds=gap.rounds, enumeration_removed=gap.removed,
+                       enumeration_unknown=gap.unknown, time_gap_enumeration=time.perf_counter() - t)
+    return gap
 
 
 def _integer(master: RestrictedMaster, cols: list[Column], solver, deadline: Deadline, stats: Stats,
@@ -410,20 +442,21 @@ def greedy_cover(C: np.ndarray) -> list[int]:
 
 
 class CompleteColumns:
-    """Every maximal column of a linear model, as covers; Column objects on demand."""
+    """Every maximal column of a linear model (its classes, filtered in closed form);
+    Column objects on demand."""
 
-    def __init__(self, problem, exact, items):
-        self.problem, self.exact = problem, exact
-        self.covers = np.array([c for c, _, _ in items], dtype=bool)
-        self.meta = [(F, seed) for _, F, seed in items]
+    def __init__(self, problem, exact, classes: Classes):
+        self.problem, self.exact, self.classes = problem, exact, classes
+        self.covers = classes.covers
+        self.meta = list(zip(classes.F_of, classes.seed))
 
     def column(self, j: int) -> Column:
         F, seed = self.meta[j]
-        v = self.exact.completion(seed, F)
+        v = self.exact.completion(int(seed), F)
         return self.problem.make_column(v, F, "enumeration")
 
 
-def _complete_columns(problem, oracle, exact, deadline, stats, limit):
+def _complete_columns(problem, exact, deadline, stats, limit):
     """For a linear model without increase-only features and at most ``limit`` maximal
     change sets: every maximal column (closed-form feasibility for all types at once).
     Pricing over it is exact, and the set cover over it is the exact optimum."""
@@ -433,7 +466,9 @@ def _complete_columns(problem, oracle, exact, deadline, stats, limit):
     if not sets or not complete:
         return None
     t = time.perf_counter()
-    items = enumerate_all_columns(problem, oracle, sets, (exact.s, exact.G), deadline)
-    stats.extra["complete_columns"] = None if items is None else len(items)
+    s, G = exact.s, exact.G
+    classes = enumerate_classes(problem, sets, lambda Fl, first: (s + G[:, Fl].sum(axis=1) >= problem.score_lo)[first],
+                                deadline)
+    stats.extra["complete_columns"] = None if classes is None else len(classes)
     stats.extra["time_enumeration"] = time.perf_counter() - t
-    return CompleteColumns(problem, exact, items) if items else None
+    return CompleteColumns(problem, exact, classes) if classes is not None and len(classes) else None
