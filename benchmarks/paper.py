@@ -17,7 +17,8 @@ ours (``results.md``). Columns beyond the paper's: ``root_lp`` (the master LP va
 column generation converged), ``cheap_pricing`` (iterations answered by the pool, the
 known change sets or the complete column set), ``exact_pricing`` (exact pricing rounds)
 with ``exact_level`` and ``seed_solves``, ``bp_nodes`` (branch-and-price nodes) and
-``gap_closed_by_enumeration``.
+``gap_closed_by_enumeration`` (the set cover over every class of every maximal change
+set certified the answer, :mod:`groupcf.group.enumeration`).
 """
 from __future__ import annotations
 

@@ -36,6 +36,9 @@ def main(out_dir: str = "out", n: int = 20, Tmax: int = 2) -> None:
         "lr": ("logistic regression (C=10)", LogisticRegression(C=10)),
         "nn": ("ReLU network 10x10", MLPClassifier((10, 10), max_iter=1000, random_state=0)),
     }
+    log.info("Group explanations in the paper's setting: no feature is immutable, so an "
+             "explanation may change Race or Sex; the audit plots show how often it does. "
+             "FeatureSpace(immutable=[...]) rules that out (notebook 01; the MACE example below).\n")
     for key, (name, clf) in models.items():
         pipe = make_pipeline(gcf.FeatureSpace(), clf).fit(X_tr, y_tr)
         S = X_te[pipe.predict(X_te) == 0].iloc[:n]
