@@ -148,11 +148,10 @@ def close_gap_by_enumeration(problem: GroupProblem, classes: Classes, checker, a
     the types to explain. Returns the bound and, when the chosen classes all have accepted
     points, the optimal columns.
     """
-    alive = np.ones(len(classes), dtype=bool)
-    alive &= classes.covers[:, active].any(axis=1)
+    C = classes.covers[:, active]
+    alive = C.any(axis=1)
     verified: dict[int, Column] = {}
     lower, rounds, removed, unknown = 0, 0, 0, set()
-    C = classes.covers[:, active]
     while not deadline.passed:
         rounds += 1
         idx = np.flatnonzero(alive)
