@@ -54,6 +54,19 @@ def test_classes_are_every_class_of_every_maximal_change_set(case):
                                   classes.covers[r])
 
 
+def test_outside_keys_are_equality_outside_F():
+    rng = np.random.default_rng(1)
+    for pipe, S, Tmax in cases(20):
+        p = problem_of(pipe, S, Tmax)
+        for _ in range(5):
+            F = [l for l in range(p.n_features) if rng.random() < 0.4]
+            outside = np.ones(p.n_features, dtype=bool)
+            outside[F] = False
+            keys = p.outside_keys(F)
+            same = np.all(p.codes[:, None, outside] == p.codes[None, :, outside], axis=2)
+            assert np.array_equal(keys[:, None] == keys[None, :], same)
+
+
 def test_relaxation_with_lazy_checks_finds_the_brute_force_optimum():
     """The set cover over every class, verified lazily, is the exact optimum — including
     cases where the relaxation first picks a class no accepted point covers."""

@@ -25,10 +25,10 @@ bound 5.70 with an integer master of 7, and 703 branch-and-price nodes in 300 s 
 close the gap; the relaxation over all classes is solved to 7 by HiGHS in a few seconds,
 and its seven classes pass the greedy check: :math:`y^* = 7` is certified.
 
-Classes are found by hashing: each (type, feature) code gets a random 64-bit value, a
-type's key for ``F`` is the (wrapping) sum over the features outside ``F``, and a class's
-identity is the sum of its members' random values — collisions have probability about
-``n² / 2⁶⁴``; covers are recomputed exactly from the codes.
+Classes are found by hashing (:meth:`~groupcf.group.problem.GroupProblem.outside_keys`),
+and a class's identity is the (wrapping) sum of random 64-bit values of its members —
+collisions have probability about ``n² / 2⁶⁴``; every verified column's cover is
+recomputed exactly from the codes and must equal its class.
 """
 from __future__ import annotations
 
@@ -89,13 +89,8 @@ def enumerate_classes(problem: GroupProblem, change_sets, feasible=None, deadlin
     one member of each) and only feasible (change set, class) pairs are kept; without it
     every class is kept (the model-free relaxation). ``None`` when the deadline passes.
     """
-    rng = np.random.default_rng(12345)
-    n, L = problem.codes.shape
-    codes = np.round(problem.codes * 1e6).astype(np.int64).astype(np.uint64)
-    H = (rng.integers(1, 2**63, size=L, dtype=np.uint64)[None, :] * codes
-         + rng.integers(1, 2**63, size=L, dtype=np.uint64)[None, :])            # n x L
-    total = H.sum(axis=1, dtype=np.uint64)
-    member = rng.integers(1, 2**63, size=n, dtype=np.uint64)
+    n = problem.n_types
+    member = np.random.default_rng(54321).integers(1, 2**63, size=n, dtype=np.uint64)
     row_of: dict[int, int] = {}
     covers: list[np.ndarray] = []
     p_row, p_F, p_seed = [], [], []
@@ -103,8 +98,7 @@ def enumerate_classes(problem: GroupProblem, change_sets, feasible=None, deadlin
         if deadline is not None and j % 1024 == 0 and deadline.passed:
             return None
         Fl = sorted(F)
-        keys = total - H[:, Fl].sum(axis=1, dtype=np.uint64)
-        _, first, cls = np.unique(keys, return_index=True, return_inverse=True)
+        _, first, cls = np.unique(problem.outside_keys(Fl), return_index=True, return_inverse=True)
         cls = cls.ravel()
         ok = np.flatnonzero(feasible(Fl, first)) if feasible is not None else np.arange(len(first))
         if not len(ok):

@@ -33,11 +33,8 @@ def price_known_change_sets(problem: GroupProblem, oracle, change_sets, w: np.nd
     inc = np.array([f.increase_only for f in problem.space])
     found: dict[bytes, tuple[float, Column]] = {}
     decided = True
-    L = problem.n_features
     for F in change_sets:
-        outside = np.ones(L, dtype=bool)
-        outside[list(F)] = False
-        _, cls = np.unique(np.round(problem.codes[:, outside], 9), axis=0, return_inverse=True)
+        _, cls = np.unique(problem.outside_keys(F), return_inverse=True)
         cls = cls.ravel()
         weight = np.bincount(cls, weights=w)
         for c in np.flatnonzero(weight > 1 + EPS):

@@ -107,6 +107,22 @@ class GroupProblem:
     def score_lo(self) -> float:
         return self.tm.logit_threshold + self.margin
 
+    # ------------------------------------------------------------------ classes
+    def outside_keys(self, F) -> np.ndarray:
+        """A 64-bit key per type, equal for two types iff (up to a collision probability
+        about ``n² / 2⁶⁴``) they agree on every feature outside ``F``: the classes of
+        ``F`` (design §3). Tabulation hashing: a random value per (feature, code), summed
+        (wrapping) over the features outside ``F``."""
+        if not hasattr(self, "_hash"):
+            rng = np.random.default_rng(12345)
+            H = np.empty(self.codes.shape, dtype=np.uint64)
+            for l in range(self.n_features):
+                _, ids = np.unique(np.round(self.codes[:, l], 9), return_inverse=True)
+                H[:, l] = rng.integers(1, 2**63, size=ids.max() + 1, dtype=np.uint64)[ids.ravel()]
+            self._hash = (H, H.sum(axis=1, dtype=np.uint64))
+        H, total = self._hash
+        return total - H[:, sorted(F)].sum(axis=1, dtype=np.uint64)
+
     # ------------------------------------------------------------------ coverage
     def differences(self, v: np.ndarray) -> np.ndarray:
         """Bool ``(types × features)``: where each type differs from ``v``."""
