@@ -300,12 +300,14 @@ class SeedPricing:
         p = self.problem
         g = np.where(self.mutable, self.G[s], 0.0)
         need = p.score_lo - self.s[s]
-        shifts = np.arange(len(p.space), dtype=np.int64)
+        order = np.argsort(-g, kind="stable")          # features by gain, best first
+        g_sorted = g[order]
+        shifts = order.astype(np.int64)
 
         def feasible(U) -> bool:
-            inside = ((np.int64(U) >> shifts) & 1).astype(bool)
-            extra = np.sort(g[~inside])[::-1][: p.Tmax - int(inside.sum())]
-            return float(g[inside].sum() + extra.sum()) >= need
+            inside = ((np.int64(U) >> shifts) & 1).astype(bool)     # in gain order
+            extra = g_sorted[~inside][: p.Tmax - int(inside.sum())]
+            return float(g_sorted[inside].sum() + extra.sum()) >= need
 
         return feasible
 
