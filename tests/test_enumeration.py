@@ -33,6 +33,26 @@ def problem_of(pipe, S, Tmax):
     return GroupProblem(S, resolve_model(pipe), Tmax)
 
 
+def outside_of(p, F) -> np.ndarray:
+    outside = np.ones(p.n_features, dtype=bool)
+    outside[sorted(F)] = False
+    return outside
+
+
+def relaxed_cases(n: int, checker=CompletionChecker):
+    """``(problem, brute-force optimum, Tmax, close_gap_by_enumeration result)`` for the
+    cases among the first ``n`` whose every type is explainable."""
+    for pipe, S, Tmax in cases(n):
+        best, _, explainable = brute_force_group(pipe[0], real_logit(pipe), S, Tmax)
+        if not explainable.all():
+            continue
+        p = problem_of(pipe, S, Tmax)
+        sets, _ = maximal_change_sets(p, 10**6)
+        res = close_gap_by_enumeration(p, enumerate_classes(p, sets), checker(p),
+                                       np.ones(p.n_types, dtype=bool), "highs", Deadline(None))
+        yield p, best, Tmax, res
+
+
 @pytest.mark.parametrize("case", cases(40), ids=lambda c: f"{type(c[0][-1]).__name__}-T{c[2]}")
 def test_classes_are_every_class_of_every_maximal_change_set(case):
     p = problem_of(*case)
@@ -40,16 +60,14 @@ def test_classes_are_every_class_of_every_maximal_change_set(case):
     classes = enumerate_classes(p, sets)
     expected = set()
     for F in sets:
-        outside = np.ones(p.n_features, dtype=bool)
-        outside[sorted(F)] = False
+        outside = outside_of(p, F)
         for i in range(p.n_types):
             expected.add(np.all(p.codes[:, outside] == p.codes[i, outside], axis=1).tobytes())
     assert {c.tobytes() for c in classes.covers} == expected
     assert len(classes.covers) == len(expected)            # distinct
     for r in range(len(classes)):
         for F, seed in classes.pairs(r):
-            outside = np.ones(p.n_features, dtype=bool)
-            outside[sorted(F)] = False
+            outside = outside_of(p, F)
             assert np.array_equal(np.all(p.codes[:, outside] == p.codes[seed, outside], axis=1),
                                   classes.covers[r])
 
@@ -60,8 +78,7 @@ def test_outside_keys_are_equality_outside_F():
         p = problem_of(pipe, S, Tmax)
         for _ in range(5):
             F = [l for l in range(p.n_features) if rng.random() < 0.4]
-            outside = np.ones(p.n_features, dtype=bool)
-            outside[F] = False
+            outside = outside_of(p, F)
             keys = p.outside_keys(F)
             same = np.all(p.codes[:, None, outside] == p.codes[None, :, outside], axis=2)
             assert np.array_equal(keys[:, None] == keys[None, :], same)
@@ -71,14 +88,7 @@ def test_relaxation_with_lazy_checks_finds_the_brute_force_optimum():
     """The set cover over every class, verified lazily, is the exact optimum — including
     cases where the relaxation first picks a class no accepted point covers."""
     removed = done = 0
-    for pipe, S, Tmax in cases(60):
-        best, _, explainable = brute_force_group(pipe[0], real_logit(pipe), S, Tmax)
-        if not explainable.all():
-            continue
-        p = problem_of(pipe, S, Tmax)
-        sets, _ = maximal_change_sets(p, 10**6)
-        res = close_gap_by_enumeration(p, enumerate_classes(p, sets), CompletionChecker(p),
-                                       np.ones(p.n_types, dtype=bool), "highs", Deadline(None))
+    for p, best, Tmax, res in relaxed_cases(60):
         assert res.columns is not None and res.unknown == 0
         assert res.lower == len(res.columns) == best
         covered = np.zeros(p.n_types, dtype=bool)
@@ -95,19 +105,15 @@ def test_relaxation_with_lazy_checks_finds_the_brute_force_optimum():
 class Undecided:
     """A checker that can never decide: the relaxation's bound must still be valid."""
 
+    def __init__(self, problem):
+        pass
+
     def check(self, z, F, k, time_limit=None, prove=True):
         return None, None, frozenset()
 
 
 def test_undecided_checks_leave_a_valid_bound_and_no_claim():
-    for pipe, S, Tmax in cases(20):
-        best, _, explainable = brute_force_group(pipe[0], real_logit(pipe), S, Tmax)
-        if not explainable.all():
-            continue
-        p = problem_of(pipe, S, Tmax)
-        sets, _ = maximal_change_sets(p, 10**6)
-        res = close_gap_by_enumeration(p, enumerate_classes(p, sets), Undecided(),
-                                       np.ones(p.n_types, dtype=bool), "highs", Deadline(None))
+    for _, best, _, res in relaxed_cases(20, checker=Undecided):
         assert res.columns is None and res.unknown > 0
         assert 1 <= res.lower <= best
 

@@ -450,11 +450,10 @@ class CompleteColumns:
     def __init__(self, problem, exact, classes: Classes):
         self.problem, self.exact, self.classes = problem, exact, classes
         self.covers = classes.covers
-        self.meta = list(zip(classes.F_of, classes.seed))
 
     def column(self, j: int) -> Column:
-        F, seed = self.meta[j]
-        v = self.exact.completion(int(seed), F)
+        F, seed = self.classes.representative(j)
+        v = self.exact.completion(seed, F)
         return self.problem.make_column(v, F, "enumeration")
 
 

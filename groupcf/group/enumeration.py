@@ -54,7 +54,7 @@ class Classes:
 
     ``covers[r]`` (bool over types) is produced by the pairs ``(sets[pair_F[j]],
     pair_seed[j])`` for ``j`` in ``pairs(r)``; the first pair of each cover is its
-    representative (``F_of[r]``, ``seed[r]``).
+    representative (:meth:`representative`).
     """
 
     sets: list[frozenset]
@@ -74,13 +74,10 @@ class Classes:
         lo, hi = self.pair_ptr[r], self.pair_ptr[r + 1]
         return [(self.sets[f], int(s)) for f, s in zip(self.pair_F[lo:hi], self.pair_seed[lo:hi])]
 
-    @property
-    def F_of(self) -> list[frozenset]:
-        return [self.sets[f] for f in self.pair_F[self.pair_ptr[:-1]]]
-
-    @property
-    def seed(self) -> np.ndarray:
-        return self.pair_seed[self.pair_ptr[:-1]]
+    def representative(self, r: int) -> tuple[frozenset, int]:
+        """The first ``(change set, member)`` pair of cover ``r``."""
+        j = self.pair_ptr[r]
+        return self.sets[self.pair_F[j]], int(self.pair_seed[j])
 
 
 def enumerate_classes(problem: GroupProblem, change_sets, feasible=None, deadline=None) -> Classes | None:
