@@ -1,0 +1,51 @@
+"""Neutral helpers shared by every layer: numerical tolerances, value keys, deadlines.
+
+This module sits at the bottom of the import graph (it imports only numpy and the
+standard library), so any layer may use it.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+#: an improving column must price above 1 by this much; LP values below it count as 0
+EPS = 1e-6
+#: two values closer than this are the same value (expanded columns, feature codes)
+TOL = 1e-9
+#: decimals kept when a float vector becomes a dictionary key
+KEY_DECIMALS = 9
+
+
+def value_key(*arrays) -> bytes:
+    """A hashable key for float vectors, equal for vectors equal to ``KEY_DECIMALS``
+    decimals (rounding first, so ``0.1 + 0.2`` and ``0.3`` share a key). Boolean arrays are
+    packed bit-wise."""
+    parts = []
+    for a in arrays:
+        a = np.asarray(a)
+        if a.dtype == bool:
+            parts.append(np.packbits(a).tobytes())
+        else:
+            parts.append(np.round(a.astype(float), KEY_DECIMALS).tobytes())
+    return b"|".join(parts)
+
+
+class Deadline:
+    """Seconds left of a time budget started at construction (``None``: no limit)."""
+
+    def __init__(self, time_limit: float | None):
+        self.t0 = time.perf_counter()
+        self.limit = time_limit
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def left(self) -> float | None:
+        if self.limit is None:
+            return None
+        return max(0.0, self.limit - self.elapsed())
+
+    @property
+    def passed(self) -> bool:
+        return self.limit is not None and self.left() <= 0.0
