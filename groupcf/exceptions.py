@@ -23,8 +23,9 @@ class SolverLicenseError(SolverError):
     """The solver refused the model because of a licence limit (e.g. Gurobi's pip licence)."""
 
 
-class InfeasibleError(SolverError):
-    """The optimisation model has no feasible solution."""
+class SolverCapabilityError(SolverError):
+    """The backend lacks a capability the algorithm needs (e.g. LP duals for column
+    generation); the message names the capability and the backends that have it."""
 
 
 class SolverTimeLimitError(SolverError):

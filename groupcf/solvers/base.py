@@ -161,6 +161,18 @@ class Backend(abc.ABC):
     def set_mip_start(self, idx, values) -> None:
         """Offer a (possibly partial) starting solution; ignored without ``mip_start``."""
 
+    def require(self, capability: str, purpose: str) -> None:
+        """Raise :class:`~groupcf.exceptions.SolverCapabilityError` unless this backend has
+        ``capability`` (a field of :class:`Capabilities`), which ``purpose`` needs."""
+        from ..exceptions import SolverCapabilityError
+
+        if not hasattr(self.capabilities, capability):
+            raise ValueError(f"unknown capability {capability!r}")
+        if not getattr(self.capabilities, capability):
+            raise SolverCapabilityError(
+                f"{purpose} needs {capability.replace('_', ' ')}, which the {self.name!r} backend "
+                "does not provide; use solver='highs' (or 'gurobi', 'pyomo')")
+
     def spawn(self) -> "Backend":
         """A new, empty model on the same solver with the same configuration (a copy of
         ``options``). Formulations use it for independent models, e.g. master and pricing."""
