@@ -188,7 +188,7 @@ def test_bounds_contain_preactivations(model_name):
     X = DOMAIN.sample(2000, 5)
     bounds = emb.bounds(DOMAIN)
     pre = emb.preactivations(X)
-    assert len(bounds) == len(pre) == len(emb.layers)
+    assert len(bounds) == len(pre) == emb.n_layers
     for (L, U), A in zip(bounds, pre):
         assert np.all(A >= L - 1e-9) and np.all(A <= U + 1e-9)
 
