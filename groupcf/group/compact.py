@@ -5,20 +5,27 @@ import logging
 import math
 import time
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from ..formulations.compact import CompactMIP
-from ..formulations.master import solve_set_cover
 from ..solvers.base import Status
-from .colgen import Deadline, GroupSolution, Stats, initial_columns
-from .oracle import FeasibilityOracle
+from ..utils import EPS, Deadline
+from .common import GroupSolution, Stats, initial_columns
+from .formulations.compact import CompactMIP
+from .formulations.master import solve_set_cover
 from .problem import GroupProblem
 
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class CompactOptions:
+    """Options of ``method="compact"`` (none yet: the MIP is sized by the initial cover)."""
+
+
 def compact_mip(problem: GroupProblem, solver="highs", time_limit: float | None = None,
-                progress: bool = True) -> GroupSolution:
+                progress: bool = True, options: CompactOptions | None = None) -> GroupSolution:
     """``K`` = size of the best cover by the initial columns (a valid upper bound); the MIP
     is warm-started with that cover. The lower bound is the MIP's dual bound (rounded up)."""
     from tqdm.auto import tqdm
@@ -40,7 +47,7 @@ def compact_mip(problem: GroupProblem, solver="highs", time_limit: float | None 
         return GroupSolution(chosen, K, Status.OPTIMAL, stats, no_cf)
     t = time.perf_counter()
     mip = CompactMIP(problem, K, solver, active=active, time_limit=deadline.left(),
-                     oracle=FeasibilityOracle(problem, solver))
+                     completions=problem.completions(solver))
     mip.warm_start(chosen)
     sol = mip.solve()
     stats.time_final_ip = time.perf_counter() - t
@@ -51,6 +58,6 @@ def compact_mip(problem: GroupProblem, solver="highs", time_limit: float | None 
     if len(cols) > K:
         cols = chosen
     bound = sol.dual_bound if sol.dual_bound is not None else (sol.objective if sol.status == Status.OPTIMAL else 1)
-    lower = max(1, math.ceil(bound - 1e-6))
+    lower = max(1, math.ceil(bound - EPS))
     status = Status.OPTIMAL if sol.status == Status.OPTIMAL else sol.status
     return GroupSolution(cols, lower, status, stats, no_cf)

@@ -41,8 +41,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import SolverError
-from ..formulations.master import solve_set_cover
+from .formulations.master import solve_set_cover
 from ..solvers.base import Status
+from ..utils import EPS
 from .problem import Column, GroupProblem
 
 log = logging.getLogger(__name__)
@@ -136,7 +137,7 @@ def close_gap_by_enumeration(problem: GroupProblem, classes: Classes, checker, a
     """Solve the set cover over ``classes`` (a relaxation unless every class is known to be
     feasible) and verify the classes it chooses; see the module docstring.
 
-    ``checker``: a :class:`~groupcf.formulations.completion.CompletionChecker`; ``active``:
+    ``checker``: the completion service (:class:`~groupcf.formulations.completion.Completions`); ``active``:
     the types to explain. Returns the bound and, when the chosen classes all have accepted
     points, the optimal columns.
     """
@@ -154,7 +155,7 @@ def close_gap_by_enumeration(problem: GroupProblem, classes: Classes, checker, a
         if bound is None and sol.status == Status.OPTIMAL:
             bound = sol.objective          # a backend without a reported dual bound
         if bound is not None:
-            lower = max(lower, math.ceil(bound - 1e-6))
+            lower = max(lower, math.ceil(bound - EPS))
         if sol.status != Status.OPTIMAL:
             break
         chosen = idx[sol.x[: len(idx)] > 0.5]

@@ -18,12 +18,11 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InvalidInputError, NotRejectedError
+from ..formulations.completion import Completions
 from ..models import DEFAULT_MARGIN, TrainedModel
+from ..utils import TOL
 
 log = logging.getLogger(__name__)
-
-#: tolerance when comparing continuous (scaled) feature values
-TOL = 1e-9
 
 
 def expanded_to_codes(space, V: np.ndarray) -> np.ndarray:
@@ -106,6 +105,12 @@ class GroupProblem:
     @property
     def score_lo(self) -> float:
         return self.tm.logit_threshold + self.margin
+
+    def completions(self, solver="highs") -> Completions:
+        """The completion service for this problem's model and threshold (a MIP's point
+        is accepted at the bare threshold, below the margin the MIP enforced)."""
+        return Completions(self.space, self.tm.embedding, self.score_lo, solver,
+                           accept=self.tm.logit_threshold)
 
     # ------------------------------------------------------------------ classes
     def outside_keys(self, F) -> np.ndarray:
