@@ -42,7 +42,7 @@ from ..exceptions import SolverError
 from ..solvers.base import Status
 from ..utils import EPS
 from .formulations.master import RestrictedMaster, solve_set_cover
-from .formulations.seed import decisions
+from .formulations.subsets import decisions
 from .problem import Column
 
 log = logging.getLogger(__name__)

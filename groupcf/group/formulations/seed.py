@@ -69,6 +69,7 @@ from ...solvers import make_backend
 from ...solvers.base import INF, Solution, Status, VarType
 from ...formulations.blocks import add_agreement, add_counterfactual, increase_only_rows
 from . import subsets
+from .subsets import decisions
 from ...formulations.completion import Completions
 from ...utils import EPS
 from .coverage import add_inclusion_coverage
@@ -384,21 +385,3 @@ class SeedPricing:
         self._models[s] = (key, be, f, z, v)
         return be, f, z, v
 
-
-def decisions(n: int, branching):
-    """Union-find labels of the "same" groups and the list of "differ" pairs."""
-    label = np.arange(n)
-
-    def find(a):
-        while label[a] != a:
-            label[a] = label[label[a]]
-            a = label[a]
-        return a
-
-    differ = []
-    for i, j, is_same in branching:
-        if is_same:
-            label[find(i)] = find(j)
-        else:
-            differ.append((i, j))
-    return np.array([find(a) for a in range(n)]), differ

@@ -96,3 +96,22 @@ def max_weight_union(masks: np.ndarray, weights: np.ndarray, T: int, floor: floa
 
 class _NodeLimit(Exception):
     pass
+
+
+def decisions(n: int, branching):
+    """Union-find labels of the "same" groups and the list of "differ" pairs."""
+    label = np.arange(n)
+
+    def find(a):
+        while label[a] != a:
+            label[a] = label[label[a]]
+            a = label[a]
+        return a
+
+    differ = []
+    for i, j, is_same in branching:
+        if is_same:
+            label[find(i)] = find(j)
+        else:
+            differ.append((i, j))
+    return np.array([find(a) for a in range(n)]), differ
