@@ -8,7 +8,7 @@ The loop, per iteration:
    duals — a matrix-vector product; improving ones enter without any MIP;
 3. otherwise try the **known change sets** (:mod:`groupcf.group.heuristics`): every
    change set seen so far — or, when there are few, every maximal change set — its
-   classes of types priced by a feasibility oracle (closed form for a logistic model);
+   classes of types priced by the completion service (closed form for an additive model);
    complete enumeration without increase-only features is exact pricing, so the loop
    can stop without any MIP;
 4. otherwise solve the exact pricing: one small problem per seed type
@@ -29,7 +29,7 @@ short driver; each keeps its own statistics.
 The integer master over all generated columns gives the answer; it is certified optimal
 when it meets the bound. When it does not and the maximal change sets can be
 enumerated, the set cover over every class of every maximal change set
-(:mod:`groupcf.group.enumeration`) closes the gap: for a logistic model the classes are
+(:mod:`groupcf.group.enumeration`) closes the gap: for an additive model the classes are
 the complete column set, for a network a relaxation whose chosen classes are verified
 lazily. Otherwise (or if that leaves a gap) **branch-and-price**
 (:mod:`groupcf.group.branching`, Ryan–Foster branching, seed pricing with the branching

@@ -1,7 +1,7 @@
 """Cheap pricing levels tried before the exact pricing MIP (issue: pricing in levels).
 
 **Known change sets.** For a change set ``F`` the types that one counterfactual can cover
-are a class of types equal outside ``F`` (design §3); whether the class can be covered
+are a class of types equal outside ``F``; whether the class can be covered
 is one feasibility question (:meth:`~groupcf.formulations.completion.Completions.best`:
 closed form for an additive model, enumeration or a small MIP otherwise). Change sets recur
 across iterations, so every change set seen in a column is re-tried with the new duals:

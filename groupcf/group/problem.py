@@ -7,7 +7,7 @@ answer back to the rows at the end.
 A *column* is a counterfactual point ``v`` (expanded, classified positive) with a change
 set ``F`` of at most ``Tmax`` original features. Type ``i`` is covered by ``(v, F)`` iff
 ``x_i`` equals ``v`` on every feature outside ``F`` and, for increase-only features in
-``F``, ``v`` is not below ``x_i`` (design §3: coverage is exact agreement).
+``F``, ``v`` is not below ``x_i`` (coverage is exact agreement).
 """
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ class GroupProblem:
     def outside_keys(self, F) -> np.ndarray:
         """A 64-bit key per type, equal for two types iff (up to a collision probability
         about ``n² / 2⁶⁴``) they agree on every feature outside ``F``: the classes of
-        ``F`` (design §3). Tabulation hashing: a random value per (feature, code), summed
+        ``F``. Tabulation hashing: a random value per (feature, code), summed
         (wrapping) over the features outside ``F``."""
         if not hasattr(self, "_hash"):
             rng = np.random.default_rng(12345)

@@ -1,6 +1,6 @@
 r"""Pricing problem of the column generation, and the two auxiliary MIPs (paper §4.2–4.3).
 
-**Pricing MIP** (paper eqs. 23–28, with the per-feature agreement rows of design §3).
+**Pricing MIP** (paper eqs. 23–28, with the per-feature agreement rows of :mod:`groupcf.formulations.blocks`).
 Given the master's duals :math:`w_i \ge 0` (one per instance type, already multiplied by
 nothing: the master has one covering row per type), find a counterfactual of maximum
 dual value:

@@ -11,7 +11,7 @@ is not below :math:`x_k`). The coverage rows no longer involve the point at all:
     \max \sum_{k \in J_s} w_k z_k \quad\text{s.t.}\quad
     & z_k \le f_l \ (l \in D_{sk}), \qquad \textstyle\sum_l f_l \le T_{\max},
       \qquad f_l = 0 \ (l \text{ immutable}), \\
-    & v_{h(s,l)} \ge 1 - f_l \ \text{(agreement with the seed, design §3)}, \qquad
+    & v_{h(s,l)} \ge 1 - f_l \ \text{(agreement with the seed)}, \qquad
       \mathrm{score}(v) \ge \tau + \varepsilon, \\
     & z_k \le \textstyle\sum_{h \ge h(k,l)} v_h \ (l \text{ increase-only}),\qquad
       z_j + z_k \le 1 \ (|D_{sj} \cup D_{sk}| > T_{\max}),\quad z, f, v \text{ binary},
@@ -29,7 +29,8 @@ by depth-first branch-and-bound (:func:`~groupcf.group.formulations.subsets.max_
 falling back to the MIP above if it exceeds its node limit). The score row is handled
 by ``mode``, chosen automatically:
 
-* ``"linear"`` — a **logistic model without increase-only features**: a union :math:`U`
+* ``"linear"`` — an **additive model** (:meth:`~groupcf.embeddings.base.Embedding.additive`: logistic
+  regression, linear classifiers) **without increase-only features**: a union :math:`U`
   of difference sets is feasible iff :math:`s_s + \sum_{l \in U} G_{sl}` plus the
   :math:`T_{\max} - |U|` largest further gains reaches :math:`\tau + \varepsilon`
   (:math:`G_{sl} \ge 0`: the gain of giving feature :math:`l` its best category). The
@@ -37,7 +38,7 @@ by ``mode``, chosen automatically:
   exact without any MIP, and the point is the closed-form completion.
 * ``"lazy"`` — any other model without increase-only features: the search ignores the
   score; the best union :math:`D` it finds is checked by
-  :class:`~groupcf.formulations.completion.CompletionChecker` (greedy numpy search,
+  :meth:`~groupcf.formulations.completion.Completions.check` (greedy numpy search,
   then a small feasibility MIP) with the budget :math:`k = T_{\max} - |D|` of further
   features. A feasible answer is the seed's optimum (the relaxation's value is
   attained); an infeasible one is a *no-good*: no union containing :math:`D` is feasible
