@@ -1,7 +1,8 @@
 """Trained classifiers as MIP constraints, and fast numpy evaluation.
 
 Every supported model is an :class:`Embedding` (a :class:`ReLUNetwork`, a
-:class:`LinearModel`, ...) computing one *score* (logit of the positive class; positive iff ``score >= 0``)::
+:class:`LinearModel`, ...) computing one *score* (logit of the positive class, or a
+decision function; positive iff ``score >= 0``)::
 
     space, emb = get_embedding(pipe)             # Pipeline(FeatureSpace, clf) or bare model
     emb.score(Z)                                 # numpy, == decision_function / logit
@@ -11,7 +12,8 @@ Every supported model is an :class:`Embedding` (a :class:`ReLUNetwork`, a
 
 Supported: scikit-learn ``LogisticRegression`` and ``MLPClassifier(activation="relu")``
 (binary), the linear classifiers ``LinearSVC``, ``SGDClassifier``, ``RidgeClassifier``,
-``Perceptron`` (binary; :class:`LinearModel`), PyTorch ``nn.Sequential`` of ``Linear``/``ReLU``. Add more with :func:`register`.
+``Perceptron`` (binary; :class:`LinearModel`), PyTorch ``nn.Sequential`` of
+``Linear``/``ReLU``. Add more with :func:`register`.
 """
 from groupcf.embeddings.base import AdditiveForm, DeltaEvaluator, Embedding, EmbeddingConstr
 from groupcf.embeddings.linear import LinearModel

@@ -16,8 +16,9 @@ solves the relaxation and verifies only the classes it chooses (a completion che
 :math:`F`: greedy in numpy, a small MIP when the greedy search fails on a network);
 a class proven infeasible under every change set that produces it is removed and the
 relaxation re-solved. The bound stays valid throughout, because only proven-infeasible
-classes are ever removed. For an additive model (logistic regression, linear classifiers) the classes are filtered in closed form
-while they are enumerated, so one set cover is the exact optimum.
+classes are ever removed. For an additive model (logistic regression, linear
+classifiers) the classes are filtered in closed form while they are enumerated, so one
+set cover is the exact optimum.
 
 Measured on German, ReLU net 20×20, :math:`|S| = 100`, :math:`T_{max} = 15` (15,504
 change sets, 40,479 distinct classes — all feasible): column generation stops at the LP
