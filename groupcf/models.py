@@ -57,6 +57,9 @@ class TrainedModel:
             if hasattr(m, "steps"):          # pipeline: feed raw rows, let it encode
                 return np.asarray(m.predict_proba(X))[:, 1]
             return np.asarray(m.predict_proba(self.encode(X)))[:, 1]
+        if hasattr(m, "decision_function"):  # margin classifier: sigmoid of its margin
+            d = np.asarray(m.decision_function(X if hasattr(m, "steps") else self.encode(X)), dtype=float)
+            return 0.5 * (1.0 + np.tanh(0.5 * d.reshape(-1)))
         return _torch_proba(m, self.encode(X))
 
     def is_positive(self, X: pd.DataFrame) -> np.ndarray:
@@ -86,7 +89,21 @@ def resolve_model(model, space: FeatureSpace | None = None, threshold: float = 0
             f"the model has {emb.n_inputs} inputs but the FeatureSpace produces "
             f"{found_space.n_features_out_} columns")
     logit(threshold)  # validates
+    if threshold != 0.5 and _margin_only(model):
+        raise InvalidInputError(
+            f"{type(_final_step(model)).__name__} has no predict_proba, only a decision function "
+            f"(positive iff decision_function >= 0): only threshold=0.5 is meaningful, got {threshold}")
     return TrainedModel(model, found_space, emb, threshold)
+
+
+def _final_step(model):
+    return model.steps[-1][1] if hasattr(model, "steps") else model
+
+
+def _margin_only(model) -> bool:
+    """A classifier with a decision function but no probabilities (e.g. ``LinearSVC``)."""
+    m = _final_step(model)
+    return hasattr(m, "decision_function") and not hasattr(m, "predict_proba")
 
 
 def _torch_proba(module, Z: np.ndarray) -> np.ndarray:

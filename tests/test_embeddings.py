@@ -188,7 +188,7 @@ def test_bounds_contain_preactivations(model_name):
     X = DOMAIN.sample(2000, 5)
     bounds = emb.bounds(DOMAIN)
     pre = emb.preactivations(X)
-    assert len(bounds) == len(pre) == len(emb.layers)
+    assert len(bounds) == len(pre) == emb.n_layers
     for (L, U), A in zip(bounds, pre):
         assert np.all(A >= L - 1e-9) and np.all(A <= U + 1e-9)
 
@@ -436,3 +436,32 @@ def test_network_validation():
         dom = InputDomain(np.zeros(3), np.array([1.0, np.inf, 1.0]), np.zeros(3, bool))
         be = new_backend("highs")
         net.add_to(be, be.add_vars(3), dom)
+
+
+def test_delta_evaluator_additive_and_score_bounds():
+    """The protocol's optional pieces agree with plain scoring: delta evaluation (ReLU
+    fold and the generic partial-based default), the additive form, interval bounds."""
+    from groupcf.embeddings.base import DeltaEvaluator
+
+    rng = np.random.default_rng(7)
+    net = ReLUNetwork([(rng.normal(size=(6, 9)), rng.normal(size=6)),
+                       (rng.normal(size=(4, 6)), rng.normal(size=4)),
+                       (rng.normal(size=(1, 4)), rng.normal(size=1))])
+    z0 = rng.random(9)
+    groups = [(np.array([0, 3]), rng.random((5, 2))), (np.array([8]), rng.random((3, 1))),
+              (np.array([], dtype=int), np.zeros((2, 0))), (np.array([0, 3]), rng.random((4, 2)))]
+    for ev in (net.delta_evaluator(z0), DeltaEvaluator(net, z0)):
+        got = ev.score_groups(groups)
+        for (cols, Zc), s in zip(groups, got):
+            Z = np.repeat(z0[None, :], len(Zc), axis=0)
+            Z[:, cols] = Zc
+            np.testing.assert_allclose(s, net.score(Z), atol=1e-12)
+        assert ev.n_sets == 2                      # one preparation per distinct column set
+    assert net.additive() is None and net.n_layers == 3
+    lin = ReLUNetwork([(rng.normal(size=(1, 9)), rng.normal(size=1))])
+    form = lin.additive()
+    X = rng.random((20, 9))
+    np.testing.assert_allclose(form.score(X), lin.score(X), atol=1e-12)
+    lo, hi = net.score_bounds(np.zeros(9), np.ones(9))
+    s = net.score(rng.random((200, 9)))
+    assert lo <= s.min() and s.max() <= hi

@@ -5,12 +5,11 @@ import numpy as np
 import pytest
 
 import groupcf as gcf
-from groupcf.formulations.completion import CompletionChecker
-from groupcf.group.colgen import Deadline
 from groupcf.group.enumeration import close_gap_by_enumeration, enumerate_classes
 from groupcf.group.heuristics import maximal_change_sets
 from groupcf.group.problem import GroupProblem
 from groupcf.models import resolve_model
+from groupcf.utils import Deadline
 from group_reference import brute_force_group
 from test_branching import triangles  # noqa: F401  (fixture)
 from test_group import random_case, real_logit
@@ -39,7 +38,11 @@ def outside_of(p, F) -> np.ndarray:
     return outside
 
 
-def relaxed_cases(n: int, checker=CompletionChecker):
+def completions_of(p):
+    return p.completions("highs")
+
+
+def relaxed_cases(n: int, checker=completions_of):
     """``(problem, brute-force optimum, Tmax, close_gap_by_enumeration result)`` for the
     cases among the first ``n`` whose every type is explainable."""
     for pipe, S, Tmax in cases(n):

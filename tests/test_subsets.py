@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
-from groupcf.formulations.subsets import bits, masks_of, max_weight_union
+from groupcf.group.formulations.subsets import bits, masks_of, max_weight_union
 
 
 def brute(masks, w, T, floor, must=None, conflicts=(), forbidden=(), feasible=None):

@@ -6,6 +6,10 @@ An :class:`Embedding` is a trained classifier reduced to what counterfactual sea
   i.e. ``decision_function``; the model predicts positive iff ``score >= 0`` at the usual
   probability threshold 0.5),
 * partial evaluation (inputs that never change are folded into the model), and
+* optional structure: an exactly additive form (:meth:`Embedding.additive`, used by
+  closed-form paths), bounds of the score over a box (:meth:`Embedding.score_bounds`), and
+  fast evaluation of points that differ from one point on a few columns
+  (:meth:`Embedding.delta_evaluator`),
 * a MIP formulation, :meth:`Embedding.add_to`, that adds variables and rows to a solver
   :class:`~groupcf.solvers.base.Backend` so that a new variable equals the score at given
   input variables.
@@ -20,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
+
+from groupcf.utils import value_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from groupcf.features.domain import InputDomain
@@ -63,6 +69,21 @@ class Embedding(abc.ABC):
         equals the score at the input variables ``x_idx`` (backend indices, one per
         input) whose values lie in ``domain``. With ``lo``, also add ``score >= lo``."""
 
+    # -- optional structure (defaults: none known) ----------------------------------
+    def additive(self) -> "AdditiveForm | None":
+        """The score as ``bias + z @ weights`` when it is exactly additive over the input
+        columns, else ``None`` (the default)."""
+        return None
+
+    def score_bounds(self, lb, ub) -> tuple[float, float]:
+        """Valid bounds ``(lo, hi)`` of the score over the input box ``[lb, ub]``."""
+        raise NotImplementedError(f"{type(self).__name__} does not bound its score")
+
+    def delta_evaluator(self, z0) -> "DeltaEvaluator":
+        """Scores of points equal to ``z0`` except on a few columns
+        (:class:`DeltaEvaluator`)."""
+        return DeltaEvaluator(self, z0)
+
     # -- helpers for subclasses ------------------------------------------------------
     def _check_points(self, Z) -> np.ndarray:
         Z = np.asarray(Z, dtype=float)
@@ -73,9 +94,87 @@ class Embedding(abc.ABC):
         return Z
 
 
+@dataclass(frozen=True)
+class AdditiveForm:
+    """An exactly additive score, ``score(z) = bias + z @ weights``: each input column
+    contributes independently (logistic regression, linear classifiers, a network without
+    hidden layers). Closed-form paths (best completion, per-feature gains) use it."""
+
+    weights: np.ndarray
+    bias: float
+
+    def score(self, Z) -> np.ndarray:
+        """``bias + Z @ weights`` per row of ``Z`` (a 1-D ``Z`` is one point)."""
+        Z = np.asarray(Z, dtype=float)
+        return np.atleast_2d(Z) @ self.weights + self.bias
+
+    def __repr__(self) -> str:
+        return f"AdditiveForm(n_inputs={len(self.weights)}, bias={self.bias:.4g})"
+
+
+class DeltaEvaluator:
+    """Scores of points equal to ``z0`` except on a few columns.
+
+    The default evaluates each distinct set of changed columns with
+    ``embedding.partial(other columns, z0[other])`` (cached per column set); embeddings
+    with a cheaper fold override it (:meth:`Embedding.delta_evaluator`).
+    """
+
+    def __init__(self, embedding: "Embedding", z0):
+        self.embedding = embedding
+        self.z0 = np.asarray(z0, dtype=float).reshape(-1)
+        if len(self.z0) != embedding.n_inputs:
+            raise ValueError(f"z0 has {len(self.z0)} columns, the model {embedding.n_inputs} inputs")
+        self._cache: dict = {}
+        self.n_sets = 0        # distinct column sets prepared
+
+    def _prepared(self, cols: np.ndarray):
+        key = value_key(cols)
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._prepare(cols)
+            self._cache[key] = hit
+            self.n_sets += 1
+        return hit
+
+    def _prepare(self, cols: np.ndarray):
+        keep = np.ones(len(self.z0), dtype=bool)
+        keep[cols] = False
+        fixed = np.flatnonzero(keep)
+        return self.embedding.partial(fixed, self.z0[fixed])
+
+    @staticmethod
+    def _args(cols, Zc) -> tuple[np.ndarray, np.ndarray]:
+        cols = np.asarray(cols, dtype=np.int64).reshape(-1)
+        Zc = np.asarray(Zc, dtype=float)
+        if Zc.ndim == 1:
+            Zc = Zc.reshape(-1, len(cols)) if len(cols) else Zc.reshape(-1, 0)
+        if Zc.shape[1] != len(cols):
+            raise ValueError(f"{len(cols)} columns but values of shape {Zc.shape}")
+        return cols, Zc
+
+    def score(self, cols, Zc) -> np.ndarray:
+        """Scores ``(m,)`` of ``z0`` with the columns ``cols`` replaced by each row of
+        ``Zc`` (shape ``(m, len(cols))``)."""
+        return self.score_groups([(cols, Zc)])[0]
+
+    def score_groups(self, groups) -> list[np.ndarray]:
+        """:meth:`score` for each ``(cols, Zc)`` of ``groups``, in one batch where the
+        embedding allows it."""
+        out = []
+        for cols, Zc in groups:
+            cols, Zc = self._args(cols, Zc)
+            if len(cols) == 0:
+                out.append(np.repeat(self.embedding.score(self.z0), len(Zc)))
+            else:
+                out.append(self._prepared(cols).score(Zc))
+        return out
+
+
 @dataclass
 class EmbeddingConstr:
-    """What :meth:`Embedding.add_to` added to a backend.
+    """What :meth:`Embedding.add_to` added to a backend (model types subclass it with
+    their own auxiliary variables, e.g. :class:`~groupcf.embeddings.network.NetworkConstr`).
 
     Attributes
     ----------
@@ -85,16 +184,6 @@ class EmbeddingConstr:
         Backend indices of the input variables (as given).
     score
         Backend index of the score variable.
-    hidden
-        Per hidden layer, the backend indices of the post-activation variables ``h``;
-        ``-1`` for a neuron proven always inactive (its output is the constant 0 and no
-        variable was created).
-    binaries
-        Per hidden layer, the backend indices of the activation binaries ``s``; ``-1`` for
-        a neuron whose state is known from its bounds (no binary needed).
-    bounds
-        Per layer (hidden layers then the output), the pre-activation bounds ``(L, U)``
-        used for the big-M constants.
     rows
         Backend indices of every row added (including the threshold row).
     lo_row
@@ -105,26 +194,13 @@ class EmbeddingConstr:
     embedding: Embedding
     inputs: np.ndarray
     score: int
-    hidden: list[np.ndarray] = field(default_factory=list)
-    binaries: list[np.ndarray] = field(default_factory=list)
-    bounds: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
     rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     lo_row: int | None = None
 
     @property
     def n_binaries(self) -> int:
-        return int(sum(int(np.count_nonzero(b >= 0)) for b in self.binaries))
-
-    @property
-    def n_fixed_inactive(self) -> int:
-        """Neurons proven always inactive (no variable, no binary)."""
-        return int(sum(int(np.count_nonzero(h < 0)) for h in self.hidden))
-
-    @property
-    def n_fixed_active(self) -> int:
-        """Neurons proven always active (a variable, no binary)."""
-        return int(sum(int(np.count_nonzero((h >= 0) & (b < 0)))
-                       for h, b in zip(self.hidden, self.binaries)))
+        """Binary variables added for the model (none for an additive model)."""
+        return 0
 
     def get_error(self, x) -> float:
         """``|score variable − embedding.score(input values)|`` at a solution.
@@ -142,20 +218,11 @@ class EmbeddingConstr:
 
     def start_values(self, x_values) -> tuple[np.ndarray, np.ndarray]:
         """Values of every variable this record added, at input values ``x_values``
-        (``idx, values``), e.g. to complete a MIP start: hidden outputs, activation
-        binaries and the score."""
-        pre = self.embedding.preactivations(np.asarray(x_values, dtype=float)[None, :])
-        idx, vals = [int(self.score)], [float(pre[-1][0, 0])]
-        for h, s, a in zip(self.hidden, self.binaries, pre[:-1]):
-            a = a[0]
-            on = h >= 0
-            idx.extend(h[on].tolist()); vals.extend(np.maximum(a[on], 0.0).tolist())
-            on = s >= 0
-            idx.extend(s[on].tolist()); vals.extend((a[on] > 0).astype(float).tolist())
-        return np.array(idx, dtype=np.int64), np.array(vals)
+        (``idx, values``), e.g. to complete a MIP start. The base record has only the
+        score variable; subclasses add their auxiliary variables."""
+        s = float(self.embedding.score(np.asarray(x_values, dtype=float)[None, :])[0])
+        return np.array([int(self.score)], dtype=np.int64), np.array([s])
 
     def __repr__(self) -> str:
-        widths = [len(h) for h in self.hidden]
-        return (f"EmbeddingConstr({type(self.embedding).__name__}, inputs={len(self.inputs)}, "
-                f"hidden={widths}, binaries={self.n_binaries}, score=x[{self.score}], "
-                f"rows={len(self.rows)})")
+        return (f"{type(self).__name__}({type(self.embedding).__name__}, inputs={len(self.inputs)}, "
+                f"binaries={self.n_binaries}, score=x[{self.score}], rows={len(self.rows)})")

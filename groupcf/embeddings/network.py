@@ -64,12 +64,13 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
-from groupcf.embeddings.base import Embedding, EmbeddingConstr
+from groupcf.embeddings._relu_rows import add_relu_layer, affine_block
+from groupcf.embeddings.base import AdditiveForm, DeltaEvaluator, Embedding, EmbeddingConstr
 
 if TYPE_CHECKING:  # pragma: no cover
     from groupcf.features.domain import InputDomain
@@ -129,8 +130,37 @@ class ReLUNetwork(Embedding):
         return len(self.layers) == 1
 
     @property
+    def n_layers(self) -> int:
+        """Number of affine layers (hidden layers plus the output)."""
+        return len(self.layers)
+
+    @property
     def hidden_sizes(self) -> list[int]:
         return [W.shape[0] for W, _ in self.layers[:-1]]
+
+    def additive(self) -> AdditiveForm | None:
+        """Exact for a network without hidden layers: ``score = b + W z``."""
+        if len(self.layers) != 1:
+            return None
+        W, b = self.layers[0]
+        return AdditiveForm(W[0], float(b[0]))
+
+    def score_bounds(self, lb, ub) -> tuple[float, float]:
+        """Interval arithmetic through the layers (valid, not tight with hidden layers)."""
+        ylo = np.asarray(lb, dtype=float).reshape(-1)
+        yhi = np.asarray(ub, dtype=float).reshape(-1)
+        if ylo.shape != (self.n_inputs,) or yhi.shape != (self.n_inputs,):
+            raise ValueError(f"bounds must have {self.n_inputs} entries")
+        for k, (W, b) in enumerate(self.layers):
+            L, U = _interval_affine(W, b, ylo, yhi)
+            if k < len(self.layers) - 1:
+                ylo, yhi = np.maximum(L, 0.0), np.maximum(U, 0.0)
+        return float(L[0]), float(U[0])
+
+    def delta_evaluator(self, z0) -> "_ReLUDelta":
+        """Folds ``z0`` into the first layer per column set; the hidden layers then run
+        once for all groups of a batch."""
+        return _ReLUDelta(self, z0)
 
     def __repr__(self) -> str:
         return f"ReLUNetwork(inputs={self.n_inputs}, hidden={self.hidden_sizes})"
@@ -194,7 +224,7 @@ class ReLUNetwork(Embedding):
 
     # -- MIP formulation --------------------------------------------------------------
     def add_to(self, backend: "Backend", x_idx, domain: "InputDomain",
-               lo: float | None = None) -> EmbeddingConstr:
+               lo: float | None = None) -> "NetworkConstr":
         """Add the network to ``backend`` (formulation in the module docstring)."""
         x_idx = np.asarray(x_idx, dtype=np.int64).reshape(-1)
         if len(x_idx) != self.n_inputs:
@@ -214,7 +244,7 @@ class ReLUNetwork(Embedding):
         prev_cols = np.arange(self.n_inputs)          # their columns in W_l
         for (W, b), (L, U) in zip(self.layers[:-1], bounds[:-1]):
             Wl = W[:, prev_cols]
-            h_idx, s_idx, new_rows = _add_relu_layer(backend, Wl, b, L, U, prev)
+            h_idx, s_idx, new_rows = add_relu_layer(backend, Wl, b, L, U, prev)
             hidden.append(h_idx)
             binaries.append(s_idx)
             rows.append(new_rows)
@@ -223,7 +253,7 @@ class ReLUNetwork(Embedding):
 
         W, b = self.layers[-1]
         score = int(backend.add_vars(1, lb=-INF, ub=INF)[0])
-        A = _affine_block(-W[:, prev_cols], prev, np.array([score]), None, None,
+        A = affine_block(-W[:, prev_cols], prev, np.array([score]), None, None,
                           backend.num_vars)
         rows.append(np.asarray(backend.add_rows(A, b, b), dtype=np.int64))
         lo_row = None
@@ -231,12 +261,102 @@ class ReLUNetwork(Embedding):
             lo_row = int(backend.add_row([score], [1.0], float(lo), INF))
             rows.append(np.array([lo_row], dtype=np.int64))
 
-        constr = EmbeddingConstr(embedding=self, inputs=x_idx, score=score, hidden=hidden,
+        constr = NetworkConstr(embedding=self, inputs=x_idx, score=score, hidden=hidden,
                                  binaries=binaries, bounds=bounds,
                                  rows=np.concatenate(rows), lo_row=lo_row)
         logger.debug("added %r: %d binaries, %d always active, %d always inactive",
                      constr, constr.n_binaries, constr.n_fixed_active, constr.n_fixed_inactive)
         return constr
+
+
+class _ReLUDelta(DeltaEvaluator):
+    r"""Delta evaluation of a :class:`ReLUNetwork` around ``z0``: for changed columns
+    :math:`C`, the first layer is :math:`W_1[:, C]\, z_C + (b_1 + W_1 z_0 - W_1[:, C]\, z_{0,C})`
+    (the first layer of ``partial(other columns, z0[other])``), and the hidden layers
+    run once for the stacked first-layer outputs of every group."""
+
+    def __init__(self, network: ReLUNetwork, z0):
+        super().__init__(network, z0)
+        W1, b1 = network.layers[0]
+        self._base = b1 + W1 @ self.z0
+
+    def _prepare(self, cols):
+        Wc = np.ascontiguousarray(self.embedding.layers[0][0][:, cols])
+        return Wc.T.copy(), self._base - Wc @ self.z0[cols]
+
+    def score_groups(self, groups) -> list[np.ndarray]:
+        firsts, sizes = [], []
+        for cols, Zc in groups:
+            cols, Zc = self._args(cols, Zc)
+            if len(cols) == 0:
+                firsts.append(np.repeat(self._base[None, :], len(Zc), axis=0))
+            else:
+                WcT, bc = self._prepared(cols)
+                firsts.append(Zc @ WcT + bc)
+            sizes.append(len(Zc))
+        if not firsts:
+            return []
+        out = np.vstack(firsts) if len(firsts) > 1 else firsts[0]
+        for W, b in self.embedding.layers[1:]:
+            out = np.maximum(out, 0.0) @ W.T + b
+        return np.split(out[:, 0], np.cumsum(sizes)[:-1])
+
+
+@dataclass(repr=False)
+class NetworkConstr(EmbeddingConstr):
+    """What :meth:`ReLUNetwork.add_to` added (:class:`EmbeddingConstr` plus the neurons).
+
+    Attributes
+    ----------
+    hidden
+        Per hidden layer, the backend indices of the post-activation variables ``h``;
+        ``-1`` for a neuron proven always inactive (its output is the constant 0 and no
+        variable was created).
+    binaries
+        Per hidden layer, the backend indices of the activation binaries ``s``; ``-1`` for
+        a neuron whose state is known from its bounds (no binary needed).
+    bounds
+        Per layer (hidden layers then the output), the pre-activation bounds ``(L, U)``
+        used for the big-M constants.
+    """
+
+    hidden: list[np.ndarray] = field(default_factory=list)
+    binaries: list[np.ndarray] = field(default_factory=list)
+    bounds: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+
+    @property
+    def n_binaries(self) -> int:
+        return int(sum(int(np.count_nonzero(b >= 0)) for b in self.binaries))
+
+    @property
+    def n_fixed_inactive(self) -> int:
+        """Neurons proven always inactive (no variable, no binary)."""
+        return int(sum(int(np.count_nonzero(h < 0)) for h in self.hidden))
+
+    @property
+    def n_fixed_active(self) -> int:
+        """Neurons proven always active (a variable, no binary)."""
+        return int(sum(int(np.count_nonzero((h >= 0) & (b < 0)))
+                       for h, b in zip(self.hidden, self.binaries)))
+
+    def start_values(self, x_values) -> tuple[np.ndarray, np.ndarray]:
+        """Values of every variable this record added, at input values ``x_values``
+        (``idx, values``): hidden outputs, activation binaries and the score."""
+        pre = self.embedding.preactivations(np.asarray(x_values, dtype=float)[None, :])
+        idx, vals = [int(self.score)], [float(pre[-1][0, 0])]
+        for h, s, a in zip(self.hidden, self.binaries, pre[:-1]):
+            a = a[0]
+            on = h >= 0
+            idx.extend(h[on].tolist()); vals.extend(np.maximum(a[on], 0.0).tolist())
+            on = s >= 0
+            idx.extend(s[on].tolist()); vals.extend((a[on] > 0).astype(float).tolist())
+        return np.array(idx, dtype=np.int64), np.array(vals)
+
+    def __repr__(self) -> str:
+        widths = [len(h) for h in self.hidden]
+        return (f"NetworkConstr({type(self.embedding).__name__}, inputs={len(self.inputs)}, "
+                f"hidden={widths}, binaries={self.n_binaries}, score=x[{self.score}], "
+                f"rows={len(self.rows)})")
 
 
 def _interval_affine(W: np.ndarray, b: np.ndarray, ylo: np.ndarray, yhi: np.ndarray):
@@ -249,66 +369,3 @@ def _interval_affine(W: np.ndarray, b: np.ndarray, ylo: np.ndarray, yhi: np.ndar
         def dot(A, y):
             return np.nan_to_num(A * y, nan=0.0, posinf=np.inf, neginf=-np.inf).sum(axis=1)
         return b + dot(Wp, ylo) + dot(Wn, yhi), b + dot(Wp, yhi) + dot(Wn, ylo)
-
-
-def _affine_block(negW: np.ndarray, in_idx: np.ndarray, h_idx: np.ndarray,
-                  s_idx: np.ndarray | None, s_coef: np.ndarray | None, n_cols: int) -> sp.csr_matrix:
-    """Rows ``h_r + sum_j negW[r, j] x[in_idx[j]] (+ s_coef[r] s_r)`` as a CSR matrix over
-    ``n_cols`` backend variables."""
-    m = negW.shape[0]
-    r, c = np.nonzero(negW)
-    data = [negW[r, c], np.ones(m)]
-    ri = [r, np.arange(m)]
-    ci = [in_idx[c], h_idx]
-    if s_idx is not None:
-        data.append(s_coef)
-        ri.append(np.arange(m))
-        ci.append(s_idx)
-    return sp.csr_matrix((np.concatenate(data), (np.concatenate(ri), np.concatenate(ci))),
-                         shape=(m, n_cols))
-
-
-def _add_relu_layer(backend: "Backend", W: np.ndarray, b: np.ndarray, L: np.ndarray,
-                    U: np.ndarray, prev: np.ndarray):
-    """Add one hidden layer; returns ``(h_idx, s_idx, rows)`` (``-1`` where no variable)."""
-    from groupcf.solvers.base import VarType
-
-    n = W.shape[0]
-    inactive = U <= 0.0
-    active = ~inactive & (L >= 0.0)
-    unstable = ~inactive & ~active
-    h_idx = np.full(n, -1, dtype=np.int64)
-    s_idx = np.full(n, -1, dtype=np.int64)
-
-    alive = ~inactive
-    if alive.any():
-        h_lb = np.where(active, L, 0.0)[alive]
-        h_idx[alive] = backend.add_vars(int(alive.sum()), lb=h_lb, ub=U[alive])
-    if unstable.any():
-        s_idx[unstable] = backend.add_vars(int(unstable.sum()), lb=0.0, ub=1.0,
-                                           vtype=VarType.BINARY)
-
-    ncols = backend.num_vars
-    blocks, los, his = [], [], []
-    if active.any():                                   # h - W y = b
-        blocks.append(_affine_block(-W[active], prev, h_idx[active], None, None, ncols))
-        los.append(b[active])
-        his.append(b[active])
-    if unstable.any():
-        Wu, bu, Lu, Uu = -W[unstable], b[unstable], L[unstable], U[unstable]
-        hu, su = h_idx[unstable], s_idx[unstable]
-        k = len(hu)
-        blocks.append(_affine_block(Wu, prev, hu, None, None, ncols))        # h - Wy >= b
-        los.append(bu)
-        his.append(np.full(k, INF))
-        blocks.append(_affine_block(Wu, prev, hu, su, -Lu, ncols))           # h - Wy - L s <= b - L
-        los.append(np.full(k, -INF))
-        his.append(bu - Lu)
-        blocks.append(_affine_block(np.zeros((k, 0)), prev[:0], hu, su, -Uu, ncols))  # h - U s <= 0
-        los.append(np.full(k, -INF))
-        his.append(np.zeros(k))
-    if not blocks:
-        return h_idx, s_idx, np.zeros(0, dtype=np.int64)
-    A = sp.vstack(blocks, format="csr")
-    new_rows = backend.add_rows(A, np.concatenate(los), np.concatenate(his))
-    return h_idx, s_idx, np.asarray(new_rows, dtype=np.int64)

@@ -13,7 +13,7 @@ constraint:
 
 *Agreement rows* tie an instance :math:`x^0` (expanded) to a block: "if the instance is
 covered (:math:`z = 1`), :math:`v` equals :math:`x^0` on every feature outside the change
-set". Per original feature this is one row, tighter than one row per column (design §3):
+set". Per original feature this is one row, tighter than one row per column:
 
 .. math::
 

@@ -1,95 +1,235 @@
-r"""Does an instance have an accepted completion on a change set, possibly extended?
+r"""Accepted completions: one service for "can ``x`` be accepted by changing only ``F``
+(plus up to ``k`` further features), and how?"
 
-The question behind every column (design §3): for an instance :math:`x` (expanded), a
-set :math:`F` of features that may change and a budget :math:`k`, is there a point
-:math:`v` equal to :math:`x` outside :math:`F \cup E` for some
-:math:`E \subseteq \text{mutable} \setminus F`, :math:`|E| \le k`, with
-:math:`\mathrm{score}(v) \ge \tau + \varepsilon`? Feasibility is monotone in
-:math:`F` and in :math:`k`.
+For an instance :math:`x` (expanded), a set :math:`F` of features that may change and a
+budget :math:`k`, a *completion* is a point :math:`v` equal to :math:`x` outside
+:math:`F \cup E` for some :math:`E \subseteq \text{mutable} \setminus F`,
+:math:`|E| \le k` (increase-only features not below given lower codes). It is accepted
+when :math:`\mathrm{score}(v) \ge \tau + \varepsilon`. Feasibility is monotone in
+:math:`F` and :math:`k`, and the same for every instance equal to :math:`x` outside
+:math:`F` (the classes of Carrizosa, Ramírez-Ayerbe & Romero Morales 2024, §4.2).
 
-:class:`CompletionChecker` answers it in two steps:
+:class:`Completions` answers the question once for every algorithm:
 
-1. **Greedy search in numpy** (certain when it succeeds): from :math:`x`, repeatedly
-   apply the single-feature change (any category of a feature in :math:`F`, or of a
-   further feature while the budget lasts) that raises the model's exact score most,
-   all candidates scored in one batched call, until the score clears the threshold or no
-   change improves it.
-   For a linear score (logistic regression) the greedy search is exact — every
-   feature's gain is independent, so it frees the features of :math:`F` and the
-   :math:`k` largest further gains — and its failure is a proof.
-2. **A feasibility MIP** otherwise: the counterfactual block with the agreement rows of
-   :math:`x`, :math:`f_l = 1` on :math:`F` and :math:`\sum_l f_l \le |F| + k`; with
-   :math:`k = 0` the free set is known, so :math:`v` is fixed by bounds outside
-   :math:`F` and the network's big-M constants are computed over that small box only.
-   Infeasible is a proof; a MIP stopped by its time limit answers "unknown".
+* **closed form** when the embedding is additive (:meth:`Embedding.additive`,
+  :math:`\mathrm{score}(v) = c + w^\top v`): every free feature independently takes its
+  best allowed value (:meth:`Completions.best`), and the gain of freeing feature
+  :math:`l` of row :math:`i` is :math:`G_{il} = \max_{c} w_l^\top c - w_l^\top x_{i,l}
+  \ge 0` (:meth:`Completions.gains`);
+* **vectorised numpy** otherwise: all completions enumerated in one batched call when
+  there are at most ``max_enumeration`` (:meth:`Completions.best`), or a greedy search
+  that applies the best single-feature change until the score clears the threshold
+  (:meth:`Completions.check`; exact for an additive score, so its failure is then a
+  proof);
+* **a MIP** when numpy cannot decide: the counterfactual block
+  (:mod:`groupcf.formulations.blocks`) with the features outside :math:`F` fixed by
+  bounds (big-M constants over that small box only), or with the agreement rows and
+  :math:`\sum_l f_l \le |F| + k` when a budget remains. Infeasible is a proof; a MIP
+  stopped without optimality answers "unknown" (never "infeasible").
+
+The candidate values of each feature are computed by one helper
+(:meth:`Completions.candidates`): every category of a one-hot feature, both values of a
+binary one, the ends of a continuous one (exact for an additive score), lower codes of
+increase-only features excluded.
 """
 from __future__ import annotations
 
+import itertools
 import logging
 
 import numpy as np
 
+from ..embeddings.base import Embedding
+from ..features.space import FeatureSpace
 from ..solvers import make_backend
 from ..solvers.base import Status
+from ..utils import TOL, value_key
 from .blocks import add_agreement, add_counterfactual, box_outside
 from .rows import RowBuffer
 
 log = logging.getLogger(__name__)
 
 
-class CompletionChecker:
-    """See the module docstring. ``problem`` supplies the space, the embedding, the
-    threshold ``score_lo`` and the expanded types ``Z``."""
+class Completions:
+    """Accepted completions of instances under one model (module docstring).
 
-    def __init__(self, problem, solver="highs"):
-        self.problem, self.solver = problem, solver
-        self.space = problem.space
-        self.emb = problem.tm.embedding
-        self.mutable = np.array([not f.immutable and not f.increase_only for f in self.space])
-        self._options = [self._values(f) for f in self.space]
-        self.linear = getattr(self.emb, "is_linear", False)
-        self.calls = {"greedy": 0, "mip": 0, "infeasible": 0, "unknown": 0}
+    Parameters
+    ----------
+    space
+        The fitted feature space.
+    embedding
+        The model.
+    score_lo
+        Score a completion must reach (threshold plus safety margin).
+    solver
+        Backend name or instance for the MIP proofs.
+    accept
+        Score at which a MIP's point is accepted when re-checked in numpy (default
+        ``score_lo``; e.g. the bare threshold, below the margin the MIP enforced).
+    max_enumeration
+        Most completions :meth:`best` enumerates in numpy before using a MIP.
+    """
 
-    @staticmethod
-    def _values(feat) -> np.ndarray:
-        """The candidate values of one feature over its expanded columns."""
-        k = len(feat.columns)
-        if feat.encoding == "onehot":
-            return np.eye(k)
-        return np.array([[0.0], [1.0]])     # binary, or a continuous column's extremes
+    def __init__(self, space: FeatureSpace, embedding: Embedding, score_lo: float, solver="highs",
+                 accept: float | None = None, max_enumeration: int = 4096):
+        self.space, self.embedding, self.solver = space, embedding, solver
+        self.score_lo = float(score_lo)
+        self.accept = self.score_lo if accept is None else float(accept)
+        self.max_enumeration = max_enumeration
+        self.form = embedding.additive()
+        self.mutable = np.array([not f.immutable and not f.increase_only for f in space])
+        self._cache: dict = {}
+        self.calls = {"closed_form": 0, "enumeration": 0, "mip": 0, "cached": 0,
+                      "greedy": 0, "infeasible": 0, "unknown": 0}
 
+    @property
+    def additive(self) -> bool:
+        """The model's score is additive: closed forms and greedy proofs apply."""
+        return self.form is not None
+
+    # ------------------------------------------------------------------ candidates
+    def candidates(self, l: int, low: float = 0.0) -> np.ndarray:
+        """Allowed values of feature ``l`` over its expanded columns, one per row
+        (codes ``>= low`` for an increase-only feature)."""
+        f = self.space.features_[l]
+        k = len(f.columns)
+        if f.encoding == "onehot":
+            start = int(low) if f.increase_only else 0
+            return np.eye(k)[start:]
+        if f.encoding == "binary":
+            return np.array([[1.0]]) if (f.increase_only and low >= 0.5) else np.array([[0.0], [1.0]])
+        lo = low if f.increase_only else 0.0
+        return np.array([[lo], [1.0]])          # continuous: its ends (exact when additive)
+
+    # ------------------------------------------------------------------ closed form
+    def gains(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Additive model: scores ``s`` of the rows of ``Z`` and ``G[i, l] >= 0``, the
+        largest score gain from freeing feature ``l`` of row ``i``."""
+        w = self._weights()
+        s = self.form.score(Z)
+        G = np.zeros((len(Z), len(self.space)))
+        for l, f in enumerate(self.space):
+            wc = w[f.columns]
+            G[:, l] = float((self.candidates(l) @ wc).max()) - Z[:, f.columns] @ wc
+        return s, G
+
+    def completion(self, z: np.ndarray, F, low: np.ndarray | None = None) -> np.ndarray:
+        """Additive model: the best completion of ``z`` on ``F`` (every feature of ``F``
+        at its best allowed value; the first on ties)."""
+        w = self._weights()
+        v = np.array(z, dtype=float)
+        for l in F:
+            cols = self.space.features_[int(l)].columns
+            opts = self.candidates(int(l), 0.0 if low is None else float(low[int(l)]))
+            v[cols] = opts[int(np.argmax(opts @ w[cols]))]
+        return v
+
+    def _weights(self) -> np.ndarray:
+        if self.form is None:
+            raise TypeError("closed-form completions need an additive model (Embedding.additive())")
+        return self.form.weights
+
+    # ------------------------------------------------------------------ best completion
+    def best(self, z: np.ndarray, F, low: np.ndarray | None = None,
+             allow_mip: bool = True) -> tuple[float, np.ndarray | None]:
+        """``(best score, argmax v)`` over the completions of ``z`` on ``F`` (no
+        budget); ``low[l]``: lowest code of increase-only feature ``l``. ``(-inf, None)``
+        proves that none exists, ``(+inf, None)`` means unknown (a MIP was needed and
+        ``allow_mip=False``, or it stopped without optimality). Cached."""
+        F = tuple(sorted(int(l) for l in F))
+        space = self.space
+        lows = tuple(0.0 if low is None else float(low[l]) for l in F)
+        fixed, lb, ub = box_outside(space, z, F)
+        key = (value_key(z[fixed]), F, lows)
+        hit = self._cache.get(key)
+        if hit is not None:
+            self.calls["cached"] += 1
+            return hit
+        allowed = [self.candidates(l, lo) for l, lo in zip(F, lows)]
+        n_comb = int(np.prod([len(a) for a in allowed])) if allowed else 1
+        continuous = any(space.features_[l].encoding == "continuous" for l in F)
+        if self.form is not None:
+            self.calls["closed_form"] += 1
+            v = self.completion(z, F, None if low is None else low)
+            res = (float(self.form.score(v)[0]), v)
+        elif n_comb <= self.max_enumeration and not continuous:
+            self.calls["enumeration"] += 1
+            V = np.repeat(np.asarray(z, dtype=float)[None, :], n_comb, axis=0)
+            for r, combo in enumerate(itertools.product(*allowed)):
+                for l, o in zip(F, combo):
+                    V[r, space.features_[l].columns] = o
+            s = self.embedding.score(V)
+            j = int(np.argmax(s))
+            res = (float(s[j]), V[j])
+        elif not allow_mip:
+            return np.inf, None
+        else:
+            self.calls["mip"] += 1
+            res = self._max_score(F, lows, lb, ub)
+        self._cache[key] = res
+        return res
+
+    def feasible(self, z: np.ndarray, F, low: np.ndarray | None = None, allow_mip: bool = True) -> bool:
+        """Whether some completion of ``z`` on ``F`` is accepted (``True`` when unknown)."""
+        return self.best(z, F, low, allow_mip)[0] >= self.score_lo
+
+    def _max_score(self, F, lows, lb, ub) -> tuple[float, np.ndarray | None]:
+        space = self.space
+        lb, ub = lb.copy(), ub.copy()
+        for l, lo in zip(F, lows):
+            f = space.features_[l]
+            if f.increase_only:
+                if f.encoding == "onehot":
+                    ub[f.columns[: int(lo)]] = 0.0
+                else:
+                    lb[f.columns] = lo
+        be = make_backend(self.solver, mip_gap=1e-9)
+        blk = add_counterfactual(be, space, self.embedding, None, lb, ub)
+        be.set_objective([blk.constr.score], [1.0], sense="max")
+        sol = be.solve()
+        if sol.status == Status.INFEASIBLE:
+            return -np.inf, None
+        if sol.status != Status.OPTIMAL:   # unknown: never claim infeasibility
+            return np.inf, None
+        v = self._rounded(sol.x[blk.v])
+        return float(self.embedding.score(v[None, :])[0]), v
+
+    # ------------------------------------------------------------------ with a budget
     def check(self, z: np.ndarray, F, k: int, time_limit: float | None = None, prove: bool = True
               ) -> tuple[bool | None, np.ndarray | None, frozenset]:
-        """``(answer, v, F')``: ``True`` with an accepted point ``v`` and the features it
-        changes ``F'``; ``False`` (proven infeasible); ``None`` (unknown, e.g. the MIP's
-        ``time_limit`` passed, or the greedy search failed on a network and
+        """``(answer, v, F')`` for completions of ``z`` on ``F`` plus at most ``k``
+        further mutable features: ``True`` with an accepted point ``v`` and the features it
+        changes ``F'``; ``False`` (proven: none exists); ``None`` (unknown: the MIP's
+        ``time_limit`` passed, or the greedy search failed on a non-additive model and
         ``prove=False`` skipped the MIP)."""
         F = frozenset(int(l) for l in F)
-        v = self._greedy(z, F, k)
+        v = self._greedy(np.asarray(z, dtype=float), F, k)
         if v is not None:
             self.calls["greedy"] += 1
-            return True, v, self._changed(z, v)
-        if self.linear:          # greedy is exact for a linear score: a proof
+            return True, v, self.changed(z, v)
+        if self.form is not None:      # greedy is exact for an additive score: a proof
             self.calls["infeasible"] += 1
             return False, None, frozenset()
         if not prove:
             return None, None, frozenset()
         self.calls["mip"] += 1
-        ok, v = self._mip(z, F, k, time_limit)
+        ok, v = self._feasibility_mip(z, F, k, time_limit)
         if ok is None:
             self.calls["unknown"] += 1
         elif not ok:
             self.calls["infeasible"] += 1
-        return ok, v, (self._changed(z, v) if v is not None else frozenset())
+        return ok, v, (self.changed(z, v) if v is not None else frozenset())
 
-    def _changed(self, z, v) -> frozenset:
+    def changed(self, z, v) -> frozenset:
+        """Features where ``v`` differs from ``z``."""
         return frozenset(l for l, f in enumerate(self.space)
-                         if np.abs(v[f.columns] - z[f.columns]).max() > 1e-9)
+                         if np.abs(v[f.columns] - z[f.columns]).max() > TOL)
 
     def _greedy(self, z: np.ndarray, F: frozenset, k: int) -> np.ndarray | None:
-        lo = self.problem.score_lo
-        v = z.astype(float).copy()
-        score = float(self.emb.score(v[None, :])[0])
+        """Best single-feature change first, all candidates scored in one call."""
+        lo = self.score_lo
+        v = z.copy()
+        score = float(self.embedding.score(v[None, :])[0])
         free = set(F)
         extra = [l for l in range(len(self.space)) if self.mutable[l] and l not in F]
         for _ in range(2 * (len(F) + k) + 2):
@@ -100,13 +240,13 @@ class CompletionChecker:
                 return None
             blocks, owner = [], []
             for l in cand_l:
-                opts = self._options[l]
+                opts = self.candidates(l)
                 V = np.repeat(v[None, :], len(opts), axis=0)
                 V[:, self.space.features_[l].columns] = opts
                 blocks.append(V)
                 owner.extend([l] * len(opts))
             V = np.vstack(blocks)
-            s = self.emb.score(V)
+            s = self.embedding.score(V)
             j = int(np.argmax(s))
             if s[j] <= score + 1e-12:
                 return None
@@ -118,17 +258,17 @@ class CompletionChecker:
                 k -= 1
         return v if score >= lo else None
 
-    def _mip(self, z: np.ndarray, F: frozenset, k: int, time_limit) -> tuple[bool | None, np.ndarray | None]:
-        space, p = self.space, self.problem
-        dom = space.domain()
+    def _feasibility_mip(self, z, F: frozenset, k: int, time_limit) -> tuple[bool | None, np.ndarray | None]:
+        space = self.space
         be = make_backend(self.solver, time_limit=time_limit)
         if k == 0:
             _, lb, ub = box_outside(space, z, F)
-            blk = add_counterfactual(be, space, self.emb, p.score_lo, lb, ub)
+            blk = add_counterfactual(be, space, self.embedding, self.score_lo, lb, ub)
         else:
             allowed = self.mutable.copy()
             allowed[list(F)] = True
-            blk = add_counterfactual(be, space, self.emb, p.score_lo, can_change=allowed, Tmax=len(F) + k)
+            blk = add_counterfactual(be, space, self.embedding, self.score_lo, can_change=allowed,
+                                     Tmax=len(F) + k)
             rows = RowBuffer()
             add_agreement(rows, space, blk, z)
             rows.flush(be)
@@ -139,9 +279,14 @@ class CompletionChecker:
             return False, None
         if not sol.status.has_solution:
             return None, None
-        v = sol.x[blk.v]
-        v[dom.integer] = np.round(v[dom.integer])
-        if float(self.emb.score(v[None, :])[0]) < p.tm.logit_threshold:
+        v = self._rounded(sol.x[blk.v])
+        if float(self.embedding.score(v[None, :])[0]) < self.accept:
             log.debug("completion MIP point rejected by the exact score; answer unknown")
             return None, None
         return True, v
+
+    def _rounded(self, v: np.ndarray) -> np.ndarray:
+        v = np.array(v, dtype=float)
+        integer = self.space.domain().integer
+        v[integer] = np.round(v[integer])
+        return v

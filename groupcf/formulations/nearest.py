@@ -288,6 +288,60 @@ class NearestCounterfactual:
         rows.flush(be)
         return True
 
+    def start_greedy(self) -> bool:
+        """Offer the greedy completion of ``z0``
+        (:meth:`~groupcf.formulations.completion.Completions.check` without a MIP, within
+        ``Tmax`` changes) as a MIP start: an incumbent before the search begins. ``False``
+        when the greedy search finds none that fits the MIP's bounds."""
+        from .completion import Completions
+
+        k = len(self.space) if self.Tmax is None else int(self.Tmax)
+        ok, v, _ = Completions(self.space, self.embedding, self.score_lo).check(self.z0, (), k, prove=False)
+        return bool(ok) and self.start_from(v)
+
+    def start_from(self, v: np.ndarray) -> bool:
+        """Offer the accepted point ``v`` as a complete MIP start (``v``, ``f``, the
+        embedding's variables, ``delta``, ``t``, ``u``); ``False`` (nothing offered) when
+        ``v`` breaks the bounds, ``Tmax`` or the integer links."""
+        v = np.asarray(v, dtype=float)
+        if not self.backend.capabilities.mip_start or np.any(v < self.lb - 1e-9) or np.any(v > self.ub + 1e-9):
+            return False
+        changed = self.changed(v)
+        if any(not self.can_change[l] for l in changed) or (self.Tmax is not None and len(changed) > self.Tmax):
+            return False
+        f = np.zeros(len(self.space))
+        f[changed] = 1.0
+        idx, vals = [self.v, self.f], [v, f]
+        i_e, v_e = self.constr.start_values(v)
+        idx.append(i_e)
+        vals.append(v_e)
+        t = 0.0
+        for l, feat in enumerate(self.space):
+            cols = feat.columns
+            if l in self.delta:
+                if feature_measure(feat) == "ordinal":
+                    k = len(cols)
+                    d = abs(float(np.argmax(v[cols]) - np.argmax(self.z0[cols]))) / (k - 1)
+                else:
+                    d = abs(float(v[cols[0]] - self.z0[cols[0]]))
+                idx.append([self.delta[l]])
+                vals.append([d])
+                t = max(t, d)
+            elif feature_measure(feat) in ("binary", "nominal"):
+                t = max(t, f[l])
+            if l in self.u:
+                raw = feat.low + v[cols[0]] * (feat.high - feat.low)
+                if abs(raw - round(raw)) > 1e-6:
+                    return False
+                idx.append([self.u[l][0]])
+                vals.append([float(round(raw))])
+        if self.t is not None:
+            idx.append([self.t])
+            vals.append([t])
+        self.backend.set_mip_start(np.concatenate([np.asarray(i, dtype=np.int64) for i in idx]),
+                                   np.concatenate([np.asarray(x, dtype=float) for x in vals]))
+        return True
+
     def changed(self, v: np.ndarray) -> list[int]:
         """Indices of the original features that expanded values ``v`` change."""
         return [l for l, feat in enumerate(self.space)

@@ -1,6 +1,7 @@
 """One-for-many group counterfactuals: ``gcf.explain_group``."""
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 
@@ -12,13 +13,30 @@ from ..models import DEFAULT_MARGIN, resolve_model
 from ..results.group import GroupExplanation
 from ..solvers import make_backend
 from ..solvers.base import Status
-from .colgen import column_generation
-from .compact import compact_mip
+from .colgen import ColgenOptions, column_generation
+from .compact import CompactOptions, compact_mip
 from .problem import GroupProblem
 
 log = logging.getLogger(__name__)
 
-METHODS = {"colgen": column_generation, "compact": compact_mip}
+#: method name -> (algorithm, its options dataclass)
+METHODS = {"colgen": (column_generation, ColgenOptions), "compact": (compact_mip, CompactOptions)}
+
+
+def method_options(method: str, options: dict):
+    """The options dataclass of ``method`` built from ``options``; an unknown or
+    inapplicable option raises :class:`InvalidInputError` naming it and the accepted ones."""
+    cls = METHODS[method][1]
+    accepted = [f.name for f in dataclasses.fields(cls)]
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        others = [m for m, (_, c) in METHODS.items() if m != method
+                  and set(unknown) <= {f.name for f in dataclasses.fields(c)}]
+        hint = f" (an option of method={others[0]!r})" if others else ""
+        raise InvalidInputError(
+            f"explain_group(method={method!r}) does not accept the option(s) {unknown}{hint}; "
+            f"accepted: {accepted if accepted else 'none'}")
+    return cls(**options)
 
 
 def explain_group(S: pd.DataFrame, model, Tmax: int, *, space=None, method: str = "colgen",
@@ -51,17 +69,23 @@ def explain_group(S: pd.DataFrame, model, Tmax: int, *, space=None, method: str 
         Explain what can be explained and list the instances without any counterfactual
         within ``Tmax`` in ``result.unexplained`` (otherwise: ``NoCounterfactualError``).
     options
-        Passed to the algorithm (colgen: ``n_solutions``, ``aux``, ``ip_every``,
-        ``pricing="seed"|"mip"``, ``seed_mode``, ``max_change_sets``,
-        ``max_enumerated_sets``; see :func:`groupcf.group.colgen.column_generation`).
+        The method's options, checked against its options dataclass
+        (colgen: :class:`~groupcf.group.colgen.ColgenOptions` — ``n_solutions``, ``aux``,
+        ``ip_every``, ``max_iterations``, ``pricing="seed"|"mip"``, ``seed_mode``,
+        ``max_change_sets``, ``max_enumerated_sets``; compact:
+        :class:`~groupcf.group.compact.CompactOptions`, none). An unknown or inapplicable
+        option raises :class:`~groupcf.exceptions.InvalidInputError` naming it.
     """
     if method not in METHODS:
         raise InvalidInputError(f"unknown method {method!r}; available: {sorted(METHODS)}")
+    opts = method_options(method, options)
     t0 = time.perf_counter()
     tm = resolve_model(model, space=space, threshold=threshold)
     make_backend(solver)  # fail fast: not installed / unknown name
     problem = GroupProblem(S, tm, Tmax, margin=margin)
-    sol = METHODS[method](problem, solver=solver, time_limit=time_limit, progress=progress, **options)
+    algorithm = METHODS[method][0]
+    sol = algorithm(problem, solver=solver, time_limit=time_limit, progress=_show_progress(progress),
+                    options=opts)
     unexplained_rows = S.index[sol.unexplained_types[problem.type_of_row]].tolist()
     if unexplained_rows and not allow_partial:
         raise NoCounterfactualError(
@@ -70,6 +94,13 @@ def explain_group(S: pd.DataFrame, model, Tmax: int, *, space=None, method: str 
             f"{' ...' if len(unexplained_rows) > 20 else ''}; pass allow_partial=True to explain the rest",
             rows=unexplained_rows)
     return _build_result(problem, sol, S, tm, method, solver, time.perf_counter() - t0, unexplained_rows)
+
+
+def _show_progress(progress: bool) -> bool:
+    """tqdm bars only when asked for and stderr is a terminal."""
+    import sys
+
+    return bool(progress) and hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
 
 
 def _build_result(problem, sol, S, tm, method, solver, elapsed, unexplained_rows) -> GroupExplanation:
@@ -103,4 +134,4 @@ def _build_result(problem, sol, S, tm, method, solver, elapsed, unexplained_rows
         expanded=V, unexplained=unexplained_rows, stats=sol.stats.as_dict(), model=tm)
 
 
-__all__ = ["explain_group", "GroupExplanation"]
+__all__ = ["ColgenOptions", "CompactOptions", "GroupExplanation", "explain_group"]

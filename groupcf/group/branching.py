@@ -13,7 +13,7 @@ column covers both) therefore keep every optimal partition (Ryan & Foster 1981).
 *repaired*: a "same" group covered only in part is dropped from the column, and of a
 "differ" pair covered together one side is dropped (subsets stay feasible) — plus one
 artificial column per type with cost ``n + 1`` so the LP is always feasible. Pricing is
-the exact seed pricing (:class:`~groupcf.formulations.seed.SeedPricing`) with the
+the exact seed pricing (:class:`~groupcf.group.formulations.seed.SeedPricing`) with the
 branching rows :math:`z_i = z_j` / :math:`z_i + z_j \le 1`. When pricing proves that no
 column prices out, the LP value is the node's bound: an artificial column still in use
 means the node is infeasible; a bound whose ceiling reaches the incumbent prunes the
@@ -39,14 +39,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import SolverError
-from ..formulations.master import RestrictedMaster, solve_set_cover
-from ..formulations.seed import decisions
 from ..solvers.base import Status
+from ..utils import EPS
+from .formulations.master import RestrictedMaster, solve_set_cover
+from .formulations.subsets import decisions
 from .problem import Column
 
 log = logging.getLogger(__name__)
-
-EPS = 1e-6
 
 
 @dataclass
@@ -163,7 +162,7 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
             w = np.maximum(lp.row_duals[master.rows], 0.0) * active
             res = pricing.solve(w, max_columns=max_columns, branching=branching, deadline=deadline)
             if math.isfinite(res.dual_bound):
-                farley = math.ceil(z / max(1.0, res.dual_bound) - 1e-6)
+                farley = math.ceil(z / max(1.0, res.dual_bound) - EPS)
                 if farley >= best:
                     bound = farley
                     break
@@ -174,7 +173,7 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
                 new += add(col, col.cover)
             if new == 0:
                 if res.optimal:
-                    bound = math.ceil(z - 1e-6)
+                    bound = math.ceil(z - EPS)
                 elif not deadline.passed:
                     log.warning("branch-and-price: pricing found no new column without a proof; stopping")
                 break

@@ -1,7 +1,7 @@
 r"""Every class of every maximal change set: complete columns and a model-free relaxation.
 
 For a change set :math:`F` the types one counterfactual can cover are a subset of a
-*class* — types equal outside :math:`F` (design §3) — and, without increase-only
+*class* — types equal outside :math:`F` — and, without increase-only
 features, a feasible class is covered whole. Coverage is monotone in :math:`F`, so the
 change sets of size :math:`\min(T_{max}, \#\text{mutable})` dominate. When there are few
 enough of them, :func:`enumerate_classes` lists every distinct class cover, with every
@@ -16,8 +16,9 @@ solves the relaxation and verifies only the classes it chooses (a completion che
 :math:`F`: greedy in numpy, a small MIP when the greedy search fails on a network);
 a class proven infeasible under every change set that produces it is removed and the
 relaxation re-solved. The bound stays valid throughout, because only proven-infeasible
-classes are ever removed. For a logistic model the classes are filtered in closed form
-while they are enumerated, so one set cover is the exact optimum.
+classes are ever removed. For an additive model (logistic regression, linear
+classifiers) the classes are filtered in closed form while they are enumerated, so one
+set cover is the exact optimum.
 
 Measured on German, ReLU net 20×20, :math:`|S| = 100`, :math:`T_{max} = 15` (15,504
 change sets, 40,479 distinct classes — all feasible): column generation stops at the LP
@@ -41,8 +42,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import SolverError
-from ..formulations.master import solve_set_cover
+from .formulations.master import solve_set_cover
 from ..solvers.base import Status
+from ..utils import EPS
 from .problem import Column, GroupProblem
 
 log = logging.getLogger(__name__)
@@ -136,7 +138,8 @@ def close_gap_by_enumeration(problem: GroupProblem, classes: Classes, checker, a
     """Solve the set cover over ``classes`` (a relaxation unless every class is known to be
     feasible) and verify the classes it chooses; see the module docstring.
 
-    ``checker``: a :class:`~groupcf.formulations.completion.CompletionChecker`; ``active``:
+    ``checker``: the completion service
+    (:class:`~groupcf.formulations.completion.Completions`); ``active``:
     the types to explain. Returns the bound and, when the chosen classes all have accepted
     points, the optimal columns.
     """
@@ -154,7 +157,7 @@ def close_gap_by_enumeration(problem: GroupProblem, classes: Classes, checker, a
         if bound is None and sol.status == Status.OPTIMAL:
             bound = sol.objective          # a backend without a reported dual bound
         if bound is not None:
-            lower = max(lower, math.ceil(bound - 1e-6))
+            lower = max(lower, math.ceil(bound - EPS))
         if sol.status != Status.OPTIMAL:
             break
         chosen = idx[sol.x[: len(idx)] > 0.5]

@@ -1,9 +1,9 @@
 """Cheap pricing levels tried before the exact pricing MIP (issue: pricing in levels).
 
 **Known change sets.** For a change set ``F`` the types that one counterfactual can cover
-are a class of types equal outside ``F`` (design §3); whether the class can be covered
-is one feasibility question (:class:`~groupcf.group.oracle.FeasibilityOracle`: closed
-form for a logistic model, enumeration or a small MIP otherwise). Change sets recur
+are a class of types equal outside ``F``; whether the class can be covered
+is one feasibility question (:meth:`~groupcf.formulations.completion.Completions.best`:
+closed form for an additive model, enumeration or a small MIP otherwise). Change sets recur
 across iterations, so every change set seen in a column is re-tried with the new duals:
 group the types by their codes outside ``F`` and price each class at once. A class whose
 dual weight does not exceed 1 is skipped without any feasibility check.
@@ -21,15 +21,15 @@ import math
 
 import numpy as np
 
+from ..formulations.completion import Completions
+from ..utils import EPS
 from .problem import Column, GroupProblem
 
-EPS = 1e-6
 
-
-def price_known_change_sets(problem: GroupProblem, oracle, change_sets, w: np.ndarray,
+def price_known_change_sets(problem: GroupProblem, completions: Completions, change_sets, w: np.ndarray,
                             max_columns: int = 20) -> tuple[list[Column], bool]:
     """Improving columns (dual value > 1) from the given change sets, best first, and
-    whether every class was decided (``False`` when the oracle answered "unknown")."""
+    whether every class was decided (``False`` when a question was answered "unknown")."""
     inc = np.array([f.increase_only for f in problem.space])
     found: dict[bytes, tuple[float, Column]] = {}
     decided = True
@@ -40,7 +40,7 @@ def price_known_change_sets(problem: GroupProblem, oracle, change_sets, w: np.nd
         for c in np.flatnonzero(weight > 1 + EPS):
             members = np.flatnonzero(cls == c)
             low = np.where(inc, problem.codes[members].max(axis=0), 0.0)
-            score, v = oracle.best(problem.Z[members[0]], F, low)
+            score, v = completions.best(problem.Z[members[0]], F, low)
             if v is None:
                 decided &= score < problem.score_lo      # +inf: unknown
                 continue

@@ -7,7 +7,7 @@ answer back to the rows at the end.
 A *column* is a counterfactual point ``v`` (expanded, classified positive) with a change
 set ``F`` of at most ``Tmax`` original features. Type ``i`` is covered by ``(v, F)`` iff
 ``x_i`` equals ``v`` on every feature outside ``F`` and, for increase-only features in
-``F``, ``v`` is not below ``x_i`` (design §3: coverage is exact agreement).
+``F``, ``v`` is not below ``x_i`` (coverage is exact agreement).
 """
 from __future__ import annotations
 
@@ -18,12 +18,11 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InvalidInputError, NotRejectedError
+from ..formulations.completion import Completions
 from ..models import DEFAULT_MARGIN, TrainedModel
+from ..utils import TOL
 
 log = logging.getLogger(__name__)
-
-#: tolerance when comparing continuous (scaled) feature values
-TOL = 1e-9
 
 
 def expanded_to_codes(space, V: np.ndarray) -> np.ndarray:
@@ -107,11 +106,17 @@ class GroupProblem:
     def score_lo(self) -> float:
         return self.tm.logit_threshold + self.margin
 
+    def completions(self, solver="highs") -> Completions:
+        """The completion service for this problem's model and threshold (a MIP's point
+        is accepted at the bare threshold, below the margin the MIP enforced)."""
+        return Completions(self.space, self.tm.embedding, self.score_lo, solver,
+                           accept=self.tm.logit_threshold)
+
     # ------------------------------------------------------------------ classes
     def outside_keys(self, F) -> np.ndarray:
         """A 64-bit key per type, equal for two types iff (up to a collision probability
         about ``n² / 2⁶⁴``) they agree on every feature outside ``F``: the classes of
-        ``F`` (design §3). Tabulation hashing: a random value per (feature, code), summed
+        ``F``. Tabulation hashing: a random value per (feature, code), summed
         (wrapping) over the features outside ``F``."""
         if not hasattr(self, "_hash"):
             rng = np.random.default_rng(12345)

@@ -62,6 +62,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     backend = make_backend(solver, **kw)
     mip = NearestCounterfactual(space, tm.embedding, z0, backend, distance=dist,
                                 score_lo=tm.logit_threshold + margin, Tmax=Tmax).build()
+    mip.start_greedy()   # an incumbent from the greedy completion, when one fits
     integer_cols = space.domain().integer
 
     rows, changes, statuses, objectives, dual_bound = [], [], [], [], None

@@ -12,15 +12,15 @@ import math
 import numpy as np
 
 
-def conflict_cliques(problem, active: np.ndarray, oracle=None, max_checks: int = 64) -> list[np.ndarray]:
+def conflict_cliques(problem, active: np.ndarray, completions=None, max_checks: int = 64) -> list[np.ndarray]:
     """Cliques of pairwise incompatible types covering every conflict edge.
 
     Types ``i`` and ``j`` can never share a counterfactual when they differ in more than
     ``Tmax`` features or in an immutable one (both would have to change all of them), or
-    — checked with a feasibility ``oracle`` — when no change set ``F ⊇ D_ij`` of size
-    ``Tmax`` admits a positive completion (at most ``max_checks`` change sets per pair,
-    and only questions the oracle answers without a MIP; otherwise the pair is
-    conservatively kept compatible). For a clique ``Q`` of such
+    — checked with ``completions`` (:class:`~groupcf.formulations.completion.Completions`)
+    — when no change set ``F ⊇ D_ij`` of size ``Tmax`` admits an accepted completion (at
+    most ``max_checks`` change sets per pair, and only questions it answers without a
+    MIP; otherwise the pair is conservatively kept compatible). For a clique ``Q`` of such
     types ``Σ_{i∈Q} a_i^k ≤ y^k`` is valid and much tighter than pairwise rows; its LP
     bound is at least the size of the largest clique.
     """
@@ -32,7 +32,7 @@ def conflict_cliques(problem, active: np.ndarray, oracle=None, max_checks: int =
     D = np.abs(codes[idx][:, None, :] - codes[idx][None, :, :]) > 1e-9        # n x n x L
     conflict = (D.sum(axis=2) > problem.Tmax) | D[:, :, immutable].any(axis=2)
     np.fill_diagonal(conflict, False)
-    if oracle is not None:
+    if completions is not None:
         size = min(problem.Tmax, len(mutable))
         for a, b in zip(*np.nonzero(np.triu(~conflict, 1))):
             diff = np.flatnonzero(D[a, b])
@@ -42,7 +42,7 @@ def conflict_cliques(problem, active: np.ndarray, oracle=None, max_checks: int =
                 continue
             low = np.where(inc, np.maximum(codes[idx[a]], codes[idx[b]]), 0.0)
             z = problem.Z[idx[a]]
-            if not any(oracle.feasible(z, np.concatenate([diff, extra]).astype(int), low, allow_mip=False)
+            if not any(completions.feasible(z, np.concatenate([diff, extra]).astype(int), low, allow_mip=False)
                        for extra in itertools.combinations(rest, r)):
                 conflict[a, b] = conflict[b, a] = True
     uncovered = np.triu(conflict)

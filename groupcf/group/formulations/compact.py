@@ -37,23 +37,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..solvers import make_backend
-from ..solvers.base import INF, Solution, VarType
-from .blocks import add_agreement, add_counterfactual
+from ...solvers import make_backend
+from ...solvers.base import INF, Solution, VarType
+from ...formulations.blocks import add_agreement, add_counterfactual
 from .conflicts import conflict_cliques
-from .rows import RowBuffer
+from ...formulations.rows import RowBuffer
 
 
 class CompactMIP:
     """The compact MIP with ``K`` copies over the types of a group problem."""
 
     def __init__(self, problem, K: int, solver, active: np.ndarray | None = None, time_limit=None,
-                 oracle=None):
+                 completions=None):
         self.problem, self.K = problem, K
         self.active = np.ones(problem.n_types, dtype=bool) if active is None else active
         be = self.backend = make_backend(solver, time_limit=time_limit)
         space = problem.space
-        self.cliques = conflict_cliques(problem, self.active, oracle)
+        self.cliques = conflict_cliques(problem, self.active, completions)
         # the types of the largest clique come first in the symmetry order: they need
         # distinct copies, so member j is served by copy j (fixed below)
         lead = max(self.cliques, key=len) if self.cliques else np.zeros(0, dtype=np.int64)

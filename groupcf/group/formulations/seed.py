@@ -11,7 +11,7 @@ is not below :math:`x_k`). The coverage rows no longer involve the point at all:
     \max \sum_{k \in J_s} w_k z_k \quad\text{s.t.}\quad
     & z_k \le f_l \ (l \in D_{sk}), \qquad \textstyle\sum_l f_l \le T_{\max},
       \qquad f_l = 0 \ (l \text{ immutable}), \\
-    & v_{h(s,l)} \ge 1 - f_l \ \text{(agreement with the seed, design §3)}, \qquad
+    & v_{h(s,l)} \ge 1 - f_l \ \text{(agreement with the seed)}, \qquad
       \mathrm{score}(v) \ge \tau + \varepsilon, \\
     & z_k \le \textstyle\sum_{h \ge h(k,l)} v_h \ (l \text{ increase-only}),\qquad
       z_j + z_k \le 1 \ (|D_{sj} \cup D_{sk}| > T_{\max}),\quad z, f, v \text{ binary},
@@ -25,11 +25,12 @@ clique cuts (measured on Students, |S| = 100, Tmax = 15: 5.6× faster seed MIPs)
 
 **Solving a seed.** The coverage part alone is a combinatorial problem — the heaviest
 set of types whose difference sets fit together in :math:`T_{\max}` features — solved
-by depth-first branch-and-bound (:func:`~groupcf.formulations.subsets.max_weight_union`,
+by depth-first branch-and-bound (:func:`~groupcf.group.formulations.subsets.max_weight_union`,
 falling back to the MIP above if it exceeds its node limit). The score row is handled
 by ``mode``, chosen automatically:
 
-* ``"linear"`` — a **logistic model without increase-only features**: a union :math:`U`
+* ``"linear"`` — an **additive model** (:meth:`~groupcf.embeddings.base.Embedding.additive`: logistic
+  regression, linear classifiers) **without increase-only features**: a union :math:`U`
   of difference sets is feasible iff :math:`s_s + \sum_{l \in U} G_{sl}` plus the
   :math:`T_{\max} - |U|` largest further gains reaches :math:`\tau + \varepsilon`
   (:math:`G_{sl} \ge 0`: the gain of giving feature :math:`l` its best category). The
@@ -37,7 +38,7 @@ by ``mode``, chosen automatically:
   exact without any MIP, and the point is the closed-form completion.
 * ``"lazy"`` — any other model without increase-only features: the search ignores the
   score; the best union :math:`D` it finds is checked by
-  :class:`~groupcf.formulations.completion.CompletionChecker` (greedy numpy search,
+  :meth:`~groupcf.formulations.completion.Completions.check` (greedy numpy search,
   then a small feasibility MIP) with the budget :math:`k = T_{\max} - |D|` of further
   features. A feasible answer is the seed's optimum (the relaxation's value is
   attained); an infeasible one is a *no-good*: no union containing :math:`D` is feasible
@@ -65,14 +66,16 @@ import time
 
 import numpy as np
 
-from ..solvers import make_backend
-from ..solvers.base import INF, Solution, Status, VarType
-from .blocks import add_agreement, add_counterfactual, increase_only_rows
+from ...solvers import make_backend
+from ...solvers.base import INF, Solution, Status, VarType
+from ...formulations.blocks import add_agreement, add_counterfactual, increase_only_rows
 from . import subsets
-from .completion import CompletionChecker
+from .subsets import decisions
+from ...formulations.completion import Completions
+from ...utils import EPS
 from .coverage import add_inclusion_coverage
 from .pricing import PricingResult
-from .rows import RowBuffer
+from ...formulations.rows import RowBuffer
 
 log = logging.getLogger(__name__)
 
@@ -89,8 +92,9 @@ class SeedPricing:
     MAX_ROUNDS = 500
 
     def __init__(self, problem, solver, mip_gap: float = 1e-6, mode: str | None = None,
-                 node_limit: int = 200_000):
+                 node_limit: int = 200_000, completions: Completions | None = None):
         self.problem, self.solver, self.mip_gap = problem, solver, mip_gap
+        self.completions = problem.completions(solver) if completions is None else completions
         space = problem.space
         self.mutable = np.array([not f.immutable for f in space])
         self.inc = np.array([f.increase_only and not f.immutable for f in space])
@@ -98,7 +102,7 @@ class SeedPricing:
         self.compat = (self.D.sum(axis=2) <= problem.Tmax) & ~self.D[:, :, ~self.mutable].any(axis=2)
         allowed = ["embedded"]
         if not self.inc.any() and len(space) <= 62:
-            allowed = (["linear"] if getattr(problem.tm.embedding, "is_linear", False) else []) + ["lazy", "embedded"]
+            allowed = (["linear"] if self.completions.additive else []) + ["lazy", "embedded"]
         if mode is None:
             mode = allowed[0]
         if mode not in allowed:
@@ -106,9 +110,10 @@ class SeedPricing:
         self.mode = mode
         self.linear = mode == "linear"
         if self.linear:
-            self._gains()
+            #: scores of the types and G[i, l]: the gain of freeing feature l of type i
+            self.s, self.G = self.completions.gains(problem.Z)
         #: completions in numpy first, a feasibility MIP otherwise (no increase-only features)
-        self.checker = CompletionChecker(problem, solver) if not self.inc.any() else None
+        self.checker = self.completions if not self.inc.any() else None
         self._nogoods: dict[int, list] = {}      # seed -> unions proven infeasible (bitmasks)
         self._models: dict[int, tuple] = {}      # seed -> (branching key, backend, f, z, v)
         self.calls = 0
@@ -118,37 +123,13 @@ class SeedPricing:
         self._dfs_failed: dict[int, bool] = {}   # seeds whose search hit the node limit
         self.node_limit = node_limit
 
-    # ------------------------------------------------------------------ linear model
-    def _gains(self):
-        """Scores ``s`` of the types and ``G[i, l]``: the largest score gain from freeing
-        feature ``l`` of type ``i`` (best category minus the current one, ≥ 0)."""
-        p = self.problem
-        W, b = p.tm.embedding.layers[0]
-        self.w_model = W[0]
-        self.s = p.Z @ self.w_model + float(b[0])
-        self.G = np.zeros((p.n_types, len(p.space)))
-        for l, f in enumerate(p.space):
-            wc = self.w_model[f.columns]
-            best = max(0.0, float(wc[0])) if f.encoding in ("binary", "continuous") else float(wc.max())
-            self.G[:, l] = best - p.Z[:, f.columns] @ wc
-
     def completion(self, i: int, F) -> np.ndarray:
-        """The seed's best completion on ``F`` (closed form, linear model)."""
-        p = self.problem
-        v = p.Z[i].copy()
-        for l in F:
-            f = p.space.features_[l]
-            cols = f.columns
-            if f.encoding == "onehot":
-                v[cols] = 0.0
-                v[cols[int(np.argmax(self.w_model[cols]))]] = 1.0
-            else:
-                v[cols] = 1.0 if self.w_model[cols][0] > 0 else 0.0
-        return v
+        """The seed's best completion on ``F`` (closed form, additive model)."""
+        return self.completions.completion(self.problem.Z[i], F)
 
     # ------------------------------------------------------------------ pricing
     def solve(self, w: np.ndarray, max_columns: int = 10, branching=(), deadline=None,
-              eps: float = 1e-6) -> PricingResult:
+              eps: float = EPS) -> PricingResult:
         """Columns of dual value above 1, best first, with a bound on the best value.
 
         Stops after ``max_columns`` improving columns (the bound is then ``inf``: no proof
@@ -195,10 +176,10 @@ class SeedPricing:
         best = max((v for v, _ in found.values()), default=0.0)
         if not complete:
             bound = INF
-        return PricingResult(cols, best, max(bound, best), complete, time.perf_counter() - t0,
+        return PricingResult(cols, max(bound, best), complete, time.perf_counter() - t0,
                              Solution(status=Status.OPTIMAL, objective=best))
 
-    def _seed(self, s, w, J, group, same, differ, branching, eps: float = 1e-6):
+    def _seed(self, s, w, J, group, same, differ, branching, eps: float = EPS):
         """``(value, dual bound, column)`` for seed ``s``; ``dual`` is ``None`` when the
         MIP stopped without a proof."""
         p = self.problem
@@ -237,7 +218,7 @@ class SeedPricing:
 
     def _seed_dfs(self, s, w, J, group, same, differ, eps):
         """Modes "linear" and "lazy": the relaxation over the covered types solved by
-        :func:`~groupcf.formulations.subsets.max_weight_union` (module doc).
+        :func:`~groupcf.group.formulations.subsets.max_weight_union` (module doc).
 
         Branching decisions: a "same" group is one *unit* (covered iff all its members
         are, weight = their sum), the seed's unit must be covered, and "differ" pairs are
@@ -405,21 +386,3 @@ class SeedPricing:
         self._models[s] = (key, be, f, z, v)
         return be, f, z, v
 
-
-def decisions(n: int, branching):
-    """Union-find labels of the "same" groups and the list of "differ" pairs."""
-    label = np.arange(n)
-
-    def find(a):
-        while label[a] != a:
-            label[a] = label[label[a]]
-            a = label[a]
-        return a
-
-    differ = []
-    for i, j, is_same in branching:
-        if is_same:
-            label[find(i)] = find(j)
-        else:
-            differ.append((i, j))
-    return np.array([find(a) for a in range(n)]), differ

@@ -7,8 +7,10 @@ r"""Restricted master problem of the column generation (paper eqs. 15–18).
 
 over the columns :math:`K'` generated so far (:math:`C_k`: the instance types column
 :math:`k` covers). Its LP duals :math:`w_i \ge 0` price new columns; its integer version
-(:math:`y_k \in \{0,1\}`) gives the final solution. Columns are added with the backend's
-warm column addition, so each LP re-solve starts from the previous basis.
+(:math:`y_k \in \{0,1\}`) gives the final solution. Columns are added to the live model,
+so each LP re-solve can start from the previous basis. The backend must report LP duals
+(``Backend.require("lp_duals", ...)`` raises :class:`~groupcf.exceptions.SolverCapabilityError`
+otherwise).
 
 Branch-and-price (:mod:`groupcf.group.branching`) builds one restricted master per node
 over the columns admissible there.
@@ -17,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..solvers import make_backend
-from ..solvers.base import INF, Solution, VarType
-from .rows import RowBuffer
+from ...solvers import make_backend
+from ...solvers.base import INF, Solution, VarType
+from ...formulations.rows import RowBuffer
 
 
 class RestrictedMaster:
@@ -29,6 +31,7 @@ class RestrictedMaster:
         self.solver = solver
         self.n_types = n_types
         self.backend = make_backend(solver)
+        self.backend.require("lp_duals", "column generation (the master's duals price columns)")
         self.covers: list[np.ndarray] = []
         self.y = np.zeros(0, dtype=np.int64)
         # one covering row per type; columns come later
@@ -42,6 +45,7 @@ class RestrictedMaster:
         self = cls.__new__(cls)
         self.solver, self.n_types = solver, n_types
         self.backend = make_backend(solver)
+        self.backend.require("lp_duals", "branch-and-price (the master's duals price columns)")
         covers = np.asarray(covers, dtype=bool).reshape(-1, n_types)
         self.y = self.backend.add_vars(len(covers), 0.0, INF, obj=np.asarray(costs, dtype=float))
         A = sp.csr_matrix(covers.T.astype(float))

@@ -12,15 +12,15 @@ Choosing :math:`|F| \le T` to cover the most weight is
 The conflict rows are implied once :math:`f` is integral but not by the LP relaxation,
 whose value with fractional :math:`f` is typically half the total weight; with binary
 :math:`z` the solver merges them into clique cuts. Used by the auxiliary MIP 1
-(:class:`~groupcf.formulations.pricing.BestChangeSet`) and the seed pricing
-(:class:`~groupcf.formulations.seed.SeedPricing`).
+(:class:`~groupcf.group.formulations.pricing.BestChangeSet`) and the seed pricing
+(:class:`~groupcf.group.formulations.seed.SeedPricing`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..solvers.base import INF, VarType
-from .rows import RowBuffer
+from ...solvers.base import INF, VarType
+from ...formulations.rows import RowBuffer
 
 
 def add_inclusion_coverage(backend, D: np.ndarray, T: int, f=None, types=None, rows: RowBuffer | None = None):

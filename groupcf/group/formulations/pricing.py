@@ -1,6 +1,6 @@
 r"""Pricing problem of the column generation, and the two auxiliary MIPs (paper §4.2–4.3).
 
-**Pricing MIP** (paper eqs. 23–28, with the per-feature agreement rows of design §3).
+**Pricing MIP** (paper eqs. 23–28, with the per-feature agreement rows of :mod:`groupcf.formulations.blocks`).
 Given the master's duals :math:`w_i \ge 0` (one per instance type, already multiplied by
 nothing: the master has one covering row per type), find a counterfactual of maximum
 dual value:
@@ -17,7 +17,7 @@ dual value:
 
 :math:`z` may be continuous: for integral :math:`(v, f)` every right-hand side is 0 or 1,
 so an optimal :math:`z` is integral. Clique rows :math:`\sum_{i \in Q} z_i \le 1` over
-pairwise incompatible types (:mod:`groupcf.formulations.conflicts`) tighten the LP
+pairwise incompatible types (:mod:`groupcf.group.formulations.conflicts`) tighten the LP
 relaxation. A column enters the master when its value exceeds 1
 (its reduced cost :math:`1 - \sum_i w_i z_i` is negative). The model is built once; each
 iteration only changes the objective.
@@ -33,9 +33,9 @@ change set solves a small maximum-coverage problem:
     \textstyle\sum_l f_l \le T_{\max},\quad f_l = 0 \ (l \text{ immutable}).
 
 :class:`BestChangeSet` solves it exactly by the depth-first search of
-:func:`~groupcf.formulations.subsets.max_weight_union` (the covered types are those whose
+:func:`~groupcf.group.formulations.subsets.max_weight_union` (the covered types are those whose
 difference sets fit together in :math:`T_{\max}` features), and beyond its node limit as
-the MIP of :mod:`~groupcf.formulations.coverage` (time-limited: it is a heuristic).
+the MIP of :mod:`~groupcf.group.formulations.coverage` (time-limited: it is a heuristic).
 
 **Auxiliary MIP 2 — fix the assignment, find another counterfactual.** The pricing MIP
 with :math:`z_i \ge 1` for the types of a column: another :math:`v` that covers them all
@@ -50,13 +50,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..solvers import make_backend
-from ..solvers.base import INF, Solution, VarType
-from .blocks import add_agreement, add_counterfactual
+from ...solvers import make_backend
+from ...solvers.base import INF, Solution, Status, VarType
+from ...formulations.blocks import add_agreement, add_counterfactual
 from . import subsets
 from .conflicts import conflict_cliques
 from .coverage import add_inclusion_coverage
-from .rows import RowBuffer
+from ...formulations.rows import RowBuffer
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,6 @@ log = logging.getLogger(__name__)
 @dataclass
 class PricingResult:
     columns: list            # candidate columns (groupcf.group.problem.Column), best first
-    best_value: float        # dual value of the MIP's incumbent (0 without a solution)
     dual_bound: float        # proven upper bound on the best column value (inf if unknown)
     optimal: bool            # the MIP was solved to optimality
     time: float
@@ -74,7 +73,7 @@ class PricingResult:
 class PricingMIP:
     """The pricing MIP, built once on its own backend; re-solved with new duals."""
 
-    def __init__(self, problem, solver, n_solutions: int = 10, mip_gap: float = 1e-6, oracle=None):
+    def __init__(self, problem, solver, n_solutions: int = 10, mip_gap: float = 1e-6, completions=None):
         self.problem = problem
         self.backend = make_backend(solver, mip_gap=mip_gap)
         self.n_solutions = n_solutions
@@ -85,7 +84,7 @@ class PricingMIP:
         for i in range(problem.n_types):
             add_agreement(rows, space, self.block, problem.Z[i], z=int(self.z[i]))
         # conflicts: pairwise incompatible types (cliques) are never covered together
-        self.cliques = conflict_cliques(problem, np.ones(problem.n_types, dtype=bool), oracle)
+        self.cliques = conflict_cliques(problem, np.ones(problem.n_types, dtype=bool), completions)
         for Q in self.cliques:
             rows.add(self.z[Q], 1.0, -INF, 1.0)
         rows.flush(be)
@@ -118,11 +117,11 @@ class PricingMIP:
                 if p.is_positive(col.v) and col.cover.any():
                     cols.append(col)
         best = float(sol.objective) if sol.status.has_solution else 0.0
-        bound = sol.dual_bound if sol.dual_bound is not None else (best if sol.status.value == "optimal" else INF)
-        if sol.status.value == "optimal":
+        optimal = sol.status == Status.OPTIMAL
+        bound = sol.dual_bound if sol.dual_bound is not None else (best if optimal else INF)
+        if optimal:
             bound = min(bound, best + 1e-9 + 1e-6 * abs(best)) if math.isfinite(bound) else best
-        return PricingResult(cols, best, float(bound), sol.status.value == "optimal",
-                             time.perf_counter() - t0, sol)
+        return PricingResult(cols, float(bound), optimal, time.perf_counter() - t0, sol)
 
 
 class BestChangeSet:

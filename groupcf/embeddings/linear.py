@@ -1,0 +1,117 @@
+r"""Linear classifiers: ``score(x) = w^T x + c``, positive iff ``score >= 0``.
+
+scikit-learn's margin classifiers ``LinearSVC``, ``SGDClassifier``, ``RidgeClassifier``
+and ``Perceptron`` (binary) predict ``classes_[1]`` iff
+:math:`\mathrm{decision\_function}(x) = w^\top x + c > 0` with ``w = coef_[0]`` and
+``c = intercept_[0]``; the :class:`LinearModel` score is that decision function. (At
+exactly 0 scikit-learn predicts ``classes_[0]``; the algorithms add a small positive margin
+to the threshold, so their counterfactuals are strictly positive.) They have no
+probability: only the decision threshold 0 (probability threshold 0.5) is meaningful.
+
+The MIP formulation is one row, :math:`s - w^\top x = c` on a free variable :math:`s`,
+and the model is exactly additive (:meth:`LinearModel.additive`), so every closed-form
+path (best completion, per-feature gains) applies.
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+import scipy.sparse as sp
+
+from groupcf.embeddings.base import AdditiveForm, Embedding, EmbeddingConstr
+from groupcf.exceptions import UnsupportedModelError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from groupcf.features.domain import InputDomain
+    from groupcf.solvers.base import Backend
+
+
+class LinearModel(Embedding):
+    """``score(z) = bias + z @ weights`` (a linear decision function)."""
+
+    def __init__(self, weights, bias: float = 0.0):
+        w = np.array(weights, dtype=float).reshape(-1)
+        if not (np.all(np.isfinite(w)) and math.isfinite(float(bias))):
+            raise ValueError("weights and bias must be finite")
+        w.setflags(write=False)
+        self.weights, self.bias = w, float(bias)
+
+    @property
+    def n_inputs(self) -> int:
+        return len(self.weights)
+
+    def __repr__(self) -> str:
+        return f"LinearModel(inputs={self.n_inputs})"
+
+    def score(self, Z) -> np.ndarray:
+        return self._check_points(Z) @ self.weights + self.bias
+
+    def additive(self) -> AdditiveForm:
+        return AdditiveForm(self.weights, self.bias)
+
+    def partial(self, fixed_idx, fixed_values) -> "LinearModel":
+        fixed_idx = np.asarray(fixed_idx, dtype=np.int64).reshape(-1)
+        fixed_values = np.asarray(fixed_values, dtype=float).reshape(-1)
+        if fixed_idx.shape != fixed_values.shape:
+            raise ValueError(f"{len(fixed_idx)} indices but {len(fixed_values)} values")
+        keep = np.ones(self.n_inputs, dtype=bool)
+        keep[fixed_idx] = False
+        return LinearModel(self.weights[keep], self.bias + float(self.weights[fixed_idx] @ fixed_values))
+
+    def score_bounds(self, lb, ub) -> tuple[float, float]:
+        """Exact over a box: each column at the end its weight favours."""
+        lb, ub = np.asarray(lb, dtype=float), np.asarray(ub, dtype=float)
+        w = self.weights
+        with np.errstate(invalid="ignore"):
+            lo = np.where(w > 0, w * lb, np.where(w < 0, w * ub, 0.0))
+            hi = np.where(w > 0, w * ub, np.where(w < 0, w * lb, 0.0))
+        return self.bias + float(lo.sum()), self.bias + float(hi.sum())
+
+    def add_to(self, backend: "Backend", x_idx, domain: "InputDomain",
+               lo: float | None = None) -> EmbeddingConstr:
+        """One row ``score - w x = bias`` (``score >= lo`` as a second row)."""
+        x_idx = np.asarray(x_idx, dtype=np.int64).reshape(-1)
+        if len(x_idx) != self.n_inputs:
+            raise ValueError(f"{len(x_idx)} input variables for a model with {self.n_inputs} inputs")
+        score = int(backend.add_vars(1, lb=-math.inf, ub=math.inf)[0])
+        nz = np.flatnonzero(self.weights)
+        cols = np.concatenate([x_idx[nz], [score]])
+        data = np.concatenate([-self.weights[nz], [1.0]])
+        A = sp.csr_matrix((data, (np.zeros(len(cols), dtype=np.int64), cols)), shape=(1, backend.num_vars))
+        rows = [np.asarray(backend.add_rows(A, [self.bias], [self.bias]), dtype=np.int64)]
+        lo_row = None
+        if lo is not None:
+            lo_row = int(backend.add_row([score], [1.0], float(lo), math.inf))
+            rows.append(np.array([lo_row], dtype=np.int64))
+        return EmbeddingConstr(embedding=self, inputs=x_idx, score=score,
+                               rows=np.concatenate(rows), lo_row=lo_row)
+
+
+def linear_classifier(model) -> LinearModel:
+    """Embedding of a fitted binary scikit-learn linear classifier (``coef_``,
+    ``intercept_``, ``decision_function``)."""
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(model)
+    classes = getattr(model, "classes_", None)
+    if classes is None or np.ndim(classes) != 1 or len(classes) != 2:
+        raise UnsupportedModelError(
+            f"{type(model).__name__} must be a binary classifier (2 classes); refit it on a 0/1 target")
+    coef = np.asarray(model.coef_, dtype=float)
+    if coef.ndim == 1:                     # RidgeClassifier on a 1-D target
+        coef = coef[None, :]
+    intercept = np.asarray(model.intercept_, dtype=float).reshape(-1)
+    if coef.ndim != 2 or coef.shape[0] != 1 or intercept.shape != (1,):
+        raise UnsupportedModelError(
+            f"{type(model).__name__} with coef_ of shape {coef.shape} is not a binary linear model")
+    return LinearModel(coef[0], float(intercept[0]))
+
+
+def register_all(register) -> None:
+    from sklearn.linear_model import Perceptron, RidgeClassifier, SGDClassifier
+    from sklearn.svm import LinearSVC
+
+    for cls in (LinearSVC, SGDClassifier, RidgeClassifier, Perceptron):
+        register(cls, linear_classifier)
