@@ -26,7 +26,6 @@ import numpy as np
 from ..exceptions import SolverError, SolverNotInstalledError
 from . import _common as C
 from .base import INF, Backend, Capabilities, Solution, Status
-from .highs import sync_scheduler
 
 logger = logging.getLogger(__name__)
 
@@ -354,7 +353,7 @@ class PyomoBackend(Backend):
             "output_flag": bool(o.verbose),
             "time_limit": float(o.time_limit) if o.time_limit is not None else INF,
             "mip_rel_gap": float(o.mip_gap) if o.mip_gap is not None else 1e-4,
-            "threads": sync_scheduler(o.threads),
+            "threads": C.sync_scheduler(o.threads),
         }
         opt.config.warmstart = False
         if self._start is not None:
