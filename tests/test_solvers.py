@@ -533,3 +533,17 @@ def test_capabilities_truthful(solver):
     assert sol.status == Status.OPTIMAL and sol.objective == pytest.approx(1.0)
     if caps.lp_duals:
         assert sol.row_duals is not None and sol.row_duals[0] == pytest.approx(1.0)
+
+
+def test_pyomo_split_picks_backend_class():
+    from groupcf.solvers.pyomo_appsi import PyomoAppsiBackend
+    from groupcf.solvers.pyomo_factory import PyomoFactoryBackend
+
+    assert type(make_backend("pyomo")) is PyomoAppsiBackend
+    assert type(PyomoBackend("appsi_highs")) is PyomoAppsiBackend
+    assert type(make_backend("pyomo").spawn()) is PyomoAppsiBackend
+    with pytest.raises(SolverNotInstalledError, match="no_such_solver"):
+        PyomoBackend("no_such_solver")
+    for name in INSTALLED:
+        if name.startswith("pyomo:"):
+            assert type(make_backend(name)) is PyomoFactoryBackend
