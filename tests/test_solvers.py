@@ -443,7 +443,8 @@ def test_capabilities_declared():
         m = make_backend(name)
         assert isinstance(m, Backend) and isinstance(m.capabilities, Capabilities)
         assert m.name == name
-    assert make_backend("highs").capabilities == Capabilities(True, True, True, True, True)
+    assert make_backend("highs").capabilities == Capabilities(
+        lp_duals=True, multiple_solutions=True, mip_start=True, dual_bound=True)
     caps = make_backend("pyomo").capabilities
     assert caps.lp_duals and caps.mip_start and not caps.multiple_solutions
     assert "highs" in AVAILABLE and "pyomo" in AVAILABLE
@@ -492,3 +493,57 @@ def test_random_mips_agree():
             check_feasible(s.x, A, lo, hi, 0, ub, ints=range(n_bin))
         statuses = {s.status for s in results.values()}
         assert len(statuses) == 1, (seed, results)
+
+
+class _NoDualsHighs(HighsBackend):
+    """A backend declaring neither LP duals nor several MIP solutions."""
+
+    name = "no-duals"
+    capabilities = Capabilities(lp_duals=False, multiple_solutions=False)
+
+
+@pytest.mark.parametrize("capability", ["lp_duals", "multiple_solutions"])
+def test_require_missing_capability_names_it(capability):
+    from groupcf.exceptions import SolverCapabilityError
+
+    m = _NoDualsHighs()
+    with pytest.raises(SolverCapabilityError, match=capability.replace("_", " ")) as err:
+        m.require(capability, "column generation")
+    assert "column generation" in str(err.value) and "no-duals" in str(err.value)
+
+
+@pytest.mark.parametrize("capability", ["lp_duals", "multiple_solutions"])
+def test_require_present_capability_passes(capability):
+    HighsBackend().require(capability, "column generation")  # declared: no error
+
+
+def test_require_unknown_capability_rejected():
+    with pytest.raises(ValueError, match="unknown capability"):
+        HighsBackend().require("warm_column_addition", "anything")  # removed: dead
+
+
+def test_capabilities_truthful(solver):
+    """What a backend declares, it delivers: LP duals, several solutions, a dual bound."""
+    m = make_backend(solver)
+    caps = m.capabilities
+    x = m.add_vars(2, lb=0.0, ub=1.0)
+    m.add_rows(sp.csr_matrix(np.array([[1.0, 1.0]])), [1.0], [INF])
+    m.set_objective(x, [1.0, 2.0])
+    sol = m.solve()
+    assert sol.status == Status.OPTIMAL and sol.objective == pytest.approx(1.0)
+    if caps.lp_duals:
+        assert sol.row_duals is not None and sol.row_duals[0] == pytest.approx(1.0)
+
+
+def test_pyomo_split_picks_backend_class():
+    from groupcf.solvers.pyomo_appsi import PyomoAppsiBackend
+    from groupcf.solvers.pyomo_factory import PyomoFactoryBackend
+
+    assert type(make_backend("pyomo")) is PyomoAppsiBackend
+    assert type(PyomoBackend("appsi_highs")) is PyomoAppsiBackend
+    assert type(make_backend("pyomo").spawn()) is PyomoAppsiBackend
+    with pytest.raises(SolverNotInstalledError, match="no_such_solver"):
+        PyomoBackend("no_such_solver")
+    for name in INSTALLED:
+        if name.startswith("pyomo:"):
+            assert type(make_backend(name)) is PyomoFactoryBackend

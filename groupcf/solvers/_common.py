@@ -239,3 +239,21 @@ def select_pool(candidates, incumbent: np.ndarray, is_int: np.ndarray, objective
 def limit_status(has_solution: bool) -> Status:
     """A solve stopped by a limit: FEASIBLE with a solution, TIME_LIMIT without."""
     return Status.FEASIBLE if has_solution else Status.TIME_LIMIT
+
+
+_scheduler_threads = 0  # the "threads" value HiGHS' process-wide scheduler was started with
+
+
+def sync_scheduler(threads: int | None) -> int:
+    """The value for HiGHS' ``threads`` option (0 = automatic). HiGHS runs one task
+    scheduler per process, fixed at its first use: a run with another thread count fails
+    (model status kNotset) unless the scheduler is reset first, which this does when the
+    count changes (so do not change it while a HiGHS solve runs in another thread)."""
+    global _scheduler_threads
+    import highspy
+
+    n = int(threads) if threads else 0
+    if n != _scheduler_threads:
+        highspy.Highs.resetGlobalScheduler(True)
+        _scheduler_threads = n
+    return n

@@ -50,7 +50,6 @@ class Capabilities:
     """What a backend can do; formulations read this instead of testing the solver's name."""
 
     lp_duals: bool = False               # row duals after an LP solve
-    warm_column_addition: bool = False   # add a column and re-solve from the previous basis
     multiple_solutions: bool = False     # several feasible MIP solutions from one solve
     mip_start: bool = False              # accepts a starting MIP solution
     dual_bound: bool = False             # reports the MIP dual (best) bound
@@ -141,8 +140,7 @@ class Backend(abc.ABC):
 
     def add_column(self, obj: float, rows, coefs, lb=0.0, ub=INF,
                    vtype: VarType | str = VarType.CONTINUOUS) -> int:
-        """Add one variable with its coefficients in existing rows (column generation).
-        Backends with ``warm_column_addition`` keep the basis for the next solve."""
+        """Add one variable with its coefficients in existing rows (column generation)."""
         raise NotImplementedError(f"{self.name} does not support adding columns")
 
     @abc.abstractmethod

@@ -86,8 +86,7 @@ class GurobiBackend(Backend):
     """
 
     name = "gurobi"
-    capabilities = Capabilities(lp_duals=True, warm_column_addition=True,
-                                multiple_solutions=True, mip_start=True, dual_bound=True)
+    capabilities = Capabilities(lp_duals=True, multiple_solutions=True, mip_start=True, dual_bound=True)
 
     def __init__(self, options=None, **kwargs):
         gp = _gp()

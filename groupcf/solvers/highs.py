@@ -35,20 +35,6 @@ except ImportError:  # pragma: no cover - highspy is in the install requirements
     highspy = None
 
 _I32 = np.int32  # HiGHS is built with 32-bit HighsInt
-_scheduler_threads = 0  # the "threads" value HiGHS' process-wide scheduler was started with
-
-
-def sync_scheduler(threads: int | None) -> int:
-    """The value for HiGHS' ``threads`` option (0 = automatic). HiGHS runs one task
-    scheduler per process, fixed at its first use: a run with another thread count fails
-    (model status kNotset) unless the scheduler is reset first, which this does when the
-    count changes (so do not change it while a HiGHS solve runs in another thread)."""
-    global _scheduler_threads
-    n = int(threads) if threads else 0
-    if n != _scheduler_threads:
-        highspy.Highs.resetGlobalScheduler(True)
-        _scheduler_threads = n
-    return n
 
 
 def _i32(a) -> np.ndarray:
@@ -70,8 +56,7 @@ class HighsBackend(Backend):
     """
 
     name = "highs"
-    capabilities = Capabilities(lp_duals=True, warm_column_addition=True,
-                                multiple_solutions=True, mip_start=True, dual_bound=True)
+    capabilities = Capabilities(lp_duals=True, multiple_solutions=True, mip_start=True, dual_bound=True)
 
     def __init__(self, options=None, **kwargs):
         if highspy is None:  # pragma: no cover
@@ -192,7 +177,7 @@ class HighsBackend(Backend):
         h.setOptionValue("output_flag", bool(o.verbose))
         h.setOptionValue("time_limit", float(o.time_limit) if o.time_limit is not None else INF)
         h.setOptionValue("mip_rel_gap", float(o.mip_gap) if o.mip_gap is not None else 1e-4)
-        h.setOptionValue("threads", sync_scheduler(o.threads))
+        h.setOptionValue("threads", C.sync_scheduler(o.threads))
 
     def solve(self, n_solutions: int = 1) -> Solution:
         h = self._h

@@ -1,9 +1,13 @@
-"""Pyomo backend: the gateway to solvers groupcf has no direct backend for.
+"""Pyomo backends: the gateway to solvers groupcf has no direct backend for.
 
-* ``"pyomo"`` (or ``"pyomo:appsi_highs"``) uses pyomo's persistent APPSI HiGHS interface.
+This module builds the pyomo model (shared); two subclasses solve it:
+
+* ``"pyomo"`` (or ``"pyomo:appsi_highs"``): :class:`~groupcf.solvers.pyomo_appsi.PyomoAppsiBackend`,
+  pyomo's persistent APPSI HiGHS interface.
   Every change is passed to it explicitly (automatic change detection is switched off),
   so a re-solve after a change only sends the change.
-* ``"pyomo:NAME"`` uses ``SolverFactory(NAME)`` (e.g. ``cbc``, ``glpk``): the model is
+* ``"pyomo:NAME"``: :class:`~groupcf.solvers.pyomo_factory.PyomoFactoryBackend`,
+  ``SolverFactory(NAME)`` (e.g. ``cbc``, ``glpk``): the model is
   written out and solved from scratch each time.
 
 The pyomo model is built incrementally from the same array calls as the other backends
@@ -23,28 +27,13 @@ import time
 
 import numpy as np
 
-from ..exceptions import SolverError, SolverNotInstalledError
+from ..exceptions import SolverNotInstalledError
 from . import _common as C
 from .base import INF, Backend, Capabilities, Solution, Status
-from .highs import sync_scheduler
 
 logger = logging.getLogger(__name__)
 
 _APPSI_NAMES = ("appsi_highs", "highs")
-# SolverFactory option names, per solver
-_TIME_LIMIT = {"cbc": "seconds", "glpk": "tmlim", "gurobi": "TimeLimit", "cplex": "timelimit",
-               "scip": "limits/time", "xpress": "maxtime", "gurobi_direct": "TimeLimit",
-               "cplex_direct": "timelimit", "gams": "reslim"}
-_MIP_GAP = {"cbc": "ratioGap", "glpk": "mipgap", "gurobi": "MIPGap", "cplex": "mipgap",
-            "scip": "limits/gap", "xpress": "miprelstop", "gurobi_direct": "MIPGap",
-            "cplex_direct": "mipgap", "gams": "optcr"}
-_THREADS = {"cbc": "threads", "gurobi": "Threads", "cplex": "threads",
-            "scip": "parallel/maxnthreads",
-            "gurobi_direct": "Threads", "cplex_direct": "threads"}
-# SolverFactory solvers that return LP duals through an import Suffix("dual")
-_DUAL_SOLVERS = {"cbc", "glpk", "gurobi", "cplex", "xpress", "gurobi_direct", "cplex_direct"}
-# ... and that report a MIP dual bound in results.problem
-_BOUND_SOLVERS = {"cbc", "gurobi", "cplex", "gurobi_direct", "cplex_direct", "scip"}
 
 
 def _pyo():
@@ -92,14 +81,16 @@ def _bound(v: float):
 
 
 class PyomoBackend(Backend):
-    """Pyomo model solved by APPSI HiGHS (``solver="appsi_highs"``, persistent) or by any
-    ``SolverFactory`` solver (``solver="cbc"``, ``"glpk"``, ...).
+    """Pyomo model, built incrementally; ``PyomoBackend(solver)`` returns the subclass that
+    solves it: APPSI HiGHS (``solver="appsi_highs"``, persistent) or any ``SolverFactory``
+    solver (``solver="cbc"``, ``"glpk"``, ...). Subclasses implement the hooks
+    ``_setup_solver``, ``_solve_native`` and ``_feasibility_condition``.
 
     Capabilities depend on the solver and are set per instance: APPSI HiGHS gives LP
     duals, a MIP start and the MIP dual bound; ``SolverFactory`` solvers give LP duals
     when they support an import ``Suffix("dual")`` (cbc, glpk, ...), a MIP start when
     ``warm_start_capable()`` (cbc) and the dual bound when they report it (cbc). No
-    backend through pyomo has a solution pool or warm column addition.
+    backend through pyomo has a solution pool.
 
     Row duals follow the convention of every backend: ``d objective / d bound`` in the
     user's sense.
@@ -108,43 +99,21 @@ class PyomoBackend(Backend):
     name = "pyomo"
     capabilities = Capabilities(lp_duals=True, mip_start=True, dual_bound=True)
 
+    def __new__(cls, solver: str = "appsi_highs", options=None, **kwargs):
+        if cls is PyomoBackend:  # pick the concrete backend from the solver's name
+            if (solver or "appsi_highs").strip().lower() in _APPSI_NAMES:
+                from .pyomo_appsi import PyomoAppsiBackend as cls
+            else:
+                from .pyomo_factory import PyomoFactoryBackend as cls
+        return super().__new__(cls)
+
     def __init__(self, solver: str = "appsi_highs", options=None, **kwargs):
         pyo = _pyo()
         super().__init__(options, **kwargs)
         self._pyo = pyo
         solver = (solver or "appsi_highs").strip().lower()
         self.solver = solver
-        self._appsi = solver in _APPSI_NAMES
-        if self._appsi:
-            from pyomo.contrib.appsi.solvers import Highs
-            self._opt = Highs(only_child_vars=True)
-            if not self._opt.available():
-                raise SolverNotInstalledError(
-                    "pyomo's appsi_highs needs highspy: pip install highspy")
-            uc = self._opt.update_config
-            for flag in ("check_for_new_or_removed_constraints", "check_for_new_or_removed_vars",
-                         "check_for_new_or_removed_params", "check_for_new_objective",
-                         "update_constraints", "update_vars", "update_params",
-                         "update_named_expressions", "update_objective"):
-                setattr(uc, flag, False)  # changes are passed explicitly
-            self._opt.config.load_solution = False
-        else:
-            self.name = f"pyomo:{solver}"
-            try:
-                opt = _factory(solver)
-                ok = bool(opt.available(exception_flag=False))
-            except Exception:
-                ok = False
-            if not ok:
-                raise SolverNotInstalledError(
-                    f"pyomo cannot run solver {solver!r}: its executable is not installed or "
-                    f"not on PATH. Install it (Debian/Ubuntu: apt-get install coinor-cbc "
-                    f"glpk-utils for cbc and glpk) or use solver=\"highs\".")
-            self._opt = opt
-            self.capabilities = Capabilities(
-                lp_duals=solver in _DUAL_SOLVERS,
-                mip_start=bool(getattr(opt, "warm_start_capable", lambda: False)()),
-                dual_bound=solver in _BOUND_SOLVERS)
+        self._setup_solver(solver)
         m = pyo.ConcreteModel()
         m.x = pyo.VarList()
         m.c = pyo.ConstraintList()
@@ -292,24 +261,6 @@ class PyomoBackend(Backend):
         self._start = (idx, C.float_array(values, idx.size, "start values"))
 
     # -- solving ----------------------------------------------------------------------
-    def _solver_options(self) -> dict:
-        o, name = self.options, self.solver
-        opts = {}
-        for value, table, what in ((o.time_limit, _TIME_LIMIT, "time_limit"),
-                                   (o.mip_gap, _MIP_GAP, "mip_gap"),
-                                   (o.threads or None, _THREADS, "threads")):
-            if value is None:
-                continue
-            if name in table:
-                if name == "glpk" and what == "time_limit":
-                    value = max(1, int(math.ceil(value)))  # glpsol --tmlim takes seconds
-                opts[table[name]] = value
-            elif what not in self._warned:
-                self._warned.add(what)
-                logger.warning("pyomo:%s: option %s is not passed (its name for this solver "
-                               "is unknown)", name, what)
-        return opts
-
     def _empty_solution(self) -> Solution:
         """No variables: feasible iff every (empty) row admits 0."""
         ok = all((con.lower is None or self._pyo.value(con.lower) <= 1e-9) and
@@ -325,10 +276,7 @@ class PyomoBackend(Backend):
             logger.debug("%s has no solution pool; returning one solution", self.name)
         is_mip = self._vars.is_mip
         t0 = time.perf_counter()
-        if self._appsi:
-            status, x, bound, duals = self._solve_appsi(is_mip)
-        else:
-            status, x, bound, duals = self._solve_factory(is_mip)
+        status, x, bound, duals = self._solve_native(is_mip)
         sol = Solution(status, solve_time=time.perf_counter() - t0)
         if is_mip and self.capabilities.dual_bound and (status.has_solution
                                                         or status is Status.TIME_LIMIT):
@@ -344,137 +292,21 @@ class PyomoBackend(Backend):
                 sol.row_duals = duals
         return sol
 
-    # APPSI HiGHS (persistent) ----------------------------------------------------------
-    def _solve_appsi(self, is_mip: bool):
-        from pyomo.contrib.appsi.base import TerminationCondition as T
-        opt, o = self._opt, self.options
-        opt.config.stream_solver = bool(o.verbose)
-        opt.config.log_level = logging.INFO if o.verbose else logging.DEBUG  # HiGHS banner
-        opt.highs_options = {
-            "output_flag": bool(o.verbose),
-            "time_limit": float(o.time_limit) if o.time_limit is not None else INF,
-            "mip_rel_gap": float(o.mip_gap) if o.mip_gap is not None else 1e-4,
-            "threads": sync_scheduler(o.threads),
-        }
-        opt.config.warmstart = False
-        if self._start is not None:
-            idx, val = self._start
-            self._start = None
-            if is_mip:
-                for x in self._x:
-                    x.set_value(None, skip_validation=True)
-                for j, a in zip(idx.tolist(), val.tolist()):
-                    self._x[j].set_value(a, skip_validation=True)
-                opt.config.warmstart = True
-        res = opt.solve(self._m)
-        self._live = True
-        tc = res.termination_condition
-        has_sol = res.best_feasible_objective is not None
-        if tc == T.optimal:
-            status = Status.OPTIMAL
-        elif tc == T.infeasible:
-            status = Status.INFEASIBLE
-        elif tc in (T.unbounded, T.infeasibleOrUnbounded):
-            # a ray proves nothing about feasibility: UNBOUNDED only for a feasible model
-            status = self._decide_unbounded_or_infeasible()
-            has_sol = False
-        elif tc in (T.maxTimeLimit, T.maxIterations, T.objectiveLimit, T.interrupted):
-            status = C.limit_status(has_sol)
-        else:
-            logger.warning("appsi_highs stopped with %s", tc)
-            status = Status.FEASIBLE if has_sol else Status.ERROR
-        x = bound = duals = None
-        if status.has_solution:
-            prim = res.solution_loader.get_primals(vars_to_load=self._x)
-            x = np.array([prim[v] for v in self._x], dtype=np.float64)
-            if not is_mip and status is Status.OPTIMAL:
-                d = res.solution_loader.get_duals()  # HiGHS' row duals, passed through
-                duals = np.array([d.get(c, 0.0) for c in self._cons], dtype=np.float64)
-        if is_mip and res.best_objective_bound is not None:
-            bound = _bound(float(res.best_objective_bound))
-        return status, x, bound, duals
+    # -- solver-specific hooks -----------------------------------------------------------
+    def _setup_solver(self, solver: str) -> None:
+        """Create ``self._opt`` (raise SolverNotInstalledError) and set ``capabilities``."""
+        raise NotImplementedError
 
-    # SolverFactory (cbc, glpk, ...) ---------------------------------------------------------
-    def _solve_factory(self, is_mip: bool):
-        from pyomo.opt import SolutionStatus as SS
-        from pyomo.opt import TerminationCondition as T
-        pyo, m = self._pyo, self._m
-        want_duals = not is_mip and self.capabilities.lp_duals
-        if want_duals and not hasattr(m, "dual"):
-            m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
-        elif not want_duals and hasattr(m, "dual"):
-            m.del_component("dual")
-        for v in self._x:
-            v.set_value(None, skip_validation=True)
-        kwargs = dict(load_solutions=False, tee=bool(self.options.verbose),
-                      options=self._solver_options())
-        if self._start is not None:
-            idx, val = self._start
-            self._start = None
-            if is_mip and self.capabilities.mip_start:
-                for j, a in zip(idx.tolist(), val.tolist()):
-                    self._x[j].set_value(a, skip_validation=True)
-                kwargs["warmstart"] = True
-        try:
-            res = self._opt.solve(m, **kwargs)
-        except Exception as e:  # a solver crash, an unreadable solution file, ...
-            raise SolverError(f"pyomo:{self.solver} failed: {e}") from e
-        tc = res.solver.termination_condition
-        has_sol = len(res.solution) > 0 and res.solution(0).status in (
-            SS.optimal, SS.feasible, SS.bestSoFar, SS.locallyOptimal, SS.globallyOptimal,
-            SS.stoppedByLimit)
-        if tc in (T.optimal, T.globallyOptimal, T.locallyOptimal):
-            status = Status.OPTIMAL
-        elif tc == T.feasible:
-            status = Status.FEASIBLE
-        elif tc == T.infeasible:
-            status = Status.INFEASIBLE
-        elif tc in (T.unbounded, T.infeasibleOrUnbounded) or (
-                tc == T.other and self.solver == "glpk" and not has_sol):
-            # a ray proves nothing about feasibility: UNBOUNDED only for a feasible model.
-            # glpsol's MIP presolver stops with "other" when it finds the problem has no
-            # primal (infeasible) or no dual (unbounded or infeasible) feasible solution
-            status = self._decide_unbounded_or_infeasible()
-            has_sol = False
-        elif tc in (T.maxTimeLimit, T.maxIterations, T.maxEvaluations, T.userInterrupt,
-                    T.resourceInterrupt, T.intermediateNonInteger, T.minFunctionValue,
-                    T.minStepLength):
-            status = C.limit_status(has_sol)
-        else:
-            logger.warning("pyomo:%s stopped with %s", self.solver, tc)
-            status = Status.FEASIBLE if has_sol else Status.ERROR
-        if status.has_solution and not has_sol:
-            status = Status.ERROR
-        x = bound = duals = None
-        if status.has_solution:
-            with _quiet_pyomo():  # "loading a solution with an 'aborted' status": expected
-                m.solutions.load_from(res)
-            x = self._values()
-            if want_duals and status is Status.OPTIMAL:
-                # LP-file solvers report duals as d objective / d rhs in the user's sense
-                duals = np.array([m.dual.get(c) or 0.0 for c in self._cons], dtype=np.float64)
-        if is_mip:
-            b = res.problem.upper_bound if self._is_max else res.problem.lower_bound
-            try:
-                bound = _bound(float(b)) if b is not None else None
-            except (TypeError, ValueError):
-                bound = None
-        return status, x, bound, duals
+    def _solve_native(self, is_mip: bool):
+        """Solve; return ``(status, x or None, MIP dual bound or None, row duals or None)``."""
+        raise NotImplementedError
 
-    def _values(self) -> np.ndarray:
-        """Variable values; a variable the writer left out (in no row, not in the
-        objective) gets the value nearest 0 within its bounds."""
-        v = self._vars
-        x = np.array([np.nan if xv.value is None else xv.value for xv in self._x],
-                     dtype=np.float64)
-        miss = np.isnan(x)
-        if miss.any():
-            fill = np.clip(0.0, v.lb.view[miss], v.ub.view[miss])
-            ints = v.is_int[miss]
-            fill[ints] = np.clip(np.round(fill[ints]), np.ceil(v.lb.view[miss][ints]),
-                                 np.floor(v.ub.view[miss][ints]))
-            x[miss] = fill
-        return x
+    def _feasibility_condition(self) -> str:
+        """Solve the model as it stands (zero objective); the termination condition's name."""
+        raise NotImplementedError
+
+    def _restore_objective(self) -> None:
+        """Tell the solver the objective changed back (persistent solvers only)."""
 
     def _decide_unbounded_or_infeasible(self) -> Status:
         """The solver said "unbounded" (a ray; some solvers say so for infeasible models)
@@ -485,18 +317,10 @@ class PyomoBackend(Backend):
         m.obj.expr = self._linear([], [])
         m.obj.sense = self._pyo.minimize
         try:
-            if self._appsi:
-                self._opt.set_objective(m.obj)
-                tc = self._opt.solve(m).termination_condition.name
-            else:
-                if hasattr(m, "dual"):
-                    m.del_component("dual")
-                res = self._opt.solve(m, load_solutions=False, options=self._solver_options())
-                tc = str(res.solver.termination_condition)
+            tc = self._feasibility_condition()
         finally:
             m.obj.expr, m.obj.sense = saved_expr, saved_sense
-            if self._appsi:
-                self._opt.set_objective(m.obj)
+            self._restore_objective()
         if tc == "optimal":
             return Status.UNBOUNDED
         if tc == "infeasible" or (tc == "other" and self.solver == "glpk"):
