@@ -18,7 +18,7 @@ from groupcf.results.base import Stats
 from groupcf.single.registry import get_method, methods, register_method
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def compas():
     ds = gcf.datasets.load("compas", variant="paper")
     X_tr, X_te, y_tr, _ = ds.split(test_size=0.5, random_state=0)
@@ -28,7 +28,7 @@ def compas():
     return pipe, X_tr, rejected
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def mace_result(n: int = 2):
     pipe, _, rejected = compas()
     return gcf.explain(rejected.iloc[0], pipe, method="mace", distance="l1", Tmax=3, n=n)
@@ -50,7 +50,7 @@ def test_unknown_option_is_named_with_accepted_list(method):
 @pytest.mark.parametrize("option", [{"solver": "highs"}, {"mip_gap": 1e-3}, {"n": 2}])
 def test_geco_rejects_mace_options(option):
     pipe, X, rejected = compas()
-    with pytest.raises(InvalidInputError, match=list(option)[0]) as e:
+    with pytest.raises(InvalidInputError, match=next(iter(option))) as e:
         gcf.explain(rejected.iloc[0], pipe, method="geco", data=X, random_state=0, **option)
     assert "method='mace'" in str(e.value)   # says where it applies
 
@@ -87,14 +87,15 @@ def test_register_method_is_one_call():
 # ---------------------------------------------------------------------- Explanation
 def test_explanation_validate_summary_html_and_names():
     exp = mace_result()
-    pipe, _, rejected = compas()
+    pipe = compas()[0]
     assert exp.validate() is exp and exp.validate(pipe) is exp
     assert isinstance(exp.status, gcf.Status) and isinstance(exp.stats, Stats)
     assert exp.changed_features == {k: c for k, c in enumerate(exp.changes)}
     assert all(len(c) <= 3 for c in exp.changed_features.values())
     assert exp.lower_bound is None or exp.lower_bound <= exp.distances[0] + 1e-6
     text = exp.summary()
-    assert text.splitlines()[0] == repr(exp) and len(text.splitlines()) == 1 + exp.n_counterfactuals
+    assert repr(exp).splitlines()[1:] == text.splitlines()[1:1 + exp.n_counterfactuals]
+    assert len(repr(exp).splitlines()) == 1 + exp.n_counterfactuals and "->" in repr(exp)
     for c in exp.changes[0]:
         assert c in text
     assert exp._repr_html_().startswith("<pre>") and "<" not in exp._repr_html_()[5:-6]

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..solvers.base import Status
 
-__all__ = ["Stats", "Status", "plain", "frame_records", "html_pre"]
+__all__ = ["Stats", "Status", "frame_records", "html_pre", "plain"]
 
 
 class Stats(dict):

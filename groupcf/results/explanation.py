@@ -109,18 +109,27 @@ class Explanation:
         return len(self.counterfactuals)
 
     # ------------------------------------------------------------------ display
-    def __repr__(self) -> str:
+    def _head(self) -> str:
         bound = "" if self.lower_bound is None else f", lower_bound={self.lower_bound:.4g}"
         return (f"Explanation(method={self.method}, distance={self.distance}, solver={self.solver}, "
                 f"status={self.status.value}, optimal={self.is_optimal}{bound}, "
                 f"{self.n_counterfactuals} counterfactual(s), {self.solve_time:.3f}s)")
 
-    def summary(self) -> str:
-        """Readable text: each counterfactual's distance, probability and changes."""
-        lines = [repr(self)]
+    def __repr__(self) -> str:
+        lines = [self._head()]
         for k, (_, cf) in enumerate(self.counterfactuals.iterrows()):
             lines.append(f"  #{k} distance={self.distances[k]:.4g} p={self.probabilities[k]:.3f}: "
                          + describe_changes(self.instance, cf, self.changes[k]))
+        return "\n".join(lines)
+
+    def summary(self) -> str:
+        """Readable text: each counterfactual's distance, probability and changes (from
+        the instance's value to the new one), then the search's limits and statistics."""
+        name = "" if self.instance.name is None else f" of instance {self.instance.name!r}"
+        lines = [f"{self.n_counterfactuals} counterfactual(s){name}"] + repr(self).splitlines()[1:]
+        lines.append(self._head())
+        if self.stats:
+            lines.append("  stats: " + ", ".join(f"{k}={v}" for k, v in self.stats.items()))
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:  # notebooks

@@ -109,4 +109,4 @@ def explain(x, model, method: str = "mace", **options) -> Explanation:
     return spec.function(x, model, **options)
 
 
-__all__ = ["explain", "Explanation", "MaceOptions", "register_method", "methods"]
+__all__ = ["Explanation", "MaceOptions", "explain", "methods", "register_method"]

@@ -16,7 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..exceptions import GroupCFWarning, InvalidInputError, NoCounterfactualError, SolverTimeLimitError, ValidationError
+from ..exceptions import (
+    GroupCFWarning,
+    InvalidInputError,
+    NoCounterfactualError,
+    SolverTimeLimitError,
+    ValidationError,
+)
 from ..formulations.distances import feature_distances, parse_distance
 from ..formulations.nearest import NearestCounterfactual
 from ..models import DEFAULT_MARGIN, TrainedModel
