@@ -64,3 +64,8 @@ class ValidationError(GroupCFError, AssertionError):
 # --- datasets ---------------------------------------------------------------------------
 class DatasetNotAvailableError(GroupCFError, FileNotFoundError):
     """A dataset file is neither bundled, nor in the data home, nor downloadable (offline)."""
+
+
+class GroupCFWarning(UserWarning):
+    """Something a user should see but that does not stop the call: an ignored
+    argument, a fallback, a dropped row, a numerical disagreement within tolerance."""

@@ -44,7 +44,7 @@ def test_geco_speed(dataset, kind):
         try:
             exp = gcf.explain(S.iloc[i], pipe, method="geco", data=X_tr, random_state=i)
             found += 1
-            changed.append(len(exp.changed_features))
+            changed.append(len(exp.changes[0]))
         except gcf.exceptions.NoCounterfactualError:
             pass
         times.append(time.perf_counter() - t)

@@ -26,7 +26,7 @@ def _check(exp, pipe, x, best, Tmax=None):
     cf = exp.counterfactuals.iloc[[0]]
     assert pipe.predict(cf)[0] == 1, "counterfactual must be accepted by the real model"
     changed = [f.name for f in space if str(cf.iloc[0][f.name]) != str(x[f.name])]
-    assert sorted(changed) == sorted(exp.changed_features)
+    assert sorted(changed) == sorted(exp.changed_features[0])
     assert len(changed) == best
     for f in space:
         if f.immutable:

@@ -11,10 +11,11 @@ from __future__ import annotations
 import importlib
 import logging
 import sys
+import warnings
 from typing import Any, Callable
 
 from groupcf.embeddings.base import Embedding, EmbeddingConstr
-from groupcf.exceptions import InvalidInputError, UnsupportedModelError
+from groupcf.exceptions import GroupCFWarning, InvalidInputError, UnsupportedModelError
 
 logger = logging.getLogger(__name__)
 
@@ -97,8 +98,8 @@ def get_embedding(model, space=None):
                 "a Pipeline must have exactly two steps, (FeatureSpace, classifier); the "
                 f"steps {[type(s).__name__ for s in steps[1:-1]]} in between are not supported")
         if space is not None and space is not steps[0]:
-            logger.warning("get_embedding: the pipeline has its own FeatureSpace; "
-                           "ignoring the space argument")
+            warnings.warn("the pipeline has its own FeatureSpace; the space argument is ignored",
+                          GroupCFWarning, stacklevel=3)
         space, model = steps[0], steps[-1]
     embedding = embedding_for(model)
     width = getattr(space, "n_features_out_", None) if space is not None else None

@@ -10,7 +10,8 @@ import pandas as pd
 
 from ..exceptions import ValidationError
 from ..solvers.base import Status
-from .explanation import _plain
+from .base import Stats, html_pre
+from .base import plain as _plain
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..models import TrainedModel
@@ -59,8 +60,14 @@ class GroupExplanation:
     S: pd.DataFrame = field(repr=False)
     expanded: np.ndarray = field(repr=False)              # counterfactuals, expanded
     unexplained: list = field(default_factory=list)
-    stats: dict = field(default_factory=dict)
+    stats: Stats = field(default_factory=Stats)
     model: "TrainedModel | None" = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self):
+        if not isinstance(self.status, Status):
+            self.status = Status(self.status)
+        if not isinstance(self.stats, Stats):
+            self.stats = Stats(self.stats or {})
 
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:
@@ -86,7 +93,7 @@ class GroupExplanation:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:  # notebooks
-        return "<pre>" + self.summary().replace("&", "&amp;").replace("<", "&lt;") + "</pre>"
+        return html_pre(self.summary())
 
     # ------------------------------------------------------------------ audits
     def feature_frequencies(self, per: str = "explanation", by: str | pd.Series | None = None):
@@ -221,7 +228,7 @@ class GroupExplanation:
             "S": [{c: _plain(v) for c, v in row.items()} for _, row in self.S.iterrows()],
             "expanded": self.expanded.tolist(),
             "unexplained": [_plain(u) for u in self.unexplained],
-            "stats": {k: _plain(v) for k, v in self.stats.items()},
+            "stats": Stats(self.stats).as_dict(),
         }
 
     def to_json(self) -> str:

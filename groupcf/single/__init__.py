@@ -3,20 +3,39 @@ from __future__ import annotations
 
 from ..exceptions import InvalidInputError, NotRejectedError
 from ..formulations.distances import parse_distance
-from ..models import DEFAULT_MARGIN, resolve_model
+from ..models import resolve_model
 from ..results.explanation import Explanation
-from .geco import explain_geco
-from .mace import DIVERSITY_TOL, mace, validate_instance
+from .geco import GeCoParams, explain_geco
+from .mace import MaceOptions, mace, validate_instance
+from .registry import check_options, methods, register_method
 
-METHODS = ("mace", "geco")
+
+def _explain_mace(x, model, *, space=None, threshold: float = 0.5, distance=None, Tmax=None,
+                  n: int = 1, **options) -> Explanation:
+    if distance is None:
+        distance = "l0"
+    parse_distance(distance)  # validates: named InvalidInputError
+    if Tmax is not None and (int(Tmax) != Tmax or Tmax < 1):
+        raise InvalidInputError(f"Tmax must be a positive integer or None, got {Tmax!r}")
+    if int(n) != n or n < 1:
+        raise InvalidInputError(f"n must be a positive integer, got {n!r}")
+    tm = resolve_model(model, space=space, threshold=threshold)
+    x = validate_instance(x, tm.space)
+    if tm.is_positive(x.to_frame().T)[0]:
+        raise NotRejectedError(f"the model already accepts instance {x.name!r} "
+                               f"(p = {tm.proba(x.to_frame().T)[0]:.3f} >= {threshold}); nothing to explain")
+    return mace(x, tm, distance=distance, Tmax=Tmax, n=int(n), **options)
 
 
-def explain(x, model, method: str = "mace", distance=None, Tmax: int | None = None,
-            solver="highs", space=None, *, threshold: float = 0.5, n: int = 1,
-            time_limit: float | None = None, mip_gap: float | None = None,
-            margin: float = DEFAULT_MARGIN, diversity_tol: float = DIVERSITY_TOL,
-            data=None, constraints=None, k: int = 5, random_state=None,
-            **options) -> Explanation:
+register_method("mace", _explain_mace, MaceOptions)
+register_method("geco", explain_geco, GeCoParams, needs_data=True,
+                extra=("data", "constraints", "random_state"))
+
+#: names of the registered methods (``groupcf.single.registry.methods()`` is the live list)
+METHODS = tuple(methods())
+
+
+def explain(x, model, method: str = "mace", **options) -> Explanation:
     """Counterfactual explanation of one instance that the model rejects.
 
     Parameters
@@ -28,13 +47,14 @@ def explain(x, model, method: str = "mace", distance=None, Tmax: int | None = No
         module together with ``space=`` (a fitted :class:`~groupcf.FeatureSpace`).
     method
         ``"mace"``: exact nearest counterfactual, solved as a MIP (optimal within the MIP
-        gap; ``is_optimal`` and ``dual_bound`` on the result say what was proven).
+        gap; ``is_optimal`` and ``lower_bound`` on the result say what was proven).
         ``"geco"``: GeCo's genetic algorithm (:mod:`groupcf.single.geco`) — needs
         ``data=`` (its values are sampled from that data), takes PLAF ``constraints=``
         (:mod:`groupcf.plaf`), returns the top ``k``; ``random_state`` and GeCo's
         hyper-parameters (``q``, ``m_init``, ``m_mut``, ``alpha``, ...) as keywords. Any
         classifier with ``predict_proba`` works (as a black box without an embedding).
-        MACE's ``Tmax``, ``solver``, ``n``, ... do not apply; ``distance`` (default: GeCo's
+        An option GeCo does not take (MACE's ``solver``, ``n``, ...) raises
+        :class:`~groupcf.exceptions.InvalidInputError`; ``distance`` (default: GeCo's
         own, weighted by ``alpha``, ``beta``, ``gamma``) makes GeCo minimise MACE's
         distance instead, and ``refine=True`` polishes its result (see
         :class:`~groupcf.single.geco.GeCoParams`).
@@ -60,6 +80,9 @@ def explain(x, model, method: str = "mace", distance=None, Tmax: int | None = No
         are returned when no further distinct counterfactual exists.
     time_limit, mip_gap
         Solver limits (seconds; relative gap, default 1e-6 for MACE).
+    threads, verbose, progress
+        Solver threads and log; ``progress=True`` shows a bar over the ``n``
+        counterfactuals (only when stderr is a terminal).
     diversity_tol
         For ``n > 1``: a numeric passthrough feature "differs" from an earlier
         counterfactual when it moves by at least this fraction of its range (integer
@@ -76,32 +99,14 @@ def explain(x, model, method: str = "mace", distance=None, Tmax: int | None = No
     infeasible: a counterfactual is returned whenever one exists, never a wrong one),
     :class:`NotRejectedError` when the model already accepts ``x``,
     :class:`~groupcf.exceptions.InvalidInputError` for an unknown method or distance
-    name, or negative distance weights. Every counterfactual is re-checked with the real
+    name, negative distance weights, or an option the method does not take (the message
+    names it and lists the method's options: :class:`~groupcf.single.mace.MaceOptions`,
+    :class:`~groupcf.single.geco.GeCoParams`; a new method registers itself with
+    :func:`groupcf.single.registry.register_method`). Every counterfactual is re-checked with the real
     model.
     """
-    if method not in METHODS:
-        raise InvalidInputError(f"unknown method {method!r}; available: {list(METHODS)}")
-    if method == "geco":
-        if time_limit is not None:
-            options.setdefault("time_limit", time_limit)
-        if distance is not None:
-            options.setdefault("distance", distance)
-        return explain_geco(x, model, data=data, constraints=constraints, k=k,
-                            random_state=random_state, space=space, threshold=threshold, **options)
-    if distance is None:
-        distance = "l0"
-    parse_distance(distance)  # validates: named InvalidInputError
-    if Tmax is not None and (int(Tmax) != Tmax or Tmax < 1):
-        raise InvalidInputError(f"Tmax must be a positive integer or None, got {Tmax!r}")
-    if int(n) != n or n < 1:
-        raise InvalidInputError(f"n must be a positive integer, got {n!r}")
-    tm = resolve_model(model, space=space, threshold=threshold)
-    x = validate_instance(x, tm.space)
-    if tm.is_positive(x.to_frame().T)[0]:
-        raise NotRejectedError(f"the model already accepts instance {x.name!r} "
-                               f"(p = {tm.proba(x.to_frame().T)[0]:.3f} >= {threshold}); nothing to explain")
-    return mace(x, tm, distance=distance, Tmax=Tmax, solver=solver, n=int(n), time_limit=time_limit,
-                mip_gap=mip_gap, margin=margin, diversity_tol=diversity_tol, **options)
+    spec = check_options(method, options)
+    return spec.function(x, model, **options)
 
 
-__all__ = ["explain", "Explanation"]
+__all__ = ["Explanation", "MaceOptions", "explain", "methods", "register_method"]

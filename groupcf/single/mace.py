@@ -10,14 +10,23 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ..exceptions import InvalidInputError, NoCounterfactualError, SolverTimeLimitError, ValidationError
+from ..exceptions import (
+    GroupCFWarning,
+    InvalidInputError,
+    NoCounterfactualError,
+    SolverTimeLimitError,
+    ValidationError,
+)
 from ..formulations.distances import feature_distances, parse_distance
 from ..formulations.nearest import NearestCounterfactual
 from ..models import DEFAULT_MARGIN, TrainedModel
+from ..progress import progress_bar
 from ..results.explanation import Explanation
 from ..solvers import make_backend
 from ..solvers.base import Backend, Status
@@ -34,9 +43,27 @@ MACE_MIP_GAP = 1e-6
 DIVERSITY_TOL = 1e-3
 
 
+@dataclass
+class MaceOptions:
+    """Options of ``gcf.explain(..., method="mace")`` (see :func:`groupcf.explain`)."""
+
+    distance: object = None            # default "l0"
+    Tmax: int | None = None
+    solver: object = "highs"
+    n: int = 1
+    time_limit: float | None = None
+    mip_gap: float | None = None       # default MACE_MIP_GAP
+    margin: float = DEFAULT_MARGIN
+    diversity_tol: float = DIVERSITY_TOL
+    threads: int | None = None         # passed to the solver
+    verbose: bool = False              # solver log
+    progress: bool = False             # a bar over the n counterfactuals (n > 1)
+
+
 def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = None, solver="highs",
          n: int = 1, time_limit: float | None = None, mip_gap: float | None = None,
-         margin: float = DEFAULT_MARGIN, diversity_tol: float = DIVERSITY_TOL, **options) -> Explanation:
+         margin: float = DEFAULT_MARGIN, diversity_tol: float = DIVERSITY_TOL, progress: bool = False,
+         **options) -> Explanation:
     """Nearest counterfactual(s) of ``x`` under the MACE ``distance`` (see
     :func:`groupcf.explain` for the arguments).
 
@@ -65,8 +92,9 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     mip.start_greedy()   # an incumbent from the greedy completion, when one fits
     integer_cols = space.domain().integer
 
-    rows, changes, statuses, objectives, dual_bound = [], [], [], [], None
+    rows, changes, statuses, objectives, lower_bound = [], [], [], [], None
     retries = 0
+    bar = progress_bar(range(n), enabled=progress and n > 1, total=n, desc="MACE")
     while len(rows) < n:
         if time_limit is not None:
             left = time_limit - (time.perf_counter() - t_start)
@@ -103,21 +131,26 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
             backend.set_row_bounds([mip.constr.lo_row], [tm.logit_threshold + margin], [np.inf])
             continue
         if not rows:
-            dual_bound = sol.dual_bound
+            lower_bound = sol.dual_bound
         rows.append(cf.iloc[0])
+        if hasattr(bar, "update"):
+            bar.update(1)
         changes.append([space.features_[l].name for l in mip.changed(v)])
         statuses.append(sol.status)
         objectives.append(float(sol.objective))
         if len(rows) < n and not mip.exclude(v, tol=diversity_tol):
             break
+    if hasattr(bar, "close"):
+        bar.close()
     if not rows:
         raise SolverTimeLimitError(f"time limit ({time_limit}s) reached before any counterfactual was found")
     cfs = _restore_dtypes(space, pd.DataFrame(rows).reset_index(drop=True))
     dists = dist.aggregate(feature_distances(space, x, cfs))
     for d_true, obj in zip(dists, objectives):
         if abs(d_true - obj) > 1e-6 * max(1.0, abs(obj)):
-            log.warning("MACE: distance of the decoded counterfactual (%g) differs from the MIP "
-                        "objective (%g)", d_true, obj)
+            warnings.warn(f"MACE: distance of the decoded counterfactual ({d_true:g}) differs from "
+                          f"the MIP objective ({obj:g}); the reported distance is the decoded one",
+                          GroupCFWarning, stacklevel=3)
     order = np.argsort(dists, kind="stable")   # best first (the gap may swap near-ties)
     cfs = cfs.iloc[order].reset_index(drop=True)
     return Explanation(
@@ -125,7 +158,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         distances=[float(dists[k]) for k in order], probabilities=tm.proba(cfs),
         status=statuses[0], is_optimal=all(s == Status.OPTIMAL for s in statuses),
         solve_time=time.perf_counter() - t_start, method="mace", distance=dist.name,
-        solver=backend.name, dual_bound=dual_bound,
+        solver=backend.name, lower_bound=lower_bound, Tmax=Tmax, model=tm,
         objectives=[objectives[k] for k in order],
         stats={"margin": margin, "binaries": mip.constr.n_binaries, "distance_weights": dist.weights,
                "integer_features": [space.features_[l].name for l in mip.u]})
