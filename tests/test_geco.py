@@ -357,3 +357,28 @@ def test_gcf_explain_dispatches_to_geco():
     pd.testing.assert_frame_equal(exp.counterfactuals, again.counterfactuals)
     with pytest.raises(InvalidInputError):
         gcf.explain(x, pipe, method="geco")                     # no data
+
+
+@pytest.mark.parametrize("Tmax", [1, 2])
+def test_tmax_bounds_the_changed_features(Tmax):
+    pipe = toy_pipe("mlp")
+    X, _ = toy()
+    xs = rejected(pipe, n=5)
+    exceeded = False                      # without Tmax some counterfactual changes more
+    for i in range(len(xs)):
+        x = xs.iloc[i]
+        free = explain_geco(x, pipe, data=X, k=10, random_state=0)
+        exceeded |= any(len(_changed(x, r)) > Tmax for _, r in free.counterfactuals.iterrows())
+        try:
+            exp = gcf.explain(x, pipe, method="geco", data=X, k=10, random_state=0, Tmax=Tmax)
+        except NoCounterfactualError:
+            continue
+        assert exp.stats["params"]["Tmax"] == Tmax
+        assert (pipe.predict(exp.counterfactuals) == 1).all()
+        for _, r in exp.counterfactuals.iterrows():
+            assert 1 <= len(_changed(x, r)) <= Tmax
+    assert exceeded
+    with pytest.raises(InvalidInputError, match="Tmax"):
+        explain_geco(xs.iloc[0], pipe, data=X, Tmax=0)
+    with pytest.raises(InvalidInputError, match="solver"):
+        explain_geco(xs.iloc[0], pipe, data=X, solver="highs")

@@ -86,6 +86,8 @@ def explain(x, model, method: str = "mace", distance=None, Tmax: int | None = No
             options.setdefault("time_limit", time_limit)
         if distance is not None:
             options.setdefault("distance", distance)
+        if Tmax is not None:
+            options.setdefault("Tmax", Tmax)
         return explain_geco(x, model, data=data, constraints=constraints, k=k,
                             random_state=random_state, space=space, threshold=threshold, **options)
     if distance is None:

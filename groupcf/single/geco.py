@@ -148,6 +148,11 @@ class GeCoParams:
       repeated while it improves (at most ``refine_passes`` passes). It closes most of the
       gap that frequency-weighted sampling leaves on numeric features with many rare
       values (e.g. a capital gain overshooting the decision boundary).
+
+    ``Tmax`` (None: no limit) bounds the number of changed features: every candidate the
+    search creates (initial samples, mutations, crossovers, refinements, after the PLAF
+    cascade) that changes more than ``Tmax`` features is dropped before it is scored, so
+    no returned counterfactual changes more than ``Tmax`` features.
     """
 
     k: int = 5
@@ -167,6 +172,7 @@ class GeCoParams:
     distance: object = None
     refine: bool = False
     refine_passes: int = 5
+    Tmax: int | None = None
 
     def validate(self) -> "GeCoParams":
         for name in ("k", "q", "m_init", "m_mut", "max_generations", "stable_generations", "patience",
@@ -181,6 +187,8 @@ class GeCoParams:
             raise InvalidInputError(f"evaluation must be 'partial' or 'full', got {self.evaluation!r}")
         if self.distance is not None:
             parse_distance(self.distance)          # named InvalidInputError
+        if self.Tmax is not None and (int(self.Tmax) != self.Tmax or self.Tmax < 1):
+            raise InvalidInputError(f"GeCo parameter Tmax must be a positive integer or None, got {self.Tmax!r}")
         return self
 
 
@@ -443,8 +451,8 @@ class GeCo:
                  threshold: float = 0.5, **params):
         unknown = set(params) - set(GeCoParams.__dataclass_fields__)
         if unknown:
-            raise InvalidInputError(f"unknown GeCo parameter(s) {sorted(unknown)}; "
-                                    f"available: {sorted(GeCoParams.__dataclass_fields__)}")
+            raise InvalidInputError(f"unknown GeCo parameter(s) {sorted(unknown)} (GeCo does not accept them); "
+                                    f"accepted: {sorted(GeCoParams.__dataclass_fields__)}")
         self.params = GeCoParams(**params).validate()
         logit(threshold)
         self.model, self.threshold = model, threshold
@@ -686,6 +694,8 @@ class _Run:
             ok = self.g.bound.check(cand)
             M, V = M[ok], V[ok]
         keep = M.any(axis=1)
+        if self.P.Tmax is not None:                  # at most Tmax changed features
+            keep &= M.sum(axis=1) <= self.P.Tmax
         M, V = M[keep], V[keep]
         if not len(M):
             return None
