@@ -146,11 +146,10 @@ def test_partial_evaluation_equals_full_evaluation(kind):
     np.testing.assert_allclose(sc(M, V)[0], real, rtol=0, atol=1e-9)
     if kind == "lr":
         np.testing.assert_allclose(partial, pipe.decision_function(rows), rtol=0, atol=1e-9)
-    # the cached per-set fold is the first layer of Embedding.partial
+    # the cached per-set fold (DeltaEvaluator) is the first layer of Embedding.partial
     feats = np.flatnonzero(M[0])
-    key = sc.set_ids(M[:1])[0][0]
-    _, WcT, bc, _ = sc._partial(key, feats)
     cols = np.concatenate([geco.domain.features[l].cols for l in feats])
+    WcT, bc = sc.delta._fold(cols)
     fixed_idx = np.setdiff1d(np.arange(len(z0)), cols)
     W, b = geco.embedding.partial(fixed_idx, z0[fixed_idx]).layers[0]
     np.testing.assert_allclose(WcT.T, W, atol=1e-12)

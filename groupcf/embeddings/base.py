@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
+    from groupcf.embeddings.delta import DeltaEvaluator
     from groupcf.features.domain import InputDomain
     from groupcf.solvers.base import Backend
 
@@ -50,6 +51,11 @@ class Embedding(abc.ABC):
         """Probability of the positive class, ``sigmoid(score)``."""
         s = self.score(Z)
         return 0.5 * (1.0 + np.tanh(0.5 * s))   # overflow-free sigmoid
+
+    def delta_evaluator(self, z0) -> "DeltaEvaluator":
+        """Scores of rows equal to ``z0`` except on a few columns (:mod:`groupcf.embeddings.delta`)."""
+        from .delta import DeltaEvaluator
+        return DeltaEvaluator(self, z0)
 
     @abc.abstractmethod
     def partial(self, fixed_idx: Sequence[int], fixed_values: Sequence[float]) -> "Embedding":

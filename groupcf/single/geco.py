@@ -102,7 +102,6 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from ..embeddings.network import ReLUNetwork
 from ..formulations.distances import feature_distances_codes, parse_distance
 from ..exceptions import (InvalidInputError, NoCounterfactualError, NotRejectedError,
                           UnsupportedModelError)
@@ -263,11 +262,8 @@ class _Scorer:
         self.threshold = threshold
         self.logit_threshold = logit(threshold)
         self.evaluation = evaluation
-        self._partials: dict = {}
-        self._base = None            # b1 + W1 z0 for a ReLU network (first-layer fold)
-        if embedding is not None and isinstance(embedding, ReLUNetwork):
-            W1, b1 = embedding.layers[0]
-            self._base = b1 + W1 @ z0
+        self._sets: dict = {}
+        self.delta = embedding.delta_evaluator(z0) if embedding is not None else None
         self.n_sets = 0
         self.n_scored = 0
         n = len(domain)
@@ -312,58 +308,39 @@ class _Scorer:
         uniq, inv = np.unique(packed, axis=0, return_inverse=True)
         return np.array([u.tobytes() for u in uniq], dtype=object), inv
 
-    def _partial(self, key, feats):
-        """Per changed-feature set (cached): the model partially evaluated at the
-        instance's unchanged features. For a :class:`ReLUNetwork` only the folded first
-        layer ``(W1[:, C], b1 + W1[:, F] z0_F)`` is kept (C the changed columns, F the
-        rest) — the first layer of ``embedding.partial(F, z0_F)`` — computed as
-        ``b1 + W1 z0 - W1[:, C] z0_C`` without building a network; any other embedding is
-        partially evaluated by its own :meth:`Embedding.partial`."""
-        hit = self._partials.get(key)
+    def _set(self, key, feats):
+        """Per changed-feature set (cached): its encoded value blocks and columns."""
+        hit = self._sets.get(key)
         if hit is None:
             blocks = [self.domain.features[l].enc for l in feats]
             cols = np.concatenate([self.domain.features[l].cols for l in feats])
-            if self._base is not None:
-                W1 = self.embedding.layers[0][0]
-                Wc = np.ascontiguousarray(W1[:, cols])
-                hit = (blocks, Wc.T.copy(), self._base - Wc @ self.z0[cols], None)
-            else:
-                keep = np.ones(len(self.z0), dtype=bool)
-                keep[cols] = False
-                fixed_idx = np.flatnonzero(keep)
-                hit = (blocks, None, None, self.embedding.partial(fixed_idx, self.z0[fixed_idx]))
-            self._partials[key] = hit
+            hit = self._sets[key] = (blocks, cols)
             self.n_sets += 1
         return hit
 
     def partial_scores(self, M, V) -> np.ndarray:
-        """Scores of the candidates, one vectorised evaluation per changed-feature set
-        over the changed columns only; for a ReLU network the hidden layers then run once
-        for all candidates."""
+        """Scores of the candidates: per changed-feature set, the changed columns only,
+        all sets scored in one batch by the embedding's
+        :meth:`~groupcf.embeddings.base.Embedding.delta_evaluator` (for a ReLU network
+        the instance folds into the first layer and the hidden layers run once)."""
         keys, inv = self.set_ids(M)
         order = np.argsort(inv, kind="stable")
         bounds = np.concatenate([[0], np.cumsum(np.bincount(inv, minlength=len(keys)))])
-        emb = self.embedding
-        relu = self._base is not None
-        out = np.empty((len(M), len(self._base))) if relu else np.empty(len(M))
+        groups, rowsets = [], []
         for g in range(len(keys)):
             rows = order[bounds[g]:bounds[g + 1]]
             feats = np.flatnonzero(M[rows[0]])
-            blocks, WcT, bc, net = self._partial(keys[g], feats)
+            blocks, cols = self._set(keys[g], feats)
             if len(feats) == 1:
                 Zc = blocks[0][V[rows, feats[0]]]
             else:
                 Zc = np.concatenate([blk[V[rows, l]] for blk, l in zip(blocks, feats)], axis=1)
-            if relu:
-                out[rows] = Zc @ WcT + bc
-            else:
-                out[rows] = net.score(Zc)
-        if not relu:
-            return out
-        # the hidden layers and the output are shared by every changed-feature set
-        for W, b in emb.layers[1:]:
-            out = np.maximum(out, 0.0) @ W.T + b
-        return out[:, 0]
+            groups.append((cols, Zc))
+            rowsets.append(rows)
+        out = np.empty(len(M))
+        for rows, sc in zip(rowsets, self.delta.score_groups(groups)):
+            out[rows] = sc
+        return out
 
 
 # ====================================================================== decoding
