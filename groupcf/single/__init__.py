@@ -6,7 +6,8 @@ from ..formulations.distances import parse_distance
 from ..models import DEFAULT_MARGIN, resolve_model
 from ..results.explanation import Explanation
 from .geco import explain_geco
-from .mace import DIVERSITY_TOL, mace, validate_instance
+from ..features.validation import validate_instance
+from .mace import DIVERSITY_TOL, mace
 
 METHODS = ("mace", "geco")
 

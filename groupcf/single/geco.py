@@ -110,7 +110,7 @@ from ..plaf import BoundConstraints, Candidates, Constraints, fixed, increasing
 from ..results.explanation import Explanation
 from ..solvers.base import Status
 from .geco_domain import DOMAIN_CACHE, ActiveDomain
-from .mace import validate_instance
+from ..features.validation import validate_instance
 
 log = logging.getLogger(__name__)
 
@@ -508,13 +508,7 @@ class GeCo:
 
     # ------------------------------------------------------------------ helpers
     def _instance(self, x) -> pd.Series:
-        x = validate_instance(x)
-        missing = [n for n in self.domain.names if n not in x.index]
-        if missing:
-            raise InvalidInputError(f"the instance lacks features {missing}")
-        if self.space is not None:
-            self.space.transform(x.to_frame().T)   # raises on NaN / unknown category
-        return x
+        return validate_instance(x, self.space, columns=self.domain.names)
 
     def _samplers(self, xkeys, allowed) -> list[_GroupSampler]:
         dom = self.domain
