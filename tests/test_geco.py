@@ -381,3 +381,18 @@ def test_tmax_bounds_the_changed_features(Tmax):
         explain_geco(xs.iloc[0], pipe, data=X, Tmax=0)
     with pytest.raises(InvalidInputError, match="solver"):
         explain_geco(xs.iloc[0], pipe, data=X, solver="highs")
+
+
+def test_resolve_model_black_box():
+    from groupcf.exceptions import UnsupportedModelError
+    from groupcf.models import resolve_model
+
+    X, y = toy()
+    pipe = make_pipeline(gcf.FeatureSpace(), RandomForestClassifier(n_estimators=5, random_state=0)).fit(X, y)
+    with pytest.raises(UnsupportedModelError):
+        resolve_model(pipe)
+    tm = resolve_model(pipe, allow_black_box=True)
+    assert tm.is_black_box and tm.space is pipe[0]
+    np.testing.assert_array_equal(tm.proba(X), pipe.predict_proba(X)[:, 1])
+    np.testing.assert_array_equal(tm.is_positive(X), pipe.predict(X) == 1)
+    assert not resolve_model(toy_pipe("lr"), allow_black_box=True).is_black_box

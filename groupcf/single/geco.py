@@ -105,7 +105,7 @@ import pandas as pd
 from ..formulations.distances import feature_distances_codes, parse_distance
 from ..exceptions import (InvalidInputError, NoCounterfactualError, NotRejectedError,
                           UnsupportedModelError)
-from ..models import TrainedModel, logit, resolve_model
+from ..models import black_box_classifier, logit, resolve_model
 from ..plaf import BoundConstraints, Candidates, Constraints, fixed, increasing
 from ..results.explanation import Explanation
 from ..solvers.base import Status
@@ -204,52 +204,17 @@ def geco_distance(M: np.ndarray, D: np.ndarray, alpha: float = 1 / 3, beta: floa
 
 
 # ====================================================================== models
-class _RealModel:
-    """The user's model for the final re-check (TrainedModel, or a raw black box)."""
-
-    def __init__(self, model, tm: TrainedModel | None, threshold: float):
-        self.model, self.tm, self.threshold = model, tm, threshold
-
-    def proba(self, X: pd.DataFrame) -> np.ndarray:
-        if self.tm is not None:
-            return self.tm.proba(X)
-        return np.asarray(self.model.predict_proba(X))[:, 1]
-
-    def is_positive(self, X: pd.DataFrame) -> np.ndarray:
-        if self.tm is not None:
-            return self.tm.is_positive(X)
-        ok = self.proba(X) >= self.threshold
-        m = self.model
-        if self.threshold == 0.5 and hasattr(m, "predict") and hasattr(m, "classes_"):
-            ok &= np.asarray(m.predict(X)) == m.classes_[1]
-        return ok
-
-
 def _resolve(model, space, threshold):
-    """``(space, embedding or None, proba_clf or None, real model)``."""
+    """``(space, embedding or None, proba_clf or None, TrainedModel)``: a model with an
+    embedding, or a black box (``predict_proba`` on encoded rows behind a FeatureSpace, or
+    on raw rows)."""
     try:
-        tm = resolve_model(model, space=space, threshold=threshold)
-        return tm.space, tm.embedding, None, _RealModel(model, tm, threshold)
-    except UnsupportedModelError:
-        pass
-    if not hasattr(model, "predict_proba"):
+        tm = resolve_model(model, space=space, threshold=threshold, allow_black_box=True)
+    except UnsupportedModelError as e:
         raise UnsupportedModelError(
             f"GeCo needs a model with an embedding (LogisticRegression, MLPClassifier, torch) or "
-            f"any classifier with predict_proba; {type(model).__name__} has neither")
-    from ..features.space import FeatureSpace
-
-    steps = getattr(model, "steps", None)
-    if steps is not None:
-        ests = [e for _, e in steps if e is not None and not isinstance(e, str)]
-        if len(ests) == 2 and isinstance(ests[0], FeatureSpace):
-            sp = ests[0]
-            return sp, None, ests[1], _RealModel(model, TrainedModel(model, sp, None, threshold), threshold)
-        return None, None, None, _RealModel(model, None, threshold)   # raw rows in
-    if space is not None:
-        if not hasattr(space, "features_"):
-            raise InvalidInputError("the FeatureSpace is not fitted: call .fit(X) first")
-        return space, None, model, _RealModel(model, TrainedModel(model, space, None, threshold), threshold)
-    return None, None, None, _RealModel(model, None, threshold)
+            f"any classifier with predict_proba; {type(model).__name__} has neither") from e
+    return tm.space, tm.embedding, (black_box_classifier(tm) if tm.is_black_box else None), tm
 
 
 class _Scorer:
