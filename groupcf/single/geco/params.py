@@ -1,7 +1,6 @@
 """GeCo's hyper-parameters and distance."""
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 
 import numpy as np
@@ -9,7 +8,6 @@ import numpy as np
 from ...exceptions import (InvalidInputError)
 from ...formulations.distances import parse_distance
 
-log = logging.getLogger(__name__)
 
 
 @dataclass

@@ -1,7 +1,6 @@
 """Scoring GeCo's candidates (Δ-representation) with the model, and decoding them to raw rows."""
 from __future__ import annotations
 
-import logging
 
 import numpy as np
 import pandas as pd
@@ -10,7 +9,6 @@ from ...exceptions import (UnsupportedModelError)
 from ...models import black_box_classifier, logit, resolve_model
 from .domain import ActiveDomain
 
-log = logging.getLogger(__name__)
 
 
 # ====================================================================== models

@@ -1,7 +1,6 @@
 """GeCo's genetic search: population, group samplers, operators, selection, refinement."""
 from __future__ import annotations
 
-import logging
 import math
 import time
 from typing import TYPE_CHECKING
@@ -16,7 +15,6 @@ if TYPE_CHECKING:
     from .explainer import GeCo
     from .scoring import _Scorer
 
-log = logging.getLogger(__name__)
 
 
 # ====================================================================== the search
