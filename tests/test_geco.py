@@ -396,3 +396,22 @@ def test_resolve_model_black_box():
     np.testing.assert_array_equal(tm.proba(X), pipe.predict_proba(X)[:, 1])
     np.testing.assert_array_equal(tm.is_positive(X), pipe.predict(X) == 1)
     assert not resolve_model(toy_pipe("lr"), allow_black_box=True).is_black_box
+
+
+@pytest.mark.parametrize("kind", ["lr", "mlp"])
+def test_delta_evaluator_score_groups_equals_full_rows(kind):
+    pipe = toy_pipe(kind)
+    X, _ = toy()
+    emb = GeCo(pipe, X).embedding
+    z0 = pipe[0].transform(rejected(pipe).iloc[:1])[0]
+    rng = np.random.default_rng(5)
+    groups = []
+    for size in (1, 2, 3):
+        cols = np.sort(rng.choice(len(z0), size=size, replace=False))
+        groups.append((cols, rng.integers(0, 2, size=(7, size)).astype(float)))
+    for ev in (emb.delta_evaluator(z0), _Wrapped(emb).delta_evaluator(z0)):   # ReLU fold, generic
+        for (cols, Zc), s in zip(groups, ev.score_groups(groups)):
+            Z = np.repeat(z0[None, :], len(Zc), axis=0)
+            Z[:, cols] = Zc
+            np.testing.assert_allclose(s, emb.score(Z), rtol=0, atol=1e-9)
+            np.testing.assert_allclose(ev.score(cols, Zc), s, rtol=0, atol=1e-12)
