@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from .exceptions import InvalidInputError
+from .features.validation import validate_instance
 from .formulations.distances import (CHANGE_TOL, feature_distances, feature_distances_codes,
                                      max_feature_distances, parse_distance)
 from .models import resolve_model
@@ -53,14 +54,6 @@ def _frame(X, what: str) -> pd.DataFrame:
     return X
 
 
-def _instance(x) -> pd.Series:
-    if isinstance(x, pd.DataFrame):
-        if len(x) != 1:
-            raise InvalidInputError(f"the instance must be one row, got {len(x)}")
-        return x.iloc[0]
-    if not isinstance(x, pd.Series):
-        raise InvalidInputError(f"the instance must be a pandas Series or one-row DataFrame, got {type(x).__name__}")
-    return x
 
 
 # ----------------------------------------------------------------------------- metrics
@@ -92,7 +85,7 @@ def proximity(x, X_cf, space, kind: str = "mace", weights=None) -> np.ndarray:
 
     Returns an array with one distance per row.
     """
-    x, X_cf = _instance(x), _frame(X_cf, "X_cf")
+    x, X_cf = validate_instance(x), _frame(X_cf, "X_cf")
     if kind not in KINDS:
         raise InvalidInputError(f"unknown proximity kind {kind!r}; use one of {list(KINDS)}")
     if len(X_cf) == 0:
@@ -139,7 +132,7 @@ def sparsity(x, X_cf, space=None) -> np.ndarray:
     (numbers with a relative tolerance of 1e-9; a ``pd.Interval`` — a decoded bin —
     equals a number inside it).
     """
-    x, X_cf = _instance(x), _frame(X_cf, "X_cf")
+    x, X_cf = validate_instance(x), _frame(X_cf, "X_cf")
     if len(X_cf) == 0:
         return np.zeros(0, dtype=np.int64)
     if space is not None:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .embeddings import get_embedding
 from .embeddings.base import Embedding
-from .exceptions import InvalidInputError
+from .exceptions import InvalidInputError, UnsupportedModelError
 from .features.space import FeatureSpace
 
 #: default safety margin on the logit, against solver feasibility tolerances
@@ -35,12 +35,22 @@ class TrainedModel:
 
     ``threshold`` is the probability of the positive class from which an instance counts
     as accepted (default 0.5, i.e. logit 0).
+
+    Black boxes (``resolve_model(..., allow_black_box=True)``: any classifier with
+    ``predict_proba`` and no registered embedding) have ``embedding = None``; only the
+    methods that merely query the model (GeCo) accept them. ``space`` is ``None`` too when
+    the model takes raw rows without a FeatureSpace (e.g. a Pipeline(ColumnTransformer,
+    RandomForestClassifier)): :meth:`proba` then gives it the raw rows.
     """
 
     model: object
-    space: FeatureSpace
-    embedding: Embedding
+    space: FeatureSpace | None
+    embedding: Embedding | None
     threshold: float = 0.5
+
+    @property
+    def is_black_box(self) -> bool:
+        return self.embedding is None
 
     @property
     def logit_threshold(self) -> float:
@@ -54,7 +64,7 @@ class TrainedModel:
         to a pipeline as they are; a bare model gets them encoded by the space)."""
         m = self.model
         if hasattr(m, "predict_proba"):
-            if hasattr(m, "steps"):          # pipeline: feed raw rows, let it encode
+            if hasattr(m, "steps") or self.space is None:   # pipeline / raw rows: as they are
                 return np.asarray(m.predict_proba(X))[:, 1]
             return np.asarray(m.predict_proba(self.encode(X)))[:, 1]
         if hasattr(m, "decision_function"):  # margin classifier: sigmoid of its margin
@@ -67,17 +77,29 @@ class TrainedModel:
         the default threshold, the model's own ``predict`` says positive too."""
         ok = self.proba(X) >= self.threshold
         if self.threshold == 0.5 and hasattr(self.model, "predict") and hasattr(self.model, "classes_"):
-            pred = np.asarray(self.model.predict(X if hasattr(self.model, "steps") else self.encode(X)))
+            raw = hasattr(self.model, "steps") or self.space is None
+            pred = np.asarray(self.model.predict(X if raw else self.encode(X)))
             ok &= pred == self.model.classes_[1]
         return ok
 
 
-def resolve_model(model, space: FeatureSpace | None = None, threshold: float = 0.5) -> TrainedModel:
+def resolve_model(model, space: FeatureSpace | None = None, threshold: float = 0.5, *,
+                  allow_black_box: bool = False) -> TrainedModel:
     """Resolve a fitted Pipeline(FeatureSpace, clf), or a bare classifier / torch module
-    with ``space=``, into a :class:`TrainedModel`."""
+    with ``space=``, into a :class:`TrainedModel`.
+
+    ``allow_black_box``: a model without a registered embedding but with ``predict_proba``
+    resolves to a black box (``embedding=None``; ``space`` the pipeline's FeatureSpace when
+    it is ``Pipeline(FeatureSpace, clf)``, ``space=`` for a bare model, else ``None``)
+    instead of raising :class:`UnsupportedModelError`."""
     if isinstance(model, TrainedModel):
         return model
-    found_space, emb = get_embedding(model, space=space)
+    try:
+        found_space, emb = get_embedding(model, space=space)
+    except UnsupportedModelError:
+        if not allow_black_box:
+            raise
+        return _black_box(model, space, threshold)
     if found_space is None:
         raise InvalidInputError(
             f"a bare {type(model).__name__} needs space=FeatureSpace(...) (fitted) to know how "
@@ -104,6 +126,31 @@ def _margin_only(model) -> bool:
     """A classifier with a decision function but no probabilities (e.g. ``LinearSVC``)."""
     m = _final_step(model)
     return hasattr(m, "decision_function") and not hasattr(m, "predict_proba")
+
+
+def black_box_classifier(tm: TrainedModel):
+    """The classifier of a black box that takes encoded rows (behind its FeatureSpace), or
+    ``None`` when it takes raw rows."""
+    if tm.space is None:
+        return None
+    steps = getattr(tm.model, "steps", None)
+    return tm.model if steps is None else [e for _, e in steps if e is not None and not isinstance(e, str)][-1]
+
+
+def _black_box(model, space, threshold: float) -> TrainedModel:
+    if not hasattr(model, "predict_proba"):
+        raise UnsupportedModelError(
+            f"{type(model).__name__} has no registered embedding (LogisticRegression, MLPClassifier, "
+            "torch) and no predict_proba")
+    logit(threshold)
+    steps = getattr(model, "steps", None)
+    if steps is not None:
+        ests = [e for _, e in steps if e is not None and not isinstance(e, str)]
+        sp = ests[0] if len(ests) == 2 and isinstance(ests[0], FeatureSpace) else None
+        return TrainedModel(model, sp, None, threshold)
+    if space is not None and not hasattr(space, "features_"):
+        raise InvalidInputError("the FeatureSpace is not fitted: call .fit(X) first")
+    return TrainedModel(model, space, None, threshold)
 
 
 def _torch_proba(module, Z: np.ndarray) -> np.ndarray:

@@ -146,15 +146,13 @@ def test_partial_evaluation_equals_full_evaluation(kind):
     np.testing.assert_allclose(sc(M, V)[0], real, rtol=0, atol=1e-9)
     if kind == "lr":
         np.testing.assert_allclose(partial, pipe.decision_function(rows), rtol=0, atol=1e-9)
-    # the cached per-set fold is the first layer of Embedding.partial
+    # the scorer's per-set delta evaluation is Embedding.partial over the changed columns
     feats = np.flatnonzero(M[0])
-    key = sc.set_ids(M[:1])[0][0]
-    _, WcT, bc, _ = sc._partial(key, feats)
     cols = np.concatenate([geco.domain.features[l].cols for l in feats])
     fixed_idx = np.setdiff1d(np.arange(len(z0)), cols)
-    W, b = geco.embedding.partial(fixed_idx, z0[fixed_idx]).layers[0]
-    np.testing.assert_allclose(WcT.T, W, atol=1e-12)
-    np.testing.assert_allclose(bc, b, atol=1e-9)
+    Zc = Z[:5][:, cols]
+    np.testing.assert_allclose(sc.delta.score(cols, Zc),
+                               geco.embedding.partial(fixed_idx, z0[fixed_idx]).score(Zc), atol=1e-9)
 
 
 class _Wrapped(Embedding):
@@ -357,3 +355,62 @@ def test_gcf_explain_dispatches_to_geco():
     pd.testing.assert_frame_equal(exp.counterfactuals, again.counterfactuals)
     with pytest.raises(InvalidInputError):
         gcf.explain(x, pipe, method="geco")                     # no data
+
+
+@pytest.mark.parametrize("Tmax", [1, 2])
+def test_tmax_bounds_the_changed_features(Tmax):
+    pipe = toy_pipe("mlp")
+    X, _ = toy()
+    xs = rejected(pipe, n=5)
+    exceeded = False                      # without Tmax some counterfactual changes more
+    for i in range(len(xs)):
+        x = xs.iloc[i]
+        free = explain_geco(x, pipe, data=X, k=10, random_state=0)
+        exceeded |= any(len(_changed(x, r)) > Tmax for _, r in free.counterfactuals.iterrows())
+        try:
+            exp = gcf.explain(x, pipe, method="geco", data=X, k=10, random_state=0, Tmax=Tmax)
+        except NoCounterfactualError:
+            continue
+        assert exp.stats["params"]["Tmax"] == Tmax
+        assert (pipe.predict(exp.counterfactuals) == 1).all()
+        for _, r in exp.counterfactuals.iterrows():
+            assert 1 <= len(_changed(x, r)) <= Tmax
+    assert exceeded
+    with pytest.raises(InvalidInputError, match="Tmax"):
+        explain_geco(xs.iloc[0], pipe, data=X, Tmax=0)
+    with pytest.raises(InvalidInputError, match="solver"):
+        explain_geco(xs.iloc[0], pipe, data=X, solver="highs")
+
+
+def test_resolve_model_black_box():
+    from groupcf.exceptions import UnsupportedModelError
+    from groupcf.models import resolve_model
+
+    X, y = toy()
+    pipe = make_pipeline(gcf.FeatureSpace(), RandomForestClassifier(n_estimators=5, random_state=0)).fit(X, y)
+    with pytest.raises(UnsupportedModelError):
+        resolve_model(pipe)
+    tm = resolve_model(pipe, allow_black_box=True)
+    assert tm.is_black_box and tm.space is pipe[0]
+    np.testing.assert_array_equal(tm.proba(X), pipe.predict_proba(X)[:, 1])
+    np.testing.assert_array_equal(tm.is_positive(X), pipe.predict(X) == 1)
+    assert not resolve_model(toy_pipe("lr"), allow_black_box=True).is_black_box
+
+
+@pytest.mark.parametrize("kind", ["lr", "mlp"])
+def test_delta_evaluator_score_groups_equals_full_rows(kind):
+    pipe = toy_pipe(kind)
+    X, _ = toy()
+    emb = GeCo(pipe, X).embedding
+    z0 = pipe[0].transform(rejected(pipe).iloc[:1])[0]
+    rng = np.random.default_rng(5)
+    groups = []
+    for size in (1, 2, 3):
+        cols = np.sort(rng.choice(len(z0), size=size, replace=False))
+        groups.append((cols, rng.integers(0, 2, size=(7, size)).astype(float)))
+    for ev in (emb.delta_evaluator(z0), _Wrapped(emb).delta_evaluator(z0)):   # ReLU fold, generic
+        for (cols, Zc), s in zip(groups, ev.score_groups(groups)):
+            Z = np.repeat(z0[None, :], len(Zc), axis=0)
+            Z[:, cols] = Zc
+            np.testing.assert_allclose(s, emb.score(Z), rtol=0, atol=1e-9)
+            np.testing.assert_allclose(ev.score(cols, Zc), s, rtol=0, atol=1e-12)

@@ -6,7 +6,8 @@ from ..formulations.distances import parse_distance
 from ..models import resolve_model
 from ..results.explanation import Explanation
 from .geco import GeCoParams, explain_geco
-from .mace import MaceOptions, mace, validate_instance
+from ..features.validation import validate_instance
+from .mace import MaceOptions, mace
 from .registry import check_options, methods, register_method
 
 

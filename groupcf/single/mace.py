@@ -189,15 +189,3 @@ def _restore_dtypes(space, df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def validate_instance(x, space=None) -> pd.Series:
-    """One raw instance as a Series (from a one-row DataFrame or a Series), checked by
-    ``space`` (NaN, unknown categories, missing columns) when one is given."""
-    if isinstance(x, pd.DataFrame):
-        if len(x) != 1:
-            raise InvalidInputError(f"explain() takes one instance (a one-row DataFrame or a Series), got {len(x)} rows")
-        x = x.iloc[0]
-    if not isinstance(x, pd.Series):
-        raise InvalidInputError(f"the instance must be a pandas Series or one-row DataFrame, got {type(x).__name__}")
-    if space is not None:
-        space.transform(x.to_frame().T)  # raises on NaN / unknown category / missing column
-    return x

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..exceptions import InvalidInputError
+from ...exceptions import InvalidInputError
 
 log = logging.getLogger(__name__)
 

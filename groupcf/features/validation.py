@@ -1,0 +1,33 @@
+"""Input validation shared by every method: one raw instance."""
+from __future__ import annotations
+
+from typing import Iterable
+
+import pandas as pd
+
+from ..exceptions import InvalidInputError
+
+__all__ = ["validate_instance"]
+
+
+def validate_instance(x, space=None, columns: Iterable[str] | None = None) -> pd.Series:
+    """One raw instance as a Series (from a one-row DataFrame or a Series).
+
+    ``columns``: feature names the instance must have; ``space`` (a fitted
+    :class:`~groupcf.features.space.FeatureSpace`): the instance must encode (no NaN, no
+    unknown category, no missing column). Raises :class:`InvalidInputError` otherwise.
+    """
+    if isinstance(x, pd.DataFrame):
+        if len(x) != 1:
+            raise InvalidInputError(
+                f"expected one instance (one row: a one-row DataFrame or a Series), got {len(x)} rows")
+        x = x.iloc[0]
+    if not isinstance(x, pd.Series):
+        raise InvalidInputError(f"the instance must be a pandas Series or one-row DataFrame, got {type(x).__name__}")
+    if columns is not None:
+        missing = [n for n in columns if n not in x.index]
+        if missing:
+            raise InvalidInputError(f"the instance lacks features {missing}")
+    if space is not None:
+        space.transform(x.to_frame().T)  # raises on NaN / unknown category / missing column
+    return x

@@ -1,0 +1,287 @@
+"""The compiled cascade GeCo evaluates: rules bound to an active domain
+(:class:`BoundConstraints`) applied to candidates in Δ-representation (:class:`Candidates`)."""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from .language import (_ARITH, _OPS, _ORDER_OPS, And, Arith, Compare, Const, InSet, Not, Or,
+                       PLAFError, Ref, Rule, cf)
+from .program import Constraints
+
+
+# ====================================================================== compiled form
+class FeatureTable:
+    """What PLAF needs to know about the features to compile against them (implemented
+    by GeCo's active domain): names, kinds, and per feature the sorted *keys* of the
+    domain values (the number for numeric features, the category index otherwise),
+    their counts, and ``key_of(l, value)``."""
+
+    names: list[str]
+    kinds: list[str]
+    keys: list[np.ndarray]
+    counts: list[np.ndarray]
+
+    def index(self, name: str) -> int: ...   # pragma: no cover - protocol
+    def key_of(self, l: int, value) -> float: ...   # pragma: no cover - protocol
+
+
+class Candidates:
+    """Candidates in Δ-representation, as PLAF sees them: ``M[i, l]`` says whether
+    candidate ``i`` changes feature ``l``, ``V[i, l]`` is then the index of its new value
+    in the feature's domain (``-1`` when unchanged). ``xkeys[l]`` is the instance's key."""
+
+    __slots__ = ("M", "V", "keys", "xkeys")
+
+    def __init__(self, M, V, keys, xkeys):
+        self.M, self.V, self.keys, self.xkeys = M, V, keys, xkeys
+
+    def cf(self, l: int) -> np.ndarray:
+        return np.where(self.M[:, l], self.keys[l][self.V[:, l]], self.xkeys[l])
+
+    def __len__(self):
+        return self.M.shape[0]
+
+
+class _XOnly:
+    """Evaluation context with the instance only (conditions / bounds without cf)."""
+
+    def __init__(self, xkeys):
+        self.xkeys = xkeys
+
+    def cf(self, l):  # pragma: no cover - guarded by the compiler
+        raise AssertionError("cf() in an x-only expression")
+
+
+@dataclass
+class _Clause:
+    rule: Rule
+    cond: object               # callable(ctx) -> bool array / bool, or None
+    cond_x_only: bool
+    target: int
+    op: str
+    rhs: object                # callable(ctx) -> array / scalar (Compare)
+    rhs_x_only: bool
+    keyset: np.ndarray | None  # isin / notin keys
+
+
+class BoundConstraints:
+    """A :class:`Constraints` compiled against a feature table; works on
+    :class:`Candidates` in bulk (numpy)."""
+
+    def __init__(self, constraints: Constraints, table):
+        self.constraints = constraints
+        self.table = table
+        self.groups = [[self._index(f) for f in g.features] for g in constraints.groups]
+        pos = {name: i for i, name in enumerate(constraints.order)}
+        clauses = []
+        for r in constraints.rules:
+            cond, cond_x = (None, True) if r.condition is None else self._cond(r.condition)
+            for c in r.consequences:
+                t = self._index(c.target)
+                if c.values is not None:
+                    keyset = np.array(sorted({self._key(t, v) for v in c.values}), dtype=float)
+                    clauses.append(_Clause(r, cond, cond_x, t, c.op, None, True, keyset))
+                else:
+                    self._check_cmp(c.op, cf(c.target), c.rhs)
+                    rhs, kind = self._expr(c.rhs, anchor=t)
+                    clauses.append(_Clause(r, cond, cond_x, t, c.op, rhs,
+                                           not any(s == "cf" for s, _ in c.rhs.refs()), None))
+        clauses.sort(key=lambda cl: pos.get(table.names[cl.target], -1))
+        self.clauses = clauses
+
+    # -------------------------------------------------------------- compilation
+    def _index(self, name):
+        try:
+            return self.table.index(name)
+        except KeyError:
+            raise PLAFError(f"PLAF names feature {name!r}, which is not in the data; "
+                            f"features: {list(self.table.names)}") from None
+
+    def _key(self, l, value):
+        try:
+            return self.table.key_of(l, value)
+        except (KeyError, ValueError, TypeError):
+            raise PLAFError(f"{value!r} is not a value of feature {self.table.names[l]!r} "
+                            "(constants in PLAF are raw values seen in the data)") from None
+
+    def _anchor(self, e):
+        """A categorical feature that ``e`` refers to directly, else None."""
+        if isinstance(e, Ref):
+            l = self._index(e.name)
+            return l if self.table.kinds[l] != "numeric" else None
+        return None
+
+    def _check_cmp(self, op, lhs, rhs):
+        for e in (lhs, rhs):
+            l = self._anchor(e)
+            if l is not None and op in _ORDER_OPS and self.table.kinds[l] == "categorical":
+                raise PLAFError(
+                    f"'{op}' on feature {self.table.names[l]!r}, which is an unordered "
+                    "categorical: use ==, != or isin, or make it ordinal (an ordered pandas "
+                    "Categorical)")
+        la, lb = self._anchor(lhs), self._anchor(rhs)
+        if la is not None and lb is not None and la != lb:
+            raise PLAFError(f"cannot compare categorical features {self.table.names[la]!r} and "
+                            f"{self.table.names[lb]!r} with each other")
+
+    def _expr(self, e, anchor=None):
+        """``(fn(ctx), is_numeric)``; constants are keys of ``anchor`` when it is categorical."""
+        if isinstance(e, Ref):
+            l = self._index(e.name)
+            if e.side == "cf":
+                return (lambda ctx, l=l: ctx.cf(l)), self.table.kinds[l] == "numeric"
+            return (lambda ctx, l=l: ctx.xkeys[l]), self.table.kinds[l] == "numeric"
+        if isinstance(e, Const):
+            if anchor is not None and self.table.kinds[anchor] != "numeric":
+                k = self._key(anchor, e.value)
+            else:
+                if not isinstance(e.value, numbers.Real) or isinstance(e.value, bool):
+                    raise PLAFError(f"constant {e.value!r} compared with a numeric feature must be a number")
+                k = float(e.value)
+            return (lambda ctx, k=k: k), True
+        if isinstance(e, Arith):
+            fa, na = self._expr(e.a)
+            fb, nb = self._expr(e.b)
+            if not (na and nb):
+                raise PLAFError(f"arithmetic {e!r} needs numeric features")
+            f = _ARITH[e.op]
+            return (lambda ctx: f(fa(ctx), fb(ctx))), True
+        raise PLAFError(f"not a PLAF value: {e!r}")
+
+    def _cond(self, c):
+        """``(fn(ctx) -> bool array or bool, x_only)``."""
+        x_only = not any(s == "cf" for s, _ in c.refs())
+        if isinstance(c, Compare):
+            self._check_cmp(c.op, c.lhs, c.rhs)
+            anchor = self._anchor(c.lhs)
+            anchor = self._anchor(c.rhs) if anchor is None else anchor
+            fa, _ = self._expr(c.lhs, anchor)
+            fb, _ = self._expr(c.rhs, anchor)
+            f = _OPS[c.op]
+            return (lambda ctx: f(fa(ctx), fb(ctx))), x_only
+        if isinstance(c, InSet):
+            anchor = self._anchor(c.expr)
+            fe, _ = self._expr(c.expr)
+            ks = np.array(sorted({self._key(anchor, v) if anchor is not None else float(v)
+                                  for v in c.values}), dtype=float)
+            neg = c.negate
+            return (lambda ctx: np.isin(fe(ctx), ks) != neg), x_only
+        if isinstance(c, And):
+            fs = [self._cond(p)[0] for p in c.parts]
+            return (lambda ctx: _all(f(ctx) for f in fs)), x_only
+        if isinstance(c, Or):
+            fs = [self._cond(p)[0] for p in c.parts]
+            return (lambda ctx: _any(f(ctx) for f in fs)), x_only
+        if isinstance(c, Not):
+            f, _ = self._cond(c.part)
+            return (lambda ctx: np.logical_not(f(ctx))), x_only
+        raise PLAFError(f"not a PLAF condition: {c!r}")
+
+    # -------------------------------------------------------------- evaluation
+    @staticmethod
+    def _holds(cl: _Clause, ctx, value) -> np.ndarray:
+        if cl.keyset is not None:
+            return np.isin(value, cl.keyset) != (cl.op == "notin")
+        return _OPS[cl.op](value, cl.rhs(ctx))
+
+    def allowed(self, xkeys) -> list[np.ndarray | None]:
+        """Per feature, the domain values every candidate may take at this instance
+        (from unconditional x-only constraints: fixed, increasing, bounds, ...), or None."""
+        ctx = _XOnly(xkeys)
+        out: list[np.ndarray | None] = [None] * len(self.table.names)
+        for cl in self.clauses:
+            if not cl.rhs_x_only or not cl.cond_x_only:
+                continue
+            if cl.cond is not None and not bool(cl.cond(ctx)):
+                continue
+            ok = np.asarray(self._holds(cl, ctx, self.table.keys[cl.target]), dtype=bool)
+            out[cl.target] = ok if out[cl.target] is None else out[cl.target] & ok
+        return out
+
+    def cascade(self, cand: Candidates, allowed) -> None:
+        """Repair ``cand`` in place, clause by clause in dependency order (module doc)."""
+        for cl in self.clauses:
+            if len(cand) == 0:
+                return
+            active = np.ones(len(cand), dtype=bool) if cl.cond is None else \
+                np.broadcast_to(np.asarray(cl.cond(cand), dtype=bool), (len(cand),))
+            if not active.any():
+                continue
+            ok = np.broadcast_to(np.asarray(self._holds(cl, cand, cand.cf(cl.target))), (len(cand),))
+            bad = np.flatnonzero(active & ~ok)
+            if len(bad):
+                self._repair(cl, cand, bad, allowed[cl.target])
+
+    def check(self, cand: Candidates) -> np.ndarray:
+        """Whether each candidate satisfies every rule."""
+        ok = np.ones(len(cand), dtype=bool)
+        for cl in self.clauses:
+            holds = np.asarray(self._holds(cl, cand, cand.cf(cl.target)), dtype=bool)
+            if cl.cond is not None:
+                holds = holds | ~np.asarray(cl.cond(cand), dtype=bool)
+            ok &= holds
+        return ok
+
+    def _repair(self, cl: _Clause, cand: Candidates, rows: np.ndarray, allowed) -> None:
+        l = cl.target
+        keys = self.table.keys[l]
+        xk = cand.xkeys[l]
+        sub = Candidates(cand.M[rows], cand.V[rows], cand.keys, cand.xkeys)
+        if cl.keyset is None:
+            rhs = np.broadcast_to(np.asarray(cl.rhs(sub), dtype=float), (len(rows),))
+            x_ok = _OPS[cl.op](xk, rhs)
+        else:
+            rhs = None
+            x_ok = np.full(len(rows), bool(np.isin(xk, cl.keyset) != (cl.op == "notin")))
+        idx = np.full(len(rows), -1, dtype=np.int64)
+        cand_idx = np.flatnonzero(allowed) if allowed is not None else np.arange(len(keys))
+        ak = keys[cand_idx]
+        if cl.op in (">=", ">"):
+            j = np.searchsorted(ak, rhs, side="left" if cl.op == ">=" else "right")
+            hit = j < len(ak)
+            idx[hit] = cand_idx[j[hit]]
+        elif cl.op in ("<=", "<"):
+            j = np.searchsorted(ak, rhs, side="right" if cl.op == "<=" else "left") - 1
+            hit = j >= 0
+            idx[hit] = cand_idx[j[hit]]
+        elif cl.op == "==":
+            j = np.minimum(np.searchsorted(ak, rhs), max(len(ak) - 1, 0))
+            hit = (len(ak) > 0) & (ak[j] == rhs) if len(ak) else np.zeros(len(rows), bool)
+            idx[hit] = cand_idx[j[hit]]
+        else:                                   # != / isin / notin: most frequent allowed
+            by_freq = cand_idx[np.argsort(-self.table.counts[l][cand_idx], kind="stable")]
+            fk = keys[by_freq]
+            if cl.op == "!=":
+                for pos in range(min(2, len(by_freq))):
+                    fill = (idx < 0) & (fk[pos] != rhs)
+                    idx[fill] = by_freq[pos]
+            else:
+                good = np.isin(fk, cl.keyset) != (cl.op == "notin")
+                if good.any():
+                    idx[:] = by_freq[np.argmax(good)]
+        M, V = cand.M, cand.V
+        to_x = rows[x_ok]
+        M[to_x, l] = False
+        V[to_x, l] = -1
+        set_rows = ~x_ok & (idx >= 0)
+        r, v = rows[set_rows], idx[set_rows]
+        same = keys[v] == xk
+        M[r, l] = ~same
+        V[r, l] = np.where(same, -1, v)
+
+
+def _all(it):
+    out = True
+    for v in it:
+        out = np.logical_and(out, v)
+    return out
+
+
+def _any(it):
+    out = False
+    for v in it:
+        out = np.logical_or(out, v)
+    return out

@@ -1,0 +1,210 @@
+"""A PLAF program: a set of rules and groups, validated (acyclicity of the rules' dependencies) and evaluated on raw rows."""
+from __future__ import annotations
+
+import numbers
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+from .language import (_ARITH, _OPS, _ORDER_OPS, And, Arith, Compare, Cond, Consequence, Const,
+                       Group, InSet, Not, Or, PLAFCycleError, PLAFError, Ref, Rule, _If, _Then, rule)
+
+
+# ====================================================================== programs
+class Constraints:
+    """A validated PLAF program: groups and rules, with acyclic dependencies.
+
+    Built from a list mixing :func:`group`, :func:`rule`, :func:`fixed`, ... and bare
+    consequences (``cf("age") <= 70``); nested lists are flattened. Raises
+    :class:`PLAFCycleError` when the rules' dependencies are cyclic.
+
+    Attributes: ``groups`` (list of :class:`Group`), ``rules`` (list of :class:`Rule`),
+    ``order`` (features in dependency order: every rule's target after what it reads).
+    """
+
+    def __init__(self, items: Iterable = ()):
+        self.groups: list[Group] = []
+        self.rules: list[Rule] = []
+        for item in _flatten(items):
+            if isinstance(item, Group):
+                self.groups.append(item)
+            elif isinstance(item, Rule):
+                self.rules.append(item)
+            elif isinstance(item, (Cond, Consequence)):
+                self.rules.append(rule(item))
+            elif isinstance(item, (_If, _Then)):
+                raise PLAFError(f"{type(item).__name__.strip('_')}(...) must be wrapped in rule(...)")
+            else:
+                raise PLAFError(f"not a PLAF constraint: {item!r} (use group, fixed, increasing, "
+                                "decreasing, rule or a comparison on cf(...))")
+        seen: dict[str, Group] = {}
+        for g in self.groups:
+            for f in g.features:
+                if f in seen:
+                    raise PLAFError(f"feature {f!r} is in two groups: {seen[f]!r} and {g!r}")
+                seen[f] = g
+        self.order = self._check_acyclic()
+
+    @classmethod
+    def of(cls, constraints) -> "Constraints":
+        """``constraints`` as a :class:`Constraints` (None -> empty)."""
+        if isinstance(constraints, Constraints):
+            return constraints
+        if constraints is None:
+            return cls()
+        if isinstance(constraints, (Rule, Group, Cond)):
+            return cls([constraints])
+        return cls(constraints)
+
+    def __add__(self, other) -> "Constraints":
+        return Constraints([*self.groups, *self.rules, *Constraints.of(other)])
+
+    def __iter__(self):
+        return iter([*self.groups, *self.rules])
+
+    def __len__(self):
+        return len(self.groups) + len(self.rules)
+
+    def __repr__(self):
+        lines = [f"Constraints({len(self.groups)} group(s), {len(self.rules)} rule(s))"]
+        lines += [f"  {item!r}" for item in self]
+        return "\n".join(lines)
+
+    @property
+    def features(self) -> set[str]:
+        """Every feature named by a group or a rule."""
+        out = {f for g in self.groups for f in g.features}
+        for r in self.rules:
+            out |= r.features()
+        return out
+
+    def dependencies(self) -> dict[str, set[str]]:
+        """``{target: {features it reads}}`` (a rule reading its own target excluded)."""
+        deps: dict[str, set[str]] = {}
+        for r in self.rules:
+            reads = r.reads()
+            for t in r.targets:
+                deps.setdefault(t, set()).update(reads - {t})
+        return deps
+
+    def _check_acyclic(self) -> list[str]:
+        deps = self.dependencies()
+        nodes = sorted(set(deps) | {n for s in deps.values() for n in s})
+        state: dict[str, int] = {}          # 1 on the stack, 2 done
+        order: list[str] = []
+        for start in nodes:
+            if state.get(start):
+                continue
+            stack = [(start, iter(sorted(deps.get(start, ()))))]
+            path = [start]
+            state[start] = 1
+            while stack:
+                node, it = stack[-1]
+                nxt = next(it, None)
+                if nxt is None:
+                    stack.pop()
+                    path.pop()
+                    state[node] = 2
+                    order.append(node)
+                    continue
+                if state.get(nxt) == 1:           # back edge: a cycle
+                    cyc = path[path.index(nxt):] + [nxt]
+                    cyc = cyc[::-1]               # in the direction "changing a repairs b"
+                    culprits = [r for r in self.rules
+                                if any(t in cyc for t in r.targets) and r.reads() & set(cyc)]
+                    raise PLAFCycleError(
+                        "PLAF rules are cyclic: " + " -> ".join(cyc) + " (each feature's "
+                        "repair would change the next one, back to the first). Rules "
+                        "involved: " + "; ".join(map(repr, culprits)), cyc)
+                if not state.get(nxt):
+                    state[nxt] = 1
+                    path.append(nxt)
+                    stack.append((nxt, iter(sorted(deps.get(nxt, ())))))
+        return order
+
+    # ------------------------------------------------------------------ raw re-check
+    def check_rows(self, instance: pd.Series, rows: pd.DataFrame) -> np.ndarray:
+        """Whether each raw counterfactual row satisfies every rule, evaluated directly on
+        raw values (independent of the compiled, vectorised form GeCo uses). Ordered
+        categoricals compare by the category order of ``rows``' dtypes (an order comparison
+        on a non-numeric column without a Categorical dtype raises :class:`PLAFError`)."""
+        out = np.ones(len(rows), dtype=bool)
+        for i in range(len(rows)):
+            row = rows.iloc[i]
+            env = _RawEnv(instance, row, rows.dtypes)
+            for r in self.rules:
+                if r.condition is not None and not env.cond(r.condition):
+                    continue
+                if not all(env.cond(c.cond) for c in r.consequences):
+                    out[i] = False
+                    break
+        return out
+
+
+def _flatten(items):
+    if isinstance(items, (Rule, Group, Cond, Consequence, _If, _Then)):
+        yield items
+        return
+    for it in items:
+        if isinstance(it, (list, tuple, Constraints)):
+            yield from _flatten(it)
+        else:
+            yield it
+
+
+class _RawEnv:
+    """Scalar interpreter of PLAF conditions over raw values (for ``check_rows``)."""
+
+    def __init__(self, instance, row, dtypes):
+        self.instance, self.row, self.dtypes = instance, row, dtypes
+
+    def _rank(self, name, v):
+        dt = self.dtypes.get(name)
+        if isinstance(dt, pd.CategoricalDtype):
+            return list(dt.categories).index(v)
+        if not isinstance(v, numbers.Number):
+            # strings would compare alphabetically: a silent wrong answer
+            raise PLAFError(f"order comparison on {name!r} needs numbers or an ordered Categorical "
+                            f"column in the checked rows; got {v!r} in a column of dtype {dt}")
+        return v
+
+    def value(self, e, name_hint=None):
+        if isinstance(e, Ref):
+            src = self.row if e.side == "cf" else self.instance
+            return src[e.name], e.name
+        if isinstance(e, Const):
+            return e.value, None
+        if isinstance(e, Arith):
+            a, _ = self.value(e.a)
+            b, _ = self.value(e.b)
+            return _ARITH[e.op](float(a), float(b)), None
+        raise PLAFError(f"cannot evaluate {e!r}")
+
+    def cond(self, c) -> bool:
+        if isinstance(c, Compare):
+            a, na = self.value(c.lhs)
+            b, nb = self.value(c.rhs)
+            name = na or nb
+            if c.op in _ORDER_OPS and name is not None:
+                a, b = self._rank(name, a), self._rank(name, b)
+            elif isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
+                a, b = float(a), float(b)
+            return bool(_OPS[c.op](a, b))
+        if isinstance(c, InSet):
+            v, _ = self.value(c.expr)
+            hit = any(_same(v, w) for w in c.values)
+            return hit != c.negate
+        if isinstance(c, And):
+            return all(self.cond(p) for p in c.parts)
+        if isinstance(c, Or):
+            return any(self.cond(p) for p in c.parts)
+        if isinstance(c, Not):
+            return not self.cond(c.part)
+        raise PLAFError(f"cannot evaluate {c!r}")
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
+        return float(a) == float(b)
+    return a == b

@@ -1,0 +1,187 @@
+"""The GeCo explainer (prepared once per model and data) and :func:`explain_geco`."""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import asdict
+
+import numpy as np
+import pandas as pd
+
+from ...exceptions import (InvalidInputError, NoCounterfactualError, NotRejectedError)
+from ...features.validation import validate_instance
+from ...formulations.distances import parse_distance
+from ...models import logit
+from ...plaf import BoundConstraints, Constraints, fixed, increasing
+from ...results.explanation import Explanation
+from ...solvers.base import Status
+from .domain import DOMAIN_CACHE
+from .params import GeCoParams
+from .scoring import _resolve, _Scorer, decode
+from .search import _GroupSampler, _Population, _Run
+
+log = logging.getLogger(__name__)
+
+
+class GeCo:
+    """A GeCo explainer for one model and one reference data set.
+
+    Preparing the active domain of ``data`` (values, frequencies, encodings, group
+    tuples) is done once here; :meth:`explain` then runs the genetic search for one
+    instance. ``constraints`` are PLAF rules (a list or :class:`~groupcf.plaf.Constraints`);
+    the FeatureSpace's immutable / increase-only features are added as ``fixed`` /
+    ``increasing`` rules. Other keyword arguments are :class:`GeCoParams`.
+    """
+
+    def __init__(self, model, data: pd.DataFrame, constraints=None, *, space=None,
+                 threshold: float = 0.5, **params):
+        unknown = set(params) - set(GeCoParams.__dataclass_fields__)
+        if unknown:
+            raise InvalidInputError(f"unknown GeCo parameter(s) {sorted(unknown)} (GeCo does not accept them); "
+                                    f"accepted: {sorted(GeCoParams.__dataclass_fields__)}")
+        self.params = GeCoParams(**params).validate()
+        logit(threshold)
+        self.model, self.threshold = model, threshold
+        self.space, self.embedding, self.proba_clf, self.real = _resolve(model, space, threshold)
+        self.mace_distance = None
+        if self.params.distance is not None:
+            if self.space is None:
+                raise InvalidInputError("GeCo's distance= (MACE's distance) reads per-feature distances "
+                                        "from a FeatureSpace: pass a Pipeline(FeatureSpace, clf) or space=")
+            self.mace_distance = parse_distance(self.params.distance)
+        self.domain = DOMAIN_CACHE.get(data, self.space, None if self.space is not None else _columns(data))
+        user = Constraints.of(constraints)
+        extra = []
+        if self.space is not None:
+            imm = [f.name for f in self.space if f.immutable]
+            inc = [f.name for f in self.space if f.increase_only and not f.immutable]
+            extra += [fixed(*imm)] if imm else []
+            extra += [increasing(*inc)] if inc else []
+        self.constraints = user + extra if extra else user
+        self.bound = BoundConstraints(self.constraints, self.domain)
+        grouped = {l for g in self.bound.groups for l in g}
+        self.groups = [tuple(g) for g in self.bound.groups] + \
+            [(l,) for l in range(len(self.domain)) if l not in grouped]
+        self._has_rules = bool(self.bound.clauses)
+        w = np.random.default_rng(0x6EC0).integers(1, 2**62, size=len(self.domain), dtype=np.int64)
+        self._hash_w = w | 1
+
+    # ------------------------------------------------------------------ public
+    def explain(self, x, k: int | None = None, random_state=None) -> Explanation:
+        """Top-``k`` counterfactuals of ``x`` (a Series / one-row DataFrame of raw
+        features), best first. Raises :class:`NotRejectedError` when the model already
+        accepts ``x`` and :class:`NoCounterfactualError` when the search (up to
+        ``max_generations``) finds none."""
+        t0 = time.perf_counter()
+        P = self.params
+        k = P.k if k is None else k
+        if int(k) != k or k < 1:
+            raise InvalidInputError(f"k must be a positive integer, got {k!r}")
+        x = self._instance(x)
+        xf = x.to_frame().T.infer_objects()
+        if self.real.is_positive(xf)[0]:
+            raise NotRejectedError(f"the model already accepts instance {x.name!r} "
+                                   f"(p = {self.real.proba(xf)[0]:.3f} >= {self.threshold}); nothing to explain")
+        rng = np.random.default_rng(random_state)
+        dom = self.domain
+        xkeys = dom.instance_keys(x)
+        z0 = self.space.transform(xf)[0] if self.space is not None else None
+        scorer = _Scorer(dom, x, z0, self.embedding, self.proba_clf,
+                         self.model if self.proba_clf is None else None, self.threshold, P.evaluation)
+        allowed = self.bound.allowed(xkeys) if self._has_rules else [None] * len(dom)
+        samplers = self._samplers(xkeys, allowed)
+        run = _Run(self, scorer, xkeys, allowed, samplers, rng, k)
+        pop, stats = run.search()
+        if P.refine and len(pop):
+            pop = run.refine(pop, stats)
+        cfs, rows = self._final(x, pop, k, stats)
+        if not rows:
+            raise NoCounterfactualError(
+                f"GeCo found no counterfactual for instance {x.name!r} in {stats['generations']} "
+                f"generation(s) ({stats['stopped_by']}) under the constraints "
+                "(PLAF rules, immutable / increase-only features)", rows=[x.name])
+        changes = [[dom.names[l] for l in np.flatnonzero(pop.M[i])] for i in rows]
+        stats.update(evaluation=scorer.kind, n_delta_sets=scorer.n_sets, n_scored=scorer.n_scored,
+                     fitness=[float(pop.fit[i]) for i in rows], params=asdict(P),
+                     n_returned=len(rows), k=int(k))
+        if len(rows) < k:
+            log.info("GeCo returned %d of k=%d counterfactuals for %r", len(rows), k, x.name)
+        return Explanation(
+            instance=x, counterfactuals=cfs, changes=changes,
+            distances=[float(pop.dist[i]) for i in rows], probabilities=self.real.proba(cfs),
+            status=Status.FEASIBLE, is_optimal=False, solve_time=time.perf_counter() - t0,
+            method="geco",
+            distance=(self.mace_distance.name if self.mace_distance is not None else
+                      f"geco:{P.alpha:.3g}*l0+{P.beta:.3g}*l1+{P.gamma:.3g}*linf"),
+            solver=f"genetic ({scorer.kind})", dual_bound=None, stats=stats)
+
+    # ------------------------------------------------------------------ helpers
+    def _instance(self, x) -> pd.Series:
+        return validate_instance(x, self.space, columns=self.domain.names)
+
+    def _samplers(self, xkeys, allowed) -> list[_GroupSampler]:
+        dom = self.domain
+        out = []
+        for members in self.groups:
+            tup, cnt = dom.tuples(members)
+            feas = np.ones(len(tup), dtype=bool)
+            same = np.empty(tup.shape, dtype=bool)
+            for j, l in enumerate(members):
+                if allowed[l] is not None:
+                    feas &= allowed[l][tup[:, j]]
+                same[:, j] = dom.keys[l][tup[:, j]] == xkeys[l]
+            change = feas & ~same.all(axis=1)
+            if not change.any():
+                continue
+            cnt = cnt.astype(float)
+            out.append(_GroupSampler(members, tup, same, np.cumsum(cnt * change), np.cumsum(cnt * feas)))
+        return out
+
+    def _final(self, x, pop: _Population, k: int, stats: dict):
+        """Top counterfactuals that the real model accepts and the PLAF rules allow
+        (re-checked on raw rows; rejections are counted in ``stats``)."""
+        cand = np.flatnonzero(pop.pos)
+        rows: list[int] = []
+        frames = []
+        start = 0
+        stats["rejected_by_model"] = stats["rejected_by_plaf"] = 0
+        while len(rows) < k and start < len(cand):
+            chunk = cand[start:start + 2 * k]
+            start += len(chunk)
+            df = decode(self.domain, x, pop.M[chunk], pop.V[chunk])
+            ok = self.real.is_positive(df)
+            stats["rejected_by_model"] += int((~ok).sum())
+            if self.constraints.rules:
+                plaf_ok = self.constraints.check_rows(x, df)
+                stats["rejected_by_plaf"] += int((ok & ~plaf_ok).sum())
+                ok &= plaf_ok
+            if not ok.all():
+                log.warning("GeCo: %d candidate(s) rejected by the final re-check (real model / "
+                            "PLAF rules on raw values)", int((~ok).sum()))
+            for j in np.flatnonzero(ok)[: k - len(rows)]:
+                rows.append(int(chunk[j]))
+                frames.append(df.iloc[[j]])
+        if not rows:
+            return None, []
+        return pd.concat(frames, ignore_index=True), rows
+
+
+
+def _columns(data):
+    return list(data.columns)
+
+
+
+
+def explain_geco(x, model, data: pd.DataFrame | None = None, constraints=None, k: int = 5,
+                 random_state=None, *, space=None, threshold: float = 0.5, **hyper) -> Explanation:
+    """GeCo counterfactuals of ``x``: what ``gcf.explain(x, model, method="geco", ...)``
+    runs. ``data`` (required) gives the active domain; ``constraints`` PLAF rules;
+    ``hyper`` :class:`GeCoParams` (``q``, ``m_init``, ``m_mut``, ``alpha``, ...). The
+    prepared domain of ``data`` is cached across calls by identity of ``data``; for many
+    explanations :class:`GeCo` can also be used directly."""
+    if data is None:
+        raise InvalidInputError("method='geco' samples counterfactual values from reference data: "
+                                "pass data=X_train (raw rows)")
+    return GeCo(model, data, constraints, space=space, threshold=threshold, **hyper).explain(
+        x, k=k, random_state=random_state)

@@ -1,0 +1,143 @@
+"""Scoring GeCo's candidates (Δ-representation) with the model, and decoding them to raw rows."""
+from __future__ import annotations
+
+
+import numpy as np
+import pandas as pd
+
+from ...exceptions import (UnsupportedModelError)
+from ...models import black_box_classifier, logit, resolve_model
+from .domain import ActiveDomain
+
+
+
+# ====================================================================== models
+def _resolve(model, space, threshold):
+    """``(space, embedding or None, proba_clf or None, TrainedModel)``: a model with an
+    embedding, or a black box (``predict_proba`` on encoded rows behind a FeatureSpace, or
+    on raw rows)."""
+    try:
+        tm = resolve_model(model, space=space, threshold=threshold, allow_black_box=True)
+    except UnsupportedModelError as e:
+        raise UnsupportedModelError(
+            f"GeCo needs a model with an embedding (LogisticRegression, MLPClassifier, torch) or "
+            f"any classifier with predict_proba; {type(model).__name__} has neither") from e
+    return tm.space, tm.embedding, (black_box_classifier(tm) if tm.is_black_box else None), tm
+
+
+class _Scorer:
+    """Probability of the positive class (and acceptance) of candidates (M, V)."""
+
+    def __init__(self, domain: ActiveDomain, x: pd.Series, z0, embedding, proba_clf,
+                 raw_model, threshold: float, evaluation: str):
+        self.domain, self.x, self.z0 = domain, x, z0
+        self.embedding, self.proba_clf, self.raw_model = embedding, proba_clf, raw_model
+        self.threshold = threshold
+        self.logit_threshold = logit(threshold)
+        self.evaluation = evaluation
+        self._sets: dict = {}
+        self.delta = embedding.delta_evaluator(z0) if embedding is not None else None
+        self.n_sets = 0
+        self.n_scored = 0
+        n = len(domain)
+        self._bits = (np.int64(1) << np.arange(n, dtype=np.int64)) if n <= 62 else None
+        if embedding is not None:
+            self.kind = f"embedding/{evaluation}"
+        elif proba_clf is not None:
+            self.kind = "black-box/encoded"
+        else:
+            self.kind = "black-box/raw"
+
+    def __call__(self, M: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        self.n_scored += len(M)
+        if self.embedding is not None:
+            s = self.partial_scores(M, V) if self.evaluation == "partial" else \
+                self.embedding.score(self.encode(M, V))
+            return 0.5 * (1.0 + np.tanh(0.5 * s)), s >= self.logit_threshold
+        if self.proba_clf is not None:
+            p = np.asarray(self.proba_clf.predict_proba(self.encode(M, V)))[:, 1]
+        else:
+            p = np.asarray(self.raw_model.predict_proba(decode(self.domain, self.x, M, V)))[:, 1]
+        return p, p >= self.threshold
+
+    # -- full rows ----------------------------------------------------------------------
+    def encode(self, M, V) -> np.ndarray:
+        """Expanded rows of the candidates (the instance's encoding, changed blocks
+        overwritten from the value tables)."""
+        Z = np.repeat(self.z0[None, :], len(M), axis=0)
+        for l in np.flatnonzero(M.any(axis=0)):
+            f = self.domain.features[l]
+            r = np.flatnonzero(M[:, l])
+            Z[r[:, None], f.cols[None, :]] = f.enc[V[r, l]]
+        return Z
+
+    # -- Δ-sets + partial evaluation -----------------------------------------------------
+    def set_ids(self, M) -> tuple[np.ndarray, np.ndarray]:
+        """``(keys, inverse)``: one key per distinct changed-feature set, row -> set."""
+        if self._bits is not None:
+            codes = M.astype(np.int64) @ self._bits
+            return np.unique(codes, return_inverse=True)
+        packed = np.packbits(M, axis=1)
+        uniq, inv = np.unique(packed, axis=0, return_inverse=True)
+        return np.array([u.tobytes() for u in uniq], dtype=object), inv
+
+    def _set(self, key, feats):
+        """Per changed-feature set (cached): its encoded value blocks and columns."""
+        hit = self._sets.get(key)
+        if hit is None:
+            blocks = [self.domain.features[l].enc for l in feats]
+            cols = np.concatenate([self.domain.features[l].cols for l in feats])
+            hit = self._sets[key] = (blocks, cols)
+            self.n_sets += 1
+        return hit
+
+    def partial_scores(self, M, V) -> np.ndarray:
+        """Scores of the candidates: per changed-feature set, the changed columns only,
+        all sets scored in one batch by the embedding's
+        :meth:`~groupcf.embeddings.base.Embedding.delta_evaluator` (for a ReLU network
+        the instance folds into the first layer and the hidden layers run once)."""
+        keys, inv = self.set_ids(M)
+        order = np.argsort(inv, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(inv, minlength=len(keys)))])
+        groups, rowsets = [], []
+        for g in range(len(keys)):
+            rows = order[bounds[g]:bounds[g + 1]]
+            feats = np.flatnonzero(M[rows[0]])
+            blocks, cols = self._set(keys[g], feats)
+            if len(feats) == 1:
+                Zc = blocks[0][V[rows, feats[0]]]
+            else:
+                Zc = np.concatenate([blk[V[rows, l]] for blk, l in zip(blocks, feats)], axis=1)
+            groups.append((cols, Zc))
+            rowsets.append(rows)
+        out = np.empty(len(M))
+        for rows, sc in zip(rowsets, self.delta.score_groups(groups)):
+            out[rows] = sc
+        return out
+
+
+# ====================================================================== decoding
+def decode(domain: ActiveDomain, x: pd.Series, M: np.ndarray, V: np.ndarray) -> pd.DataFrame:
+    """Raw rows of candidates: the instance's own raw value where a feature is unchanged,
+    the active-domain value where it changes; data dtypes kept."""
+    m = len(M)
+    cols = {}
+    for l, f in enumerate(domain.features):
+        xv = x[f.name]
+        ch = M[:, l]
+        if ch.any():
+            vals = np.empty(m, dtype=object)
+            vals[:] = [xv] * m
+            vals[ch] = f.values[V[ch, l]]
+        else:
+            vals = np.empty(m, dtype=object)
+            vals[:] = [xv] * m
+        dt = f.dtype
+        if isinstance(dt, pd.CategoricalDtype):
+            cols[f.name] = pd.Categorical(vals, dtype=dt)
+        else:
+            try:
+                cols[f.name] = pd.array(vals, dtype=dt) if dt is not None else vals
+            except (TypeError, ValueError):
+                cols[f.name] = vals
+    return pd.DataFrame(cols)

@@ -1,0 +1,330 @@
+"""GeCo's genetic search: population, group samplers, operators, selection, refinement."""
+from __future__ import annotations
+
+import math
+import time
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ...formulations.distances import feature_distances_codes
+from ...plaf import Candidates
+from .params import geco_distance
+
+if TYPE_CHECKING:
+    from .explainer import GeCo
+    from .scoring import _Scorer
+
+
+
+# ====================================================================== the search
+class _Population:
+    """Candidates in Δ-representation with their evaluation."""
+
+    __slots__ = ("M", "V", "h", "p", "pos", "dist", "fit")
+
+    def __init__(self, M, V, h, p, pos, dist, fit):
+        self.M, self.V, self.h, self.p, self.pos, self.dist, self.fit = M, V, h, p, pos, dist, fit
+
+    def __len__(self):
+        return len(self.M)
+
+    def take(self, idx) -> "_Population":
+        return _Population(*(getattr(self, s)[idx] for s in self.__slots__))
+
+    @staticmethod
+    def concat(a: "_Population", b: "_Population") -> "_Population":
+        return _Population(*(np.concatenate([getattr(a, s), getattr(b, s)]) for s in _Population.__slots__))
+
+
+class _GroupSampler:
+    """Frequency-weighted sampling of one group's value tuples, at one instance."""
+
+    __slots__ = ("members", "tuples", "same", "cw_change", "cw_any")
+
+    def __init__(self, members, tuples, same, cw_change, cw_any):
+        self.members, self.tuples, self.same = members, tuples, same
+        self.cw_change, self.cw_any = cw_change, cw_any
+
+    def apply(self, M, V, rows, rng, allow_revert) -> None:
+        """Re-sample the group in ``rows`` of (M, V); where ``allow_revert``, tuples equal
+        to the instance's (a change undone) may be drawn too."""
+        idx = np.empty(len(rows), dtype=np.int64)
+        for flag, cwt in ((True, self.cw_any), (False, self.cw_change)):
+            sel = np.flatnonzero(allow_revert == flag)
+            if len(sel):
+                u = rng.random(len(sel)) * cwt[-1]
+                idx[sel] = np.searchsorted(cwt, u, side="right")
+        same = self.same[idx]
+        mem = np.asarray(self.members)
+        M[rows[:, None], mem[None, :]] = ~same
+        V[rows[:, None], mem[None, :]] = np.where(same, -1, self.tuples[idx])
+
+
+
+
+def _rank_within(inv: np.ndarray) -> np.ndarray:
+    """Position of each element among the earlier elements with the same label."""
+    order = np.argsort(inv, kind="stable")
+    sorted_inv = inv[order]
+    starts = np.flatnonzero(np.r_[True, sorted_inv[1:] != sorted_inv[:-1]])
+    run_start = np.repeat(starts, np.diff(np.r_[starts, len(inv)]))
+    rank = np.empty(len(inv), dtype=np.int64)
+    rank[order] = np.arange(len(inv)) - run_start
+    return rank
+
+
+
+class _Run:
+    """One genetic search (state of one explanation)."""
+
+    def __init__(self, geco: GeCo, scorer: _Scorer, xkeys, allowed, samplers, rng, k):
+        self.g, self.scorer, self.xkeys, self.allowed = geco, scorer, xkeys, allowed
+        self.samplers, self.rng, self.k = samplers, rng, k
+        self.P = geco.params
+        dom = geco.domain
+        self.n = len(dom)
+        self.numeric = np.array([f.kind == "numeric" for f in dom.features])
+        self.span = np.array([f.span for f in dom.features])
+        self.membership = np.zeros((self.n, len(geco.groups)), dtype=np.int32)
+        for gi, members in enumerate(geco.groups):
+            self.membership[list(members), gi] = 1
+        self.delta = self._mace_tables() if geco.mace_distance is not None else None
+        # added to a non-counterfactual's distance: at least the largest possible distance
+        w = (geco.mace_distance.weights.values() if geco.mace_distance is not None else
+             (self.P.alpha, self.P.beta, self.P.gamma))
+        self.penalty = max(1.0, float(sum(w)))
+
+    def _mace_tables(self) -> list[np.ndarray]:
+        """Per feature, MACE's per-feature distance of each active-domain value to the
+        instance (:func:`~groupcf.formulations.distances.feature_distances_codes`)."""
+        feats = self.g.domain.features
+        size = max(f.size for f in feats)
+        C = np.empty((size, self.n))
+        for l, f in enumerate(feats):
+            C[:, l] = f.codes[np.minimum(np.arange(size), f.size - 1)]
+        xcodes = self.g.space.codes(self.scorer.x.to_frame().T)[0]
+        D = feature_distances_codes(self.g.space, xcodes, C)
+        return [D[: f.size, l].copy() for l, f in enumerate(feats)]
+
+    # ------------------------------------------------------------------ operators
+    def initial(self):
+        P, n = self.P, self.n
+        m = P.m_init * len(self.samplers)
+        M = np.zeros((m, n), dtype=bool)
+        V = np.full((m, n), -1, dtype=np.int32)
+        for s, smp in enumerate(self.samplers):
+            rows = np.arange(s * P.m_init, (s + 1) * P.m_init)
+            smp.apply(M, V, rows, self.rng, np.zeros(len(rows), dtype=bool))
+        return M, V
+
+    def mutate(self, pop: _Population):
+        P = self.P
+        parents = np.repeat(np.arange(len(pop)), P.m_mut)
+        M, V = pop.M[parents].copy(), pop.V[parents].copy()
+        which = self.rng.integers(len(self.samplers), size=len(parents))
+        for s, smp in enumerate(self.samplers):
+            rows = np.flatnonzero(which == s)
+            if len(rows):
+                changed = M[rows[:, None], np.asarray(smp.members)[None, :]].any(axis=1)
+                smp.apply(M, V, rows, self.rng, changed)
+        return M, V
+
+    def crossover(self, pop: _Population):
+        """Children of pairs of parents (the best candidate of each changed-feature set,
+        fittest first): the union of the parents' changes, groups taken whole from the
+        fitter parent ``a`` where it changes them, from ``b`` elsewhere."""
+        keys, first = self._first_per_set(pop.M)
+        reps = np.sort(first)
+        budget = self.P.n_crossover if self.P.n_crossover is not None else self.P.q
+        R = min(len(reps), int((1 + math.isqrt(1 + 8 * budget)) // 2))
+        if R < 2:
+            return pop.M[:0], pop.V[:0]
+        i, j = np.triu_indices(R, 1)
+        a, b = reps[i], reps[j]
+        G = self.membership                                   # features x groups
+        from_a = (pop.M[a].astype(np.int32) @ G @ G.T) > 0    # features of a's changed groups
+        new = (pop.M[b] & ~from_a).any(axis=1)                # b adds something
+        a, b, from_a = a[new], b[new], from_a[new]
+        M = np.where(from_a, pop.M[a], pop.M[b])
+        V = np.where(from_a, pop.V[a], pop.V[b]).astype(np.int32)
+        return M, V
+
+    def _first_per_set(self, M):
+        keys, inv = self.scorer.set_ids(M)
+        first = np.full(len(keys), len(M), dtype=np.int64)
+        np.minimum.at(first, inv, np.arange(len(M)))
+        return keys, first
+
+    # ------------------------------------------------------------------ evaluation
+    def hashes(self, M, V) -> np.ndarray:
+        return (np.where(M, V.astype(np.int64) + 1, 0)) @ self.g._hash_w
+
+    def prepare(self, M, V, known: np.ndarray | None = None) -> _Population | None:
+        """Cascade, check, drop no-ops / duplicates / known candidates, evaluate."""
+        if self.g._has_rules and len(M):
+            cand = Candidates(M, V, self.g.domain.keys, self.xkeys)
+            self.g.bound.cascade(cand, self.allowed)
+            ok = self.g.bound.check(cand)
+            M, V = M[ok], V[ok]
+        keep = M.any(axis=1)
+        if self.P.Tmax is not None:                  # at most Tmax changed features
+            keep &= M.sum(axis=1) <= self.P.Tmax
+        M, V = M[keep], V[keep]
+        if not len(M):
+            return None
+        h = self.hashes(M, V)
+        _, first = np.unique(h, return_index=True)
+        first.sort()
+        if known is not None and len(known):
+            first = first[~np.isin(h[first], known)]
+        if not len(first):
+            return None
+        M, V, h = M[first], V[first], h[first]
+        p, pos = self.scorer(M, V)
+        dist = self.distance(M, V)
+        fit = np.where(pos, dist, dist + self.penalty + (1.0 - p))
+        return _Population(M, V, h, p, pos, dist, fit)
+
+    def distance(self, M, V) -> np.ndarray:
+        if self.delta is not None:                   # MACE's distance (option distance=)
+            D = np.zeros(M.shape)
+            for l in np.flatnonzero(M.any(axis=0)):
+                r = np.flatnonzero(M[:, l])
+                D[r, l] = self.delta[l][V[r, l]]
+            return self.g.mace_distance.aggregate(D)
+        D = M.astype(float)
+        feats = self.g.domain.features
+        for l in np.flatnonzero(self.numeric & M.any(axis=0)):
+            r = np.flatnonzero(M[:, l])
+            D[r, l] = np.abs(feats[l].keys[V[r, l]] - self.xkeys[l]) / self.span[l]
+        P = self.P
+        return geco_distance(M, D, P.alpha, P.beta, P.gamma)
+
+    def select(self, pop: _Population) -> _Population:
+        """The ``q`` fittest, at most ``max_per_set`` per changed-feature set first (the
+        rest only fill remaining places)."""
+        order = np.argsort(pop.fit, kind="stable")
+        cap = self.P.max_per_set
+        if cap is not None and len(order) > self.P.q:
+            _, inv = self.scorer.set_ids(pop.M[order])
+            rank = _rank_within(inv)
+            order = np.concatenate([order[rank < cap], order[rank >= cap]])
+        return pop.take(order[: self.P.q])
+
+    # ------------------------------------------------------------------ refinement
+    #: values tried per (candidate, feature) and pass: all of them when at most this
+    #: many, else an even grid over them plus the ones nearest the current value
+    REFINE_VALUES = 128
+
+    def _top(self, pop: _Population) -> np.ndarray:
+        """Indices of the ``k`` fittest counterfactuals of ``pop``."""
+        cand = np.flatnonzero(pop.pos)
+        return cand[np.argsort(pop.fit[cand], kind="stable")][: self.k]
+
+    def refine(self, pop: _Population, stats: dict) -> _Population:
+        """Coordinate descent on the top-``k`` counterfactuals (option ``refine`` of
+        :class:`GeCoParams`): per changed numeric (ordinal too under MACE's distance)
+        feature, the active-domain values nearer the instance's, and undoing the change;
+        the candidates go through the PLAF cascade, are scored and merged by
+        SELECTFITTEST. Stops after a pass that does not improve the top-``k``."""
+        t0 = time.perf_counter()
+        dom = self.g.domain
+        single = np.zeros(self.n, dtype=bool)
+        for members in self.g.groups:
+            if len(members) == 1:
+                single[members[0]] = True
+        kinds = ("numeric", "ordinal") if self.delta is not None else ("numeric",)
+        refinable = single & np.array([f.kind in kinds for f in dom.features])
+        close = [self.delta[l] if self.delta is not None else
+                 np.abs(f.keys - self.xkeys[l]) / self.span[l] for l, f in enumerate(dom.features)]
+        R = self.REFINE_VALUES
+        passes = 0
+        for _ in range(self.P.refine_passes):
+            top = self._top(pop)
+            if not len(top):
+                break
+            Ms, Vs = [], []
+            for c in top:
+                for l in np.flatnonzero(pop.M[c]):
+                    if pop.M[c].sum() > 1:                     # undo this change
+                        m, v = pop.M[c].copy(), pop.V[c].copy()
+                        m[l], v[l] = False, -1
+                        Ms.append(m[None, :])
+                        Vs.append(v[None, :])
+                    if not refinable[l]:
+                        continue
+                    d = close[l]
+                    ok = (d < d[pop.V[c, l]] - 1e-12) & (d > 1e-12)   # nearer, still a change
+                    if self.allowed[l] is not None:
+                        ok &= self.allowed[l]
+                    vals = np.flatnonzero(ok)
+                    if len(vals) > R:                          # grid + the nearest to the current
+                        grid = vals[np.linspace(0, len(vals) - 1, R // 2).round().astype(np.int64)]
+                        near = vals[np.argsort(-d[vals], kind="stable")[: R // 2]]
+                        vals = np.union1d(grid, near)
+                    if not len(vals):
+                        continue
+                    M = np.repeat(pop.M[c][None, :], len(vals), axis=0)
+                    V = np.repeat(pop.V[c][None, :], len(vals), axis=0)
+                    V[:, l] = vals
+                    Ms.append(M)
+                    Vs.append(V)
+            if not Ms:
+                break
+            new = self.prepare(np.concatenate(Ms), np.concatenate(Vs), known=pop.h)
+            passes += 1
+            if new is None:
+                break
+            before = pop.fit[top]
+            pop = self.select(_Population.concat(pop, new))
+            after = pop.fit[self._top(pop)]
+            if len(after) == len(before) and not (after < before - 1e-12).any():
+                break
+        stats["refine_passes"] = passes
+        stats["refine_time"] = time.perf_counter() - t0
+        return pop
+
+    # ------------------------------------------------------------------ main loop
+    def search(self):
+        P = self.P
+        t0 = time.perf_counter()
+        stats = {"generations": 0, "stopped_by": None}
+        if not self.samplers:
+            stats["stopped_by"] = "nothing can change"
+            return _Population(*(np.zeros((0, self.n), bool), np.zeros((0, self.n), np.int32),
+                                 np.zeros(0, np.int64), np.zeros(0), np.zeros(0, bool),
+                                 np.zeros(0), np.zeros(0))), stats
+        pop = self.prepare(*self.initial())
+        if pop is None:
+            stats["stopped_by"] = "no valid initial candidate"
+            return _Population(*(np.zeros((0, self.n), bool), np.zeros((0, self.n), np.int32),
+                                 np.zeros(0, np.int64), np.zeros(0), np.zeros(0, bool),
+                                 np.zeros(0), np.zeros(0))), stats
+        pop = self.select(pop)
+        top, stable = None, 0
+        for gen in range(1, P.max_generations + 1):
+            Mm, Vm = self.mutate(pop)
+            Mc, Vc = self.crossover(pop)
+            new = self.prepare(np.concatenate([Mc, Mm]), np.concatenate([Vc, Vm]), known=pop.h)
+            if new is not None:
+                pop = self.select(_Population.concat(pop, new))
+            stats["generations"] = gen
+            kk = min(self.k, len(pop))
+            cur = pop.h[:kk]
+            stable = stable + 1 if top is not None and np.array_equal(cur, top) else 0
+            top = cur
+            if pop.pos[:kk].all() and stable >= P.stable_generations:
+                stats["stopped_by"] = "converged"
+                break
+            if pop.pos[0] and stable >= P.patience:
+                stats["stopped_by"] = "patience"
+                break
+            if P.time_limit is not None and time.perf_counter() - t0 > P.time_limit:
+                stats["stopped_by"] = "time_limit"
+                break
+        else:
+            stats["stopped_by"] = "max_generations"
+        stats["hit_generation_cap"] = stats["stopped_by"] == "max_generations"
+        stats["search_time"] = time.perf_counter() - t0
+        return pop, stats
