@@ -44,7 +44,8 @@ class TrainedModel:
 
     @property
     def logit_threshold(self) -> float:
-        return logit(self.threshold)
+        logit(self.threshold)  # validates
+        return self.embedding.score_threshold(self.threshold)
 
     def encode(self, X: pd.DataFrame) -> np.ndarray:
         return self.space.transform(X)

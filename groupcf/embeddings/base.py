@@ -16,6 +16,7 @@ check itself against the numpy evaluation (:meth:`EmbeddingConstr.get_error`).
 from __future__ import annotations
 
 import abc
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
@@ -50,6 +51,11 @@ class Embedding(abc.ABC):
         """Probability of the positive class, ``sigmoid(score)``."""
         s = self.score(Z)
         return 0.5 * (1.0 + np.tanh(0.5 * s))   # overflow-free sigmoid
+
+    def score_threshold(self, p: float) -> float:
+        """The score from which the model predicts positive at probability ``p`` (the
+        logit; a model whose score is a probability returns ``p``)."""
+        return math.log(p / (1.0 - p))
 
     @abc.abstractmethod
     def partial(self, fixed_idx: Sequence[int], fixed_values: Sequence[float]) -> "Embedding":

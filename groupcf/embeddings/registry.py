@@ -21,10 +21,12 @@ logger = logging.getLogger(__name__)
 Converter = Callable[[Any], Embedding]
 
 _REGISTRY: dict[type, Converter] = {}
-# framework module -> (groupcf module holding its converters, loaded?)
+# framework module -> (groupcf modules holding its converters, loaded?)
 _FRAMEWORKS: dict[str, list] = {
-    "sklearn": ["groupcf.embeddings.sklearn", False],
-    "torch": ["groupcf.embeddings.torch", False],
+    "sklearn": [("groupcf.embeddings.sklearn", "groupcf.embeddings.sklearn_trees"), False],
+    "torch": [("groupcf.embeddings.torch",), False],
+    "xgboost": [("groupcf.embeddings.xgboost",), False],
+    "lightgbm": [("groupcf.embeddings.lightgbm",), False],
 }
 
 
@@ -41,10 +43,11 @@ def _load_frameworks() -> None:
         if entry[1] or framework not in sys.modules:
             continue
         entry[1] = True
-        try:
-            importlib.import_module(entry[0]).register_all(register)
-        except ImportError as exc:  # pragma: no cover - broken optional install
-            logger.warning("could not register %s embeddings: %s", framework, exc)
+        for module in entry[0]:
+            try:
+                importlib.import_module(module).register_all(register)
+            except ImportError as exc:  # pragma: no cover - broken optional install
+                logger.warning("could not register %s embeddings from %s: %s", framework, module, exc)
 
 
 def registered_types() -> list[type]:
