@@ -350,7 +350,9 @@ class TreeEnsemble(Embedding):
         return TreeConstr(embedding=self, inputs=x_idx, score=score, rows=rows,
                           lo_row=None if lo_row is None else int(rows[lo_row]),
                           folded=folded, levels=levels, level_col=level_col,
-                          level_thr=level_thr, leaf_vars=all_w, leaf_nodes=all_l)
+                          level_thr=level_thr, leaf_vars=all_w, leaf_nodes=all_l,
+                          level_up=np.array([t + 1.0 if integer[c] else float(np.nextafter(t, INF))
+                                             for c, t in keys]), lb=lb, ub=ub)
 
 
 @dataclass
@@ -366,6 +368,9 @@ class TreeConstr(EmbeddingConstr):
     level_thr: np.ndarray = field(default_factory=lambda: np.zeros(0))
     leaf_vars: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     leaf_nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    level_up: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    lb: np.ndarray | None = None
+    ub: np.ndarray | None = None
 
     @property
     def n_binaries(self) -> int:
@@ -389,6 +394,19 @@ class TreeConstr(EmbeddingConstr):
                                (x[self.level_col] <= self.level_thr).astype(float),
                                np.array([1.0 if n in reached else 0.0 for n in self.leaf_nodes])])
         return idx, vals
+
+    def input_cells(self, x) -> tuple[np.ndarray, np.ndarray]:
+        """Per input column, the interval ``[lo, hi]`` that the solution's (rounded) split
+        levels allow: ``hi = t`` for a level at 1, ``lo = t+`` for a level at 0, the
+        domain's bounds elsewhere. Every input inside these intervals reaches the same
+        leaves; decoding uses them to keep rounded values on the model's side of every
+        threshold (solver tolerances let ``x`` sit up to ~1e-7 past ``t+``)."""
+        values = np.asarray(getattr(x, "x", x), dtype=float)
+        y = np.round(values[self.levels]) >= 0.5
+        lo, hi = np.array(self.lb, dtype=float), np.array(self.ub, dtype=float)
+        np.minimum.at(hi, self.level_col[y], self.level_thr[y])
+        np.maximum.at(lo, self.level_col[~y], self.level_up[~y])
+        return lo, hi
 
     def __repr__(self) -> str:
         return (f"TreeConstr({self.folded!r}, levels={len(self.levels)}, leaves={len(self.leaf_vars)}, "

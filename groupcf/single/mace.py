@@ -21,6 +21,7 @@ from ..models import DEFAULT_MARGIN, TrainedModel
 from ..results.explanation import Explanation
 from ..solvers import make_backend
 from ..solvers.base import Backend, Status
+from .snap import snap_to_cells
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +90,8 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
             break
         v = np.round(sol.x[mip.v], 9)
         v[integer_cols] = np.round(v[integer_cols])
+        if hasattr(mip.constr, "input_cells"):   # tree ensembles: stay inside the leaves' cells
+            v = snap_to_cells(space, v, *mip.constr.input_cells(sol.x))
         cf = _decode(space, x, v, z0)
         if not tm.is_positive(cf)[0]:
             # the solver's tolerance let a point through that the real model rejects
