@@ -84,6 +84,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 INF = math.inf
 
+#: thresholds of one continuous column closer than this (times its range) share one
+#: split level; the points strictly between them (a sliver narrower than a solver's
+#: feasibility tolerance) are left out of the MIP, so every MIP point stays exact
+MERGE_TOL = 1e-7
+ORDER_ROWS = True
+
 
 def le_threshold_f32(t) -> np.ndarray:
     """The largest float64 ``x`` with ``float32(x) <= t`` (round to nearest even), per
@@ -294,11 +300,22 @@ class TreeEnsemble(Embedding):
         t_snap = folded.threshold.copy()
         t_snap[split & integer[np.where(split, folded.feature, 0)]] = np.floor(
             t_snap[split & integer[np.where(split, folded.feature, 0)]])
-        keys = sorted({(int(c), float(t)) for c, t in zip(folded.feature[split], t_snap[split])
-                       if not binary[c]})
-        level_of = {k: j for j, k in enumerate(keys)}
-        level_col = np.array([c for c, _ in keys], dtype=np.int64)
-        level_thr = np.array([t for _, t in keys], dtype=float)
+        raw = sorted({(int(c), float(t)) for c, t in zip(folded.feature[split], t_snap[split])
+                      if not binary[c]})
+        # one level per group of a column's thresholds closer than MERGE_TOL (its range):
+        # y = 1 => x <= smallest, y = 0 => x >= the next value above the largest
+        keys, level_of = [], {}
+        for c, t in raw:
+            width = MERGE_TOL * max(ub[c] - lb[c], 1.0)
+            if keys and keys[-1][0] == c and not integer[c] and t - keys[-1][1] <= width:
+                keys[-1][2] = t
+            else:
+                keys.append([c, t, t])
+            level_of[(c, t)] = len(keys) - 1
+        level_col = np.array([k[0] for k in keys], dtype=np.int64)
+        level_thr = np.array([k[1] for k in keys], dtype=float)
+        level_up = np.array([k[2] + 1.0 if integer[k[0]] else float(np.nextafter(k[2], INF))
+                             for k in keys])
         levels = np.asarray(backend.add_vars(len(keys), lb=0.0, ub=1.0, vtype=VarType.BINARY),
                             dtype=np.int64) if keys else np.zeros(0, dtype=np.int64)
         R, C, V, LO, HI = [], [], [], [], []
@@ -309,12 +326,11 @@ class TreeEnsemble(Embedding):
             R.extend([r] * len(idx)); C.extend(idx); V.extend(coef); LO.append(lo_); HI.append(hi_)
             r += 1
 
-        for j, (c, t) in enumerate(keys):
-            xv, y, u, lo_c = int(x_idx[c]), int(levels[j]), ub[c], lb[c]
-            t_up = t + 1.0 if integer[c] else float(np.nextafter(t, INF))
+        for j, (c, t, _) in enumerate(keys):
+            xv, y, u, lo_c, t_up = int(x_idx[c]), int(levels[j]), ub[c], lb[c], level_up[j]
             row([xv, y], [1.0, u - t], -INF, u)                     # y = 1 => x <= t
             row([xv, y], [1.0, t_up - lo_c], t_up, INF)             # y = 0 => x >= t+
-            if j + 1 < len(keys) and keys[j + 1][0] == c:
+            if ORDER_ROWS and j + 1 < len(keys) and keys[j + 1][0] == c:
                 row([y, int(levels[j + 1])], [1.0, -1.0], -INF, 0.0)   # ordered levels
         leaf_vars, leaf_nodes = [], []
         const = 0.0
@@ -351,8 +367,7 @@ class TreeEnsemble(Embedding):
                           lo_row=None if lo_row is None else int(rows[lo_row]),
                           folded=folded, levels=levels, level_col=level_col,
                           level_thr=level_thr, leaf_vars=all_w, leaf_nodes=all_l,
-                          level_up=np.array([t + 1.0 if integer[c] else float(np.nextafter(t, INF))
-                                             for c, t in keys]), lb=lb, ub=ub)
+                          level_up=level_up, lb=lb, ub=ub)
 
 
 @dataclass
@@ -407,6 +422,18 @@ class TreeConstr(EmbeddingConstr):
         np.minimum.at(hi, self.level_col[y], self.level_thr[y])
         np.maximum.at(lo, self.level_col[~y], self.level_up[~y])
         return lo, hi
+
+    def fix_levels(self, backend, lb, ub) -> int:
+        """Fix every split level that the input bounds ``[lb, ub]`` decide (e.g. after
+        tightening them to a radius); returns how many were fixed."""
+        lb, ub = np.asarray(lb, dtype=float), np.asarray(ub, dtype=float)
+        one = ub[self.level_col] <= self.level_thr
+        zero = lb[self.level_col] >= self.level_up
+        if one.any():
+            backend.set_bounds(self.levels[one], 1.0, 1.0)
+        if zero.any():
+            backend.set_bounds(self.levels[zero], 0.0, 0.0)
+        return int(one.sum() + zero.sum())
 
     def __repr__(self) -> str:
         return (f"TreeConstr({self.folded!r}, levels={len(self.levels)}, leaves={len(self.leaf_vars)}, "
