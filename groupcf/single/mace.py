@@ -16,12 +16,14 @@ import pandas as pd
 
 from ..exceptions import InvalidInputError, NoCounterfactualError, SolverTimeLimitError, ValidationError
 from ..formulations.distances import feature_distances, parse_distance
+from ..embeddings.trees import TreeEnsemble
 from ..formulations.nearest import NearestCounterfactual
 from ..models import DEFAULT_MARGIN, TrainedModel
 from ..results.explanation import Explanation
 from ..solvers import make_backend
 from ..solvers.base import Backend, Status
 from .snap import snap_to_cells
+from .tree_bound import start_and_radius
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +65,10 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     backend = make_backend(solver, **kw)
     mip = NearestCounterfactual(space, tm.embedding, z0, backend, distance=dist,
                                 score_lo=tm.logit_threshold + margin, Tmax=Tmax).build()
+    tree_stats = {}
+    if isinstance(tm.embedding, TreeEnsemble):   # upper bound: MIP start (+ radius when n == 1)
+        strict = tm.logit_threshold + margin * 10 ** MAX_MARGIN_RETRIES   # valid for every retry
+        tree_stats = start_and_radius(mip, space, dist, strict, Tmax=Tmax, radius=n == 1)
     integer_cols = space.domain().integer
 
     rows, changes, statuses, objectives, dual_bound = [], [], [], [], None
@@ -129,7 +135,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         solve_time=time.perf_counter() - t_start, method="mace", distance=dist.name,
         solver=backend.name, dual_bound=dual_bound,
         objectives=[objectives[k] for k in order],
-        stats={"margin": margin, "binaries": mip.constr.n_binaries, "distance_weights": dist.weights,
+        stats={**tree_stats, "margin": margin, "binaries": mip.constr.n_binaries, "distance_weights": dist.weights,
                "integer_features": [space.features_[l].name for l in mip.u]})
 
 

@@ -80,7 +80,7 @@ def _deltas(space, z0, Z):
     return D
 
 
-def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo):
+def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=None):
     """``(point, objective)`` of the cheapest accepted point found, or ``(None, inf)``."""
     z0 = np.asarray(z0, dtype=float)
     cands = _candidates(space, emb, z0, lb, ub, can_change)
@@ -89,7 +89,9 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo):
     base = emb.score(z0)[0]
     level = [((i,), c) for i, c in enumerate(cands)]
     best, best_obj = None, math.inf
-    for _ in range(3):
+    for size in range(1, 4):
+        if Tmax is not None and size > Tmax:
+            break
         Z = np.repeat(z0[None, :], len(level), axis=0)
         for r, (_, changes) in enumerate(level):
             for _, cols, vals in (changes if isinstance(changes, list) else [changes]):
@@ -164,15 +166,17 @@ def apply_radius(mip, space, distance, bound: float) -> dict:
     return {"fixed_features": n_fixed_features, "fixed_levels": n_levels}
 
 
-def start_and_radius(mip, space, distance, score_lo) -> dict:
-    """Search an upper bound; offer it as a MIP start and apply the radius. Returns
-    statistics (``bound``: the objective of the start, ``inf`` when none was found)."""
+def start_and_radius(mip, space, distance, score_lo, Tmax=None, radius=True) -> dict:
+    """Search an upper bound (points with score ``>= score_lo``, at most ``Tmax`` changed
+    features); offer it as a MIP start and, with ``radius``, apply the radius. Returns
+    statistics (``upper_bound``: the objective of the start, ``inf`` when none was found)."""
     point, obj = upper_bound(space, mip.embedding, mip.z0, mip.lb, mip.ub, mip.can_change,
-                             distance, score_lo)
-    stats = {"bound": obj}
+                             distance, score_lo, Tmax=Tmax)
+    stats = {"upper_bound": obj}
     if point is None:
         return stats
-    stats.update(apply_radius(mip, space, distance, obj))
+    if radius:
+        stats.update(apply_radius(mip, space, distance, obj))
     changed = np.array([float(np.any(np.abs(point[f.columns] - mip.z0[f.columns]) > 1e-12)) for f in space])
     idx, vals = mip.constr.start_values(point)
     mip.backend.set_mip_start(np.concatenate([mip.v, mip.f, idx]), np.concatenate([point, changed, vals]))
