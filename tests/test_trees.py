@@ -3,6 +3,8 @@ exactly on thresholds), partial evaluation, the MIP formulation with inputs fixe
 backend), and MACE / explain_group against brute force on COMPAS (paper, 288 points)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from sklearn.ensemble import (ExtraTreesClassifier, GradientBoostingClassifier,
@@ -381,3 +383,97 @@ def test_compas_group_matches_brute_force(compas_pipes, name, method):
     assert res.n_explanations == opt
     res.validate()
     assert all(pipe.predict(res.counterfactuals) == 1)
+
+
+@pytest.mark.parametrize("name", ["rf", "gb"])
+@pytest.mark.parametrize("distance", ["l1", {"l0": 0.5, "linf": 0.5}])
+def test_compas_mace_other_distances_and_actionability(compas_paper, name, distance):
+    """l1 and l0+linf with immutable and increase-only features: the MIP (with the numpy
+    upper bound as start and radius) equals brute force over the 288 points."""
+    from conftest import all_points
+    from groupcf.formulations.distances import feature_distances, parse_distance
+
+    X_tr, X_te, y_tr, _ = compas_paper.split(test_size=0.5, random_state=0)
+    ordered = [c for c in X_tr.columns if getattr(X_tr[c].dtype, "ordered", False)]
+    space = gcf.FeatureSpace(immutable=["Race"], increase_only=ordered[:1])
+    pipe = make_pipeline(space, COMPAS_MODELS[name]()).fit(X_tr, y_tr)
+    P = all_points(space)
+    ok = real_margin(pipe)(space.transform(P)) >= 1e-6
+    codes_P = space.codes(P)
+    dist = parse_distance(distance)
+    inc = [list(space.feature_names_in_).index(c) for c in ordered[:1]]
+    race = list(space.feature_names_in_).index("Race")
+    S = X_te[pipe.predict(X_te) == 0].drop_duplicates().head(6)
+    for _, x in S.iterrows():
+        xc = space.codes(x.to_frame().T)[0]
+        allowed = ok & (codes_P[:, race] == xc[race])
+        for i in inc:
+            allowed &= codes_P[:, i] >= xc[i]
+        d = dist.aggregate(feature_distances(space, x, P))
+        if not allowed.any():
+            continue
+        exp = gcf.explain(x, pipe, method="mace", distance=distance)
+        assert exp.is_optimal and pipe.predict(exp.counterfactuals.iloc[[0]])[0] == 1
+        assert exp.distances[0] == pytest.approx(d[allowed].min(), abs=1e-9)
+
+
+def _side_values(f, thresholds):
+    """Raw values just on each side of each scaled threshold (as the model sees them
+    after encoding), plus nothing else: the candidates a nearest point can take."""
+    rng = f.high - f.low
+    enc = (lambda r: (r - f.low) / rng)
+    out = set()
+    for t in thresholds:
+        r = f.low + t * rng
+        if f.integer:
+            out.update({math.floor(r), math.floor(r) + 1})
+            continue
+        lo, hi = r, r
+        while enc(lo) > t:
+            lo = np.nextafter(lo, -np.inf)
+        while enc(hi) <= t:
+            hi = np.nextafter(hi, np.inf)
+        out.update({float(lo), float(hi)})
+    return sorted(v for v in out if f.low <= v <= f.high)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mace_continuous_features_match_brute_force(seed):
+    """Numeric passthrough features (one real, one integer): MACE l1 and l0+l1 equal the
+    best point over every combination of categories and values on either side of every
+    threshold (the nearest point sits at a cell boundary), and the real model accepts it."""
+    import itertools
+
+    import pandas as pd
+
+    from groupcf.formulations.distances import feature_distances, parse_distance
+
+    rng = np.random.default_rng(seed)
+    n = 400
+    X = pd.DataFrame({"a": rng.normal(size=n).round(3), "k": rng.integers(0, 30, n),
+                      "c": pd.Categorical(rng.choice(["u", "v", "w"], n))})
+    y = ((X["a"] + X["k"] / 10 + (X["c"] == "w") * 1.0 + rng.normal(0, 0.5, n)) > 2).astype(int)
+    model = RandomForestClassifier(6, max_depth=3, random_state=seed) if seed % 2 else \
+        GradientBoostingClassifier(n_estimators=8, max_depth=2, random_state=seed)
+    pipe = make_pipeline(gcf.FeatureSpace(numeric="passthrough"), model).fit(X, y)
+    space = pipe[0]
+    _, emb = get_embedding(pipe[-1])
+    grids = []
+    for f in space:
+        if f.encoding == "continuous":
+            grids.append(_side_values(f, emb.threshold[emb.feature == f.columns[0]]))
+        else:
+            grids.append(list(f.categories))
+    for _, x in X[pipe.predict(X) == 0].head(4).iterrows():
+        vals = [sorted(set(g) | {x[f.name]}) for g, f in zip(grids, space)]
+        P = pd.DataFrame(list(itertools.product(*vals)), columns=[f.name for f in space])
+        P["c"] = pd.Categorical(P["c"], categories=X["c"].cat.categories)
+        ok = pipe.predict(P) == 1
+        if not ok.any():
+            continue
+        for distance in ("l1", {"l0": 0.5, "l1": 0.5}):
+            d = parse_distance(distance).aggregate(feature_distances(space, x, P))
+            exp = gcf.explain(x, pipe, method="mace", distance=distance)
+            assert exp.is_optimal
+            assert pipe.predict(exp.counterfactuals.iloc[[0]])[0] == 1
+            assert exp.distances[0] == pytest.approx(d[ok].min(), abs=1e-6), (x.to_dict(), distance)
