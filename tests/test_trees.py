@@ -477,3 +477,16 @@ def test_mace_continuous_features_match_brute_force(seed):
             assert exp.is_optimal
             assert pipe.predict(exp.counterfactuals.iloc[[0]])[0] == 1
             assert exp.distances[0] == pytest.approx(d[ok].min(), abs=1e-6), (x.to_dict(), distance)
+
+
+@pytest.mark.parametrize("name", ["rf", "gb"])
+def test_delta_evaluator_matches_score(name):
+    _, emb = get_embedding(MODELS[name])
+    X = DOMAIN.sample(50, 5)
+    ev = emb.delta_evaluator(X[0])
+    groups = [(np.array([5]), X[:10, [5]]), (np.array([3, 6]), X[10:30, [3, 6]]), (np.array([], dtype=int), np.zeros((2, 0)))]
+    out = ev.score_groups(groups)
+    for (cols, Zc), s in zip(groups, out):
+        Z = np.repeat(X[:1], len(Zc), axis=0)
+        Z[:, cols] = Zc
+        np.testing.assert_allclose(s, emb.score(Z), atol=1e-12)

@@ -76,6 +76,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from groupcf.embeddings.base import Embedding
+from groupcf.embeddings.split_rules import le_threshold_f32, lt_threshold_f32  # noqa: F401 (re-export)
 from groupcf.embeddings.tree_constr import TreeConstr
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -88,26 +89,6 @@ INF = math.inf
 #: split level; the points strictly between them (a sliver narrower than a solver's
 #: feasibility tolerance) are left out of the MIP, so every MIP point stays exact
 MERGE_TOL = 1e-7
-
-
-def le_threshold_f32(t) -> np.ndarray:
-    """The largest float64 ``x`` with ``float32(x) <= t`` (round to nearest even), per
-    element: scikit-learn's tree test as a float64 ``x <= result``."""
-    t = np.asarray(t, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        f = t.astype(np.float32)
-        f = np.where(f.astype(np.float64) > t, np.nextafter(f, np.float32(-np.inf)), f)
-        g = np.nextafter(f, np.float32(np.inf))
-        m = (f.astype(np.float64) + g.astype(np.float64)) / 2.0     # exact in float64
-        ok = m.astype(np.float32) == f
-        out = np.where(ok, m, np.nextafter(m, -np.inf))
-    return np.where(np.isinf(f), np.where(f > 0, np.inf, -np.inf), out)
-
-
-def lt_threshold_f32(t) -> np.ndarray:
-    """The largest float64 ``x`` with ``float32(x) < float32(t)``: XGBoost's split test."""
-    s = np.asarray(t, dtype=np.float64).astype(np.float32)
-    return le_threshold_f32(np.nextafter(s, np.float32(-np.inf)).astype(np.float64))
 
 
 class TreeEnsemble(Embedding):
@@ -189,6 +170,11 @@ class TreeEnsemble(Embedding):
     def predict(self, Z, threshold: float | None = None) -> np.ndarray:
         t = self.score_threshold(0.5) if threshold is None else threshold
         return (self.score(Z) >= t).astype(np.int64)
+
+    def delta_evaluator(self, z0) -> "FullRowDelta":
+        """Scores of points equal to ``z0`` except on a few columns: full rows through
+        :meth:`score` (one vectorised pass; no per-column-set folding)."""
+        return FullRowDelta(self, z0)
 
     # -- folding ------------------------------------------------------------------------
     def _fold(self, direction: np.ndarray, remap: np.ndarray | None, n_inputs: int,
@@ -367,3 +353,36 @@ class TreeEnsemble(Embedding):
                           folded=folded, levels=levels, level_col=level_col,
                           level_thr=level_thr, leaf_vars=all_w, leaf_nodes=all_l,
                           level_up=level_up, lb=lb, ub=ub)
+
+
+class FullRowDelta:
+    """:meth:`TreeEnsemble.delta_evaluator`: same interface as the generic
+    ``DeltaEvaluator`` (``score(cols, Zc)``, ``score_groups(groups)``); all groups are
+    scored as full rows in one batch."""
+
+    def __init__(self, embedding: TreeEnsemble, z0):
+        self.embedding = embedding
+        self.z0 = np.asarray(z0, dtype=float).reshape(-1)
+        if len(self.z0) != embedding.n_inputs:
+            raise ValueError(f"z0 has {len(self.z0)} columns, the model {embedding.n_inputs} inputs")
+        self.n_sets = 0
+
+    def score(self, cols, Zc) -> np.ndarray:
+        return self.score_groups([(cols, Zc)])[0]
+
+    def score_groups(self, groups) -> list[np.ndarray]:
+        blocks, sizes = [], []
+        for cols, Zc in groups:
+            cols = np.asarray(cols, dtype=np.int64).reshape(-1)
+            Zc = np.asarray(Zc, dtype=float)
+            Zc = Zc.reshape(-1, len(cols)) if Zc.ndim == 1 else Zc
+            if Zc.shape[1] != len(cols):
+                raise ValueError(f"{len(cols)} columns but values of shape {Zc.shape}")
+            Z = np.repeat(self.z0[None, :], len(Zc), axis=0)
+            Z[:, cols] = Zc
+            blocks.append(Z)
+            sizes.append(len(Zc))
+        if not blocks:
+            return []
+        s = self.embedding.score(np.vstack(blocks))
+        return np.split(s, np.cumsum(sizes)[:-1])
