@@ -34,8 +34,11 @@ every distinct pair (column :math:`c`, threshold :math:`t`) gets an *indicator* 
 * a 0/1 column needs one level whatever its thresholds (all of them lie in
   :math:`[0, 1)` after folding): the indicator is the affine expression :math:`1 - x_c`,
   no new variable;
-* another integer column snaps :math:`t` to :math:`\lfloor t\rfloor` (thresholds between
-  the same two integers merge) and a continuous column keeps :math:`t`; each level is a
+* another integer column snaps :math:`t` to :math:`\lfloor t\rfloor`, a continuous
+  column of an integer-valued feature (``domain.grids``) to the midpoint of the two grid
+  values around it (:func:`grid_threshold`; thresholds between the same two values
+  merge), and another continuous column keeps :math:`t` (thresholds closer than
+  :data:`MERGE_TOL` of its range share a level); each level is a
   binary :math:`y_{c,j}` with the levels of a column ordered
   :math:`t_{c,1} < \dots < t_{c,k}`, :math:`y_{c,j} \le y_{c,j+1}`, linked to the input by
 
@@ -89,6 +92,19 @@ INF = math.inf
 #: split level; the points strictly between them (a sliver narrower than a solver's
 #: feasibility tolerance) are left out of the MIP, so every MIP point stays exact
 MERGE_TOL = 1e-7
+
+
+def grid_threshold(t: float, low: float, high: float) -> float:
+    """For a column ``(raw - low) / (high - low)`` with integer raw values: the midpoint
+    between the largest grid value with ``x <= t`` and the next one. On the grid the test
+    is unchanged, and every grid value is half a step away from the new threshold, far
+    beyond a solver's feasibility tolerance."""
+    rng = high - low
+    r = math.floor(low + t * rng)
+    ks = np.arange(r - 2, r + 4, dtype=float)
+    left = ks[(ks - low) / rng <= t]
+    k = left.max() if len(left) else ks[0] - 1.0
+    return float((k + 0.5 - low) / rng)
 
 
 class TreeEnsemble(Embedding):
@@ -285,6 +301,10 @@ class TreeEnsemble(Embedding):
         t_snap = folded.threshold.copy()
         t_snap[split & integer[np.where(split, folded.feature, 0)]] = np.floor(
             t_snap[split & integer[np.where(split, folded.feature, 0)]])
+        grids = getattr(domain, "grids", None) or {}
+        for n in np.flatnonzero(split):
+            if int(folded.feature[n]) in grids:
+                t_snap[n] = grid_threshold(folded.threshold[n], *grids[int(folded.feature[n])])
         raw = sorted({(int(c), float(t)) for c, t in zip(folded.feature[split], t_snap[split])
                       if not binary[c]})
         # one level per group of a column's thresholds closer than MERGE_TOL (its range):
