@@ -5,7 +5,9 @@ r"""MACE on tree ensembles: an upper bound from a numpy search, as a MIP start a
    column each threshold :math:`t` of the ensemble on it, reached from below at
    :math:`t^+` or from above at :math:`t`, on the feature's integer grid when it has
    one), scored in one vectorised batch; if none is accepted, pairs and then triples of
-   the most promising changes (largest score gain). The cheapest accepted point under the
+   the most promising changes (largest score gain); else a greedy path (largest score
+   gain each step until accepted, then every unneeded change undone). The cheapest
+   accepted point under the
    MACE distance is a feasible solution of the MIP: an upper bound :math:`U`.
 2. **MIP start**: that point with the ensemble's split levels and leaves
    (:meth:`~groupcf.embeddings.trees.TreeConstr.start_values`).
@@ -122,7 +124,38 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
         if not nxt:
             break
         level = nxt
-    return best, best_obj
+    return _greedy(space, emb, z0, cands, distance, score_lo, Tmax)
+
+
+def _greedy(space, emb, z0, cands, distance, score_lo, Tmax):
+    """Apply the single change with the largest score gain (one per feature) until the
+    point is accepted, then undo every change that is not needed (cheapest point first).
+    ``(point, objective)`` or ``(None, inf)``."""
+    z, used = z0.copy(), []
+    limit = len(space) if Tmax is None else Tmax
+    while len(used) < limit:
+        free = [j for j, c in enumerate(cands) if c[0] not in {cands[u][0] for u in used}]
+        if not free:
+            break
+        Z = np.repeat(z[None, :], len(free), axis=0)
+        for r, j in enumerate(free):
+            Z[r, cands[j][1]] = cands[j][2]
+        s = emb.score(Z)
+        k = int(np.argmax(s))
+        used.append(free[k])
+        z = Z[k]
+        if s[k] >= score_lo:
+            break
+    else:
+        return None, math.inf
+    if emb.score(z)[0] < score_lo:
+        return None, math.inf
+    for u in sorted(used, key=lambda j: -float(distance.aggregate(_deltas(space, z0, _apply(z0, [cands[j]])))[0])):
+        trial = z.copy()
+        trial[cands[u][1]] = z0[cands[u][1]]
+        if emb.score(trial)[0] >= score_lo:
+            z = trial
+    return z, float(distance.aggregate(_deltas(space, z0, z[None, :]))[0])
 
 
 def _apply(z0, cands):
