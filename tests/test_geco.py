@@ -294,8 +294,9 @@ def test_black_box_random_forest_on_raw_rows():
 
 def test_black_box_behind_a_feature_space():
     X, y = toy()
-    rf = make_pipeline(gcf.FeatureSpace(immutable=["city"]),
-                       RandomForestClassifier(n_estimators=30, random_state=0)).fit(X, y)
+    from sklearn.neighbors import KNeighborsClassifier    # no embedding: a black box
+
+    rf = make_pipeline(gcf.FeatureSpace(immutable=["city"]), KNeighborsClassifier(7)).fit(X, y)
     x = X[rf.predict(X) == 0].iloc[0]
     exp = explain_geco(x, rf, data=X, random_state=0)
     assert exp.stats["evaluation"] == "black-box/encoded"
@@ -357,3 +358,16 @@ def test_gcf_explain_dispatches_to_geco():
     pd.testing.assert_frame_equal(exp.counterfactuals, again.counterfactuals)
     with pytest.raises(InvalidInputError):
         gcf.explain(x, pipe, method="geco")                     # no data
+
+
+def test_forest_through_its_embedding():
+    """A random forest has an embedding (score = mean probability, accepted from the
+    probability threshold itself): GeCo uses it and every counterfactual is accepted."""
+    X, y = toy()
+    rf = make_pipeline(gcf.FeatureSpace(immutable=["city"]),
+                       RandomForestClassifier(n_estimators=30, random_state=0)).fit(X, y)
+    x = X[rf.predict(X) == 0].iloc[0]
+    exp = explain_geco(x, rf, data=X, random_state=0)
+    assert exp.stats["evaluation"] == "embedding/partial"
+    assert (rf.predict(exp.counterfactuals) == 1).all()
+    np.testing.assert_allclose(exp.probabilities, rf.predict_proba(exp.counterfactuals)[:, 1], atol=1e-9)

@@ -253,7 +253,8 @@ class _Scorer:
         self.domain, self.x, self.z0 = domain, x, z0
         self.embedding, self.proba_clf, self.raw_model = embedding, proba_clf, raw_model
         self.threshold = threshold
-        self.logit_threshold = logit(threshold)
+        # the score from which the embedding accepts (a forest's score is a probability)
+        self.logit_threshold = embedding.score_threshold(threshold) if embedding is not None else logit(threshold)
         self.evaluation = evaluation
         self._partials: dict = {}
         self._base = None            # b1 + W1 z0 for a ReLU network (first-layer fold)
@@ -276,7 +277,8 @@ class _Scorer:
         if self.embedding is not None:
             s = self.partial_scores(M, V) if self.evaluation == "partial" else \
                 self.embedding.score(self.encode(M, V))
-            return 0.5 * (1.0 + np.tanh(0.5 * s)), s >= self.logit_threshold
+            p = s if getattr(self.embedding, "averaging", False) else 0.5 * (1.0 + np.tanh(0.5 * s))
+            return p, s >= self.logit_threshold
         if self.proba_clf is not None:
             p = np.asarray(self.proba_clf.predict_proba(self.encode(M, V)))[:, 1]
         else:
