@@ -490,3 +490,20 @@ def test_delta_evaluator_matches_score(name):
         Z = np.repeat(X[:1], len(Zc), axis=0)
         Z[:, cols] = Zc
         np.testing.assert_allclose(s, emb.score(Z), atol=1e-12)
+
+
+def test_grid_threshold_keeps_the_test_on_the_grid():
+    """On an integer grid (raw integers scaled to [0, 1]) the snapped threshold sends
+    every grid value the same way as the original, and sits half a step from them."""
+    from groupcf.embeddings.trees import grid_threshold
+
+    rng = np.random.default_rng(0)
+    for low, high in [(0.0, 30.0), (17.0, 90.0), (0.0, 99999.0), (-5.0, 5.0)]:
+        step = 1.0 / (high - low)
+        grid = (np.arange(low, high + 1) - low) / (high - low)
+        ts = np.concatenate([le_threshold_f32(rng.choice(grid, 20).astype(np.float32).astype(float)),
+                             le_threshold_f32(rng.random(20))])
+        for t in ts:
+            t2 = grid_threshold(t, low, high)
+            assert np.array_equal(grid <= t, grid <= t2)
+            assert np.min(np.abs(grid - t2)) >= 0.5 * step * (1 - 1e-9)
