@@ -5,7 +5,10 @@
     python benchmarks/single.py --datasets german --models lr --methods mace geco
 
 Per dataset (Adult, German, Credit; ``gcf.datasets.load(name)``, default variant) and
-model (logistic regression ``C=10``; ReLU ``MLPClassifier((20, 20))``; random_state 0):
+model (logistic regression ``C=10``; ReLU ``MLPClassifier((20, 20))``; ``rf``:
+``RandomForestClassifier(100, max_depth=8)``; ``gbt``: ``GradientBoostingClassifier(
+n_estimators=100, max_depth=3)``; ``gbt6``: ``GradientBoostingClassifier(n_estimators=500,
+max_depth=6)``; random_state 0):
 split 50/50 (random_state 0), fit ``Pipeline(FeatureSpace, clf)`` on the training half
 and explain the first ``--n`` test rows the model rejects with every method, under the
 same actionability (the Dataset's ``immutable`` / ``increase_only`` suggestions).
@@ -62,7 +65,7 @@ from groupcf.single.geco import GeCo  # noqa: E402
 
 DISTANCE = {"l0": 0.1, "l1": 0.9}
 DATASETS = ("adult", "german", "credit")
-MODELS = ("lr", "mlp")
+MODELS = ("lr", "mlp", "rf", "gbt", "gbt6")
 METHODS = ("mace", "geco", "geco+", "dice-genetic", "dice-random")
 #: per-method time limit per instance (seconds); MACE and GeCo stop themselves (MACE
 #: keeps its best solution so far), DiCE is interrupted (counted as a failure)
@@ -89,14 +92,11 @@ class Case:
 
 
 def make_case(dataset: str, model: str, n: int) -> Case:
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.neural_network import MLPClassifier
     from sklearn.pipeline import make_pipeline
 
     ds = gcf.datasets.load(dataset)
     X_tr, X_te, y_tr, y_te = ds.split(test_size=0.5, random_state=0)
-    clf = (LogisticRegression(C=10, max_iter=5000, random_state=0) if model == "lr" else
-           MLPClassifier((20, 20), activation="relu", max_iter=300, random_state=0))
+    clf = _classifier(model)
     space = gcf.FeatureSpace(immutable=ds.immutable, increase_only=ds.increase_only,
                              numeric="passthrough")
     with warnings.catch_warnings():
@@ -105,6 +105,20 @@ def make_case(dataset: str, model: str, n: int) -> Case:
     rejected = X_te[pipe.predict(X_te) == 0]
     return Case(dataset, model, ds, pipe, X_tr, y_tr, rejected.iloc[:n],
                 float(pipe.score(X_te, y_te)), len(rejected))
+
+
+def _classifier(model: str):
+    from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neural_network import MLPClassifier
+
+    return {
+        "lr": lambda: LogisticRegression(C=10, max_iter=5000, random_state=0),
+        "mlp": lambda: MLPClassifier((20, 20), activation="relu", max_iter=300, random_state=0),
+        "rf": lambda: RandomForestClassifier(100, max_depth=8, random_state=0, n_jobs=1),
+        "gbt": lambda: GradientBoostingClassifier(n_estimators=100, max_depth=3, random_state=0),
+        "gbt6": lambda: GradientBoostingClassifier(n_estimators=500, max_depth=6, random_state=0),
+    }[model]()
 
 
 # ----------------------------------------------------------------------------- methods

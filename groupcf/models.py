@@ -54,7 +54,8 @@ class TrainedModel:
 
     @property
     def logit_threshold(self) -> float:
-        return logit(self.threshold)
+        logit(self.threshold)  # validates
+        return self.embedding.score_threshold(self.threshold)
 
     def encode(self, X: pd.DataFrame) -> np.ndarray:
         return self.space.transform(X)
@@ -96,10 +97,10 @@ def resolve_model(model, space: FeatureSpace | None = None, threshold: float = 0
         return model
     try:
         found_space, emb = get_embedding(model, space=space)
-    except UnsupportedModelError:
+    except UnsupportedModelError as e:
         if not allow_black_box:
             raise
-        return _black_box(model, space, threshold)
+        return _black_box(model, space, threshold, e)
     if found_space is None:
         raise InvalidInputError(
             f"a bare {type(model).__name__} needs space=FeatureSpace(...) (fitted) to know how "
@@ -137,11 +138,10 @@ def black_box_classifier(tm: TrainedModel):
     return tm.model if steps is None else [e for _, e in steps if e is not None and not isinstance(e, str)][-1]
 
 
-def _black_box(model, space, threshold: float) -> TrainedModel:
+def _black_box(model, space, threshold: float, why: UnsupportedModelError) -> TrainedModel:
     if not hasattr(model, "predict_proba"):
-        raise UnsupportedModelError(
-            f"{type(model).__name__} has no registered embedding (LogisticRegression, MLPClassifier, "
-            "torch) and no predict_proba")
+        raise UnsupportedModelError(f"{why}; nor has {type(model).__name__} a predict_proba to query "
+                                    "as a black box") from why
     logit(threshold)
     steps = getattr(model, "steps", None)
     if steps is not None:

@@ -292,8 +292,9 @@ def test_black_box_random_forest_on_raw_rows():
 
 def test_black_box_behind_a_feature_space():
     X, y = toy()
-    rf = make_pipeline(gcf.FeatureSpace(immutable=["city"]),
-                       RandomForestClassifier(n_estimators=30, random_state=0)).fit(X, y)
+    from sklearn.neighbors import KNeighborsClassifier    # no embedding: a black box
+
+    rf = make_pipeline(gcf.FeatureSpace(immutable=["city"]), KNeighborsClassifier(7)).fit(X, y)
     x = X[rf.predict(X) == 0].iloc[0]
     exp = explain_geco(x, rf, data=X, random_state=0)
     assert exp.stats["evaluation"] == "black-box/encoded"
@@ -387,7 +388,9 @@ def test_resolve_model_black_box():
     from groupcf.models import resolve_model
 
     X, y = toy()
-    pipe = make_pipeline(gcf.FeatureSpace(), RandomForestClassifier(n_estimators=5, random_state=0)).fit(X, y)
+    from sklearn.neighbors import KNeighborsClassifier
+
+    pipe = make_pipeline(gcf.FeatureSpace(), KNeighborsClassifier(n_neighbors=3)).fit(X, y)
     with pytest.raises(UnsupportedModelError):
         resolve_model(pipe)
     tm = resolve_model(pipe, allow_black_box=True)
@@ -414,3 +417,16 @@ def test_delta_evaluator_score_groups_equals_full_rows(kind):
             Z[:, cols] = Zc
             np.testing.assert_allclose(s, emb.score(Z), rtol=0, atol=1e-9)
             np.testing.assert_allclose(ev.score(cols, Zc), s, rtol=0, atol=1e-12)
+
+
+def test_forest_through_its_embedding():
+    """A random forest has an embedding (score = mean probability, accepted from the
+    probability threshold itself): GeCo uses it and every counterfactual is accepted."""
+    X, y = toy()
+    rf = make_pipeline(gcf.FeatureSpace(immutable=["city"]),
+                       RandomForestClassifier(n_estimators=30, random_state=0)).fit(X, y)
+    x = X[rf.predict(X) == 0].iloc[0]
+    exp = explain_geco(x, rf, data=X, random_state=0)
+    assert exp.stats["evaluation"] == "embedding/partial"
+    assert (rf.predict(exp.counterfactuals) == 1).all()
+    np.testing.assert_allclose(exp.probabilities, rf.predict_proba(exp.counterfactuals)[:, 1], atol=1e-9)

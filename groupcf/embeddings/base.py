@@ -20,6 +20,7 @@ check itself against the numpy evaluation (:meth:`EmbeddingConstr.get_error`).
 from __future__ import annotations
 
 import abc
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
@@ -53,9 +54,18 @@ class Embedding(abc.ABC):
         return (self.score(Z) >= threshold).astype(np.int64)
 
     def proba(self, Z: np.ndarray) -> np.ndarray:
-        """Probability of the positive class, ``sigmoid(score)``."""
-        s = self.score(Z)
-        return 0.5 * (1.0 + np.tanh(0.5 * s))   # overflow-free sigmoid
+        """Probability of the positive class (:meth:`score_to_proba` of the score)."""
+        return self.score_to_proba(self.score(Z))
+
+    def score_to_proba(self, s) -> np.ndarray:
+        """The probability of the positive class at score ``s``: ``sigmoid(s)`` (a model
+        whose score is already a probability returns ``s``)."""
+        return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(s, dtype=float)))   # overflow-free sigmoid
+
+    def score_threshold(self, p: float) -> float:
+        """The score from which the model predicts positive at probability ``p`` (the
+        logit; a model whose score is a probability returns ``p``)."""
+        return math.log(p / (1.0 - p))
 
     @abc.abstractmethod
     def partial(self, fixed_idx: Sequence[int], fixed_values: Sequence[float]) -> "Embedding":

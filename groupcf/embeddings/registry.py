@@ -24,8 +24,10 @@ Converter = Callable[[Any], Embedding]
 _REGISTRY: dict[type, Converter] = {}
 # framework module -> (groupcf modules holding its converters, loaded?)
 _FRAMEWORKS: dict[str, list] = {
-    "sklearn": [("groupcf.embeddings.sklearn", "groupcf.embeddings.linear"), False],
+    "sklearn": [("groupcf.embeddings.sklearn", "groupcf.embeddings.linear", "groupcf.embeddings.sklearn_trees"), False],
     "torch": [("groupcf.embeddings.torch",), False],
+    "xgboost": [("groupcf.embeddings.xgboost",), False],
+    "lightgbm": [("groupcf.embeddings.lightgbm",), False],
 }
 
 

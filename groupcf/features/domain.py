@@ -19,6 +19,10 @@ class InputDomain:
     ub: np.ndarray                       # (n,) upper bound per expanded column
     integer: np.ndarray                  # (n,) bool, column takes integer (0/1) values
     onehot: tuple[np.ndarray, ...] = field(default_factory=tuple)  # groups with sum == 1
+    # continuous columns of integer-valued features: column -> (low, high), the column
+    # being (raw - low) / (high - low) with integer raw values (tree embeddings snap
+    # their thresholds to midpoints of this grid)
+    grids: dict = field(default_factory=dict)
 
     def __post_init__(self):
         n = len(self.lb)

@@ -338,8 +338,10 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
         for f in self:
             if f.encoding == "continuous":
                 integer[f.columns] = False
+        grids = {int(f.columns[0]): (float(f.low), float(f.high)) for f in self
+                 if f.encoding == "continuous" and f.integer and f.high > f.low}
         return InputDomain(np.zeros(n), np.ones(n), integer,
-                           tuple(f.columns for f in self if f.is_onehot))
+                           tuple(f.columns for f in self if f.is_onehot), grids)
 
     def codes(self, X) -> np.ndarray:
         """Raw rows -> integer category code per original feature (``n × |T|``; the

@@ -81,7 +81,7 @@ def add_counterfactual(backend: Backend, space: FeatureSpace, embedding: Embeddi
             tmax_row = backend.add_row(f, np.ones(len(f)), -INF, float(Tmax))
         else:
             tmax_row = backend.add_row(np.append(f, y), np.append(np.ones(len(f)), -float(Tmax)), -INF, 0.0)
-    domain = InputDomain(np.asarray(lb, float), np.asarray(ub, float), dom.integer, dom.onehot)
+    domain = InputDomain(np.asarray(lb, float), np.asarray(ub, float), dom.integer, dom.onehot, dom.grids)
     constr = embedding.add_to(backend, v, domain, lo=score_lo)
     return CounterfactualBlock(v, f, constr, tmax_row)
 

@@ -23,6 +23,7 @@ from ..exceptions import (
     SolverTimeLimitError,
     ValidationError,
 )
+from ..embeddings.trees import TreeEnsemble
 from ..formulations.distances import feature_distances, parse_distance
 from ..formulations.nearest import NearestCounterfactual
 from ..models import DEFAULT_MARGIN, TrainedModel
@@ -30,6 +31,8 @@ from ..progress import progress_bar
 from ..results.explanation import Explanation
 from ..solvers import make_backend
 from ..solvers.base import Backend, Status
+from .snap import snap_to_cells
+from .tree_bound import start_and_radius
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +92,12 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     backend = make_backend(solver, **kw)
     mip = NearestCounterfactual(space, tm.embedding, z0, backend, distance=dist,
                                 score_lo=tm.logit_threshold + margin, Tmax=Tmax).build()
-    mip.start_greedy()   # an incumbent from the greedy completion, when one fits
+    tree_stats = {}
+    if isinstance(tm.embedding, TreeEnsemble):   # upper bound: MIP start (+ radius when n == 1)
+        strict = tm.logit_threshold + margin * 10 ** MAX_MARGIN_RETRIES   # valid for every retry
+        tree_stats = start_and_radius(mip, space, dist, strict, Tmax=Tmax, radius=n == 1)
+    else:
+        mip.start_greedy()   # an incumbent from the greedy completion, when one fits
     integer_cols = space.domain().integer
 
     rows, changes, statuses, objectives, lower_bound = [], [], [], [], None
@@ -118,6 +126,8 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
             break
         v = np.round(sol.x[mip.v], 9)
         v[integer_cols] = np.round(v[integer_cols])
+        if hasattr(mip.constr, "input_cells"):   # tree ensembles: stay inside the leaves' cells
+            v = snap_to_cells(space, v, *mip.constr.input_cells(sol.x))
         cf = _decode(space, x, v, z0)
         if not tm.is_positive(cf)[0]:
             # the solver's tolerance let a point through that the real model rejects
@@ -160,7 +170,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         solve_time=time.perf_counter() - t_start, method="mace", distance=dist.name,
         solver=backend.name, lower_bound=lower_bound, Tmax=Tmax, model=tm,
         objectives=[objectives[k] for k in order],
-        stats={"margin": margin, "binaries": mip.constr.n_binaries, "distance_weights": dist.weights,
+        stats={**tree_stats, "margin": margin, "binaries": mip.constr.n_binaries, "distance_weights": dist.weights,
                "integer_features": [space.features_[l].name for l in mip.u]})
 
 

@@ -33,7 +33,8 @@ class _Scorer:
         self.domain, self.x, self.z0 = domain, x, z0
         self.embedding, self.proba_clf, self.raw_model = embedding, proba_clf, raw_model
         self.threshold = threshold
-        self.logit_threshold = logit(threshold)
+        # the score from which the model accepts (a forest's score is a probability)
+        self.logit_threshold = embedding.score_threshold(threshold) if embedding is not None else logit(threshold)
         self.evaluation = evaluation
         self._sets: dict = {}
         self.delta = embedding.delta_evaluator(z0) if embedding is not None else None
@@ -53,7 +54,7 @@ class _Scorer:
         if self.embedding is not None:
             s = self.partial_scores(M, V) if self.evaluation == "partial" else \
                 self.embedding.score(self.encode(M, V))
-            return 0.5 * (1.0 + np.tanh(0.5 * s)), s >= self.logit_threshold
+            return self.embedding.score_to_proba(s), s >= self.logit_threshold
         if self.proba_clf is not None:
             p = np.asarray(self.proba_clf.predict_proba(self.encode(M, V)))[:, 1]
         else:

@@ -1,0 +1,143 @@
+r"""scikit-learn tree models as :class:`~groupcf.embeddings.trees.TreeEnsemble`.
+
+* ``DecisionTreeClassifier``, ``RandomForestClassifier``, ``ExtraTreesClassifier``: the
+  score is the mean over trees of the leaf's fraction of class ``classes_[1]``
+  (``predict_proba(x)[:, 1]``); positive iff it is ``>= p`` (``averaging=True``).
+* ``GradientBoostingClassifier`` (``loss="log_loss"``, binary) and
+  ``HistGradientBoostingClassifier`` (binary log-loss): the score is the raw
+  ``decision_function`` = initial raw prediction + the (learning-rate scaled) leaf values;
+  positive iff it is ``>= logit(p)``.
+
+scikit-learn's trees send ``x`` left iff ``float32(x) <= t`` (inputs are cast to float32
+before the comparison with the float64 threshold): converted exactly with
+:func:`~groupcf.embeddings.trees.le_threshold_f32`. HistGradientBoosting compares float64
+``x <= t`` with its bin thresholds: kept as they are. Categorical splits, multiclass
+models and other losses raise :class:`~groupcf.exceptions.UnsupportedModelError`.
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from groupcf.embeddings.sklearn import _check_binary
+from groupcf.embeddings.trees import TreeEnsemble, le_threshold_f32
+from groupcf.exceptions import UnsupportedModelError
+
+
+def _concat(trees, n_inputs, scale, base, averaging, name) -> TreeEnsemble:
+    """``trees``: list of ``(feature, threshold_le, left, right, value)`` with local
+    indices (``-1`` children at leaves)."""
+    parts = [[] for _ in range(5)]
+    roots, off = [], 0
+    for feat, thr, lft, rgt, val in trees:
+        n = len(feat)
+        roots.append(off)
+        leaf = np.asarray(feat) < 0
+        parts[0].append(np.where(leaf, -1, feat))
+        parts[1].append(thr)
+        parts[2].append(np.where(leaf, -1, np.asarray(lft) + off))
+        parts[3].append(np.where(leaf, -1, np.asarray(rgt) + off))
+        parts[4].append(val)
+        off += n
+    cat = [np.concatenate(p) for p in parts]
+    return TreeEnsemble(n_inputs, *cat, roots=np.array(roots), scale=scale, base=base,
+                        averaging=averaging, name=name)
+
+
+def _sk_tree(tree, value) -> tuple:
+    """One fitted ``sklearn.tree._tree.Tree`` with leaf values ``value``."""
+    feat = tree.feature.astype(np.int64)
+    leaf = tree.children_left < 0
+    thr = np.where(leaf, 0.0, le_threshold_f32(np.where(leaf, 0.0, tree.threshold)))
+    return feat, thr, tree.children_left, tree.children_right, value
+
+
+def _class1_fraction(tree) -> np.ndarray:
+    v = np.asarray(tree.value[:, 0, :], dtype=float)
+    tot = v.sum(axis=1)
+    tot[tot == 0] = 1.0
+    return v[:, 1] / tot
+
+
+def _check_single_output(model) -> None:
+    _check_binary(model)
+    if getattr(model, "n_outputs_", 1) != 1:
+        raise UnsupportedModelError(f"{type(model).__name__} with {model.n_outputs_} outputs is not supported")
+
+
+def decision_tree(model) -> TreeEnsemble:
+    """Embedding of a fitted binary ``DecisionTreeClassifier`` (score = P(class 1))."""
+    check_is_fitted(model)
+    _check_single_output(model)
+    t = model.tree_
+    return _concat([_sk_tree(t, _class1_fraction(t))], model.n_features_in_, 1.0, 0.0, True,
+                   type(model).__name__)
+
+
+def forest(model) -> TreeEnsemble:
+    """Embedding of a fitted binary ``RandomForestClassifier`` / ``ExtraTreesClassifier``
+    (score = mean P(class 1) over the trees)."""
+    check_is_fitted(model)
+    _check_single_output(model)
+    trees = [_sk_tree(e.tree_, _class1_fraction(e.tree_)) for e in model.estimators_]
+    return _concat(trees, model.n_features_in_, 1.0 / len(trees), 0.0, True, type(model).__name__)
+
+
+def gradient_boosting(model) -> TreeEnsemble:
+    """Embedding of a fitted binary ``GradientBoostingClassifier`` with log-loss."""
+    check_is_fitted(model)
+    _check_binary(model)
+    if model.loss != "log_loss":
+        raise UnsupportedModelError(
+            f"GradientBoostingClassifier(loss={model.loss!r}) is not supported: only "
+            "loss='log_loss', whose decision_function is the logit of predict_proba")
+    if model.estimators_.shape[1] != 1:
+        raise UnsupportedModelError("GradientBoostingClassifier must be binary")
+    init = model.init_
+    from sklearn.dummy import DummyClassifier
+    if not (isinstance(init, DummyClassifier) or init == "zero"):
+        raise UnsupportedModelError(
+            f"GradientBoostingClassifier(init={type(init).__name__}) is not supported: the "
+            "initial prediction must be constant (init=None or 'zero')")
+    n = model.n_features_in_
+    base = float(np.asarray(model._raw_predict_init(np.zeros((1, n)))).reshape(-1)[0])
+    trees = [_sk_tree(e.tree_, np.asarray(e.tree_.value[:, 0, 0], dtype=float))
+             for e in model.estimators_[:, 0]]
+    return _concat(trees, n, float(model.learning_rate), base, False, "GradientBoostingClassifier")
+
+
+def hist_gradient_boosting(model) -> TreeEnsemble:
+    """Embedding of a fitted binary ``HistGradientBoostingClassifier`` (log-loss)."""
+    check_is_fitted(model)
+    _check_binary(model)
+    if getattr(model, "n_trees_per_iteration_", 1) != 1:
+        raise UnsupportedModelError("HistGradientBoostingClassifier must be binary (one tree per iteration)")
+    if type(model._loss).__name__ != "HalfBinomialLoss":
+        raise UnsupportedModelError(
+            f"HistGradientBoostingClassifier with loss {type(model._loss).__name__} is not supported")
+    trees = []
+    for (pred,) in model._predictors:
+        nd = pred.nodes
+        if np.any(nd["is_categorical"] & ~nd["is_leaf"].astype(bool)):
+            raise UnsupportedModelError(
+                "HistGradientBoostingClassifier with categorical splits is not supported; "
+                "let the FeatureSpace one-hot encode categorical features instead")
+        leaf = nd["is_leaf"].astype(bool)
+        feat = np.where(leaf, -1, nd["feature_idx"]).astype(np.int64)
+        lft = np.where(leaf, -1, nd["left"].astype(np.int64))
+        rgt = np.where(leaf, -1, nd["right"].astype(np.int64))
+        trees.append((feat, nd["num_threshold"].astype(float), lft, rgt, nd["value"].astype(float)))
+    base = float(np.asarray(model._baseline_prediction).reshape(-1)[0])
+    return _concat(trees, model.n_features_in_, 1.0, base, False, "HistGradientBoostingClassifier")
+
+
+def register_all(register) -> None:
+    from sklearn.ensemble import (ExtraTreesClassifier, GradientBoostingClassifier,
+                                  HistGradientBoostingClassifier, RandomForestClassifier)
+    from sklearn.tree import DecisionTreeClassifier
+
+    register(DecisionTreeClassifier, decision_tree)
+    register(RandomForestClassifier, forest)
+    register(ExtraTreesClassifier, forest)
+    register(GradientBoostingClassifier, gradient_boosting)
+    register(HistGradientBoostingClassifier, hist_gradient_boosting)

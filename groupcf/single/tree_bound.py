@@ -1,0 +1,216 @@
+r"""MACE on tree ensembles: an upper bound from a numpy search, as a MIP start and a radius.
+
+1. **Search** (:func:`upper_bound`): every single-feature change of the instance
+   :math:`x^0` to a value that can change a split (another category; for a continuous
+   column each threshold :math:`t` of the ensemble on it, reached from below at
+   :math:`t^+` or from above at :math:`t`, on the feature's integer grid when it has
+   one), scored in one vectorised batch; if none is accepted, pairs and then triples of
+   the most promising changes (largest score gain); else a greedy path (largest score
+   gain each step until accepted, then every unneeded change undone). The cheapest
+   accepted point under the
+   MACE distance is a feasible solution of the MIP: an upper bound :math:`U`.
+2. **MIP start**: that point with the ensemble's split levels and leaves
+   (:meth:`~groupcf.embeddings.trees.TreeConstr.start_values`).
+3. **Radius**: with weights :math:`w_0, w_1, w_\infty` and :math:`|T|` features, changing
+   feature :math:`l` by :math:`\delta > 0` costs at least
+   :math:`(w_0 + w_1\delta)/|T| + w_\infty\delta`, so no solution better than :math:`U`
+   changes a continuous feature by more than
+   :math:`r = (U - w_0/|T|)/(w_1/|T| + w_\infty)`, nor a discrete feature whose cheapest
+   change costs more than :math:`U`. Continuous inputs get the bounds
+   :math:`[x^0 - r, x^0 + r]`, such discrete features :math:`f_l = 0`, and every split level
+   decided by the new bounds is fixed (:meth:`TreeConstr.fix_levels`). Valid for any mix of
+   l0 / l1 / linf, for the *best* counterfactual only (not for the further diverse ones).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: changes kept per level of the pair / triple search
+BEAM = 40
+
+
+def _candidates(space, emb, z0, lb, ub, can_change):
+    """Single-feature changes: list of ``(feature, columns, values)``."""
+    out = []
+    split_cols = emb.feature[emb.feature >= 0]
+    for l, f in enumerate(space):
+        if not can_change[l] or f.immutable:
+            continue
+        cols = np.asarray(f.columns)
+        if f.encoding == "onehot":
+            h0 = int(np.argmax(z0[cols]))
+            for h in range(len(cols)):
+                if h != h0 and ub[cols[h]] >= 0.5:
+                    out.append((l, cols, np.eye(len(cols))[h]))
+        elif f.encoding == "binary":
+            new = 1.0 - z0[cols[0]]
+            if lb[cols[0]] <= new <= ub[cols[0]]:
+                out.append((l, cols, np.array([new])))
+        else:
+            c = int(cols[0])
+            thr = np.unique(emb.threshold[emb.feature == c]) if np.any(split_cols == c) else []
+            rng = f.high - f.low
+            for t in thr:
+                v = float(np.nextafter(t, np.inf)) if z0[c] <= t else float(t)
+                if f.integer and rng > 0:
+                    raw = f.low + v * rng
+                    raw = math.ceil(raw - 1e-9) if z0[c] <= t else math.floor(raw + 1e-9)
+                    v = (raw - f.low) / rng
+                if lb[c] <= v <= ub[c] and v != z0[c]:
+                    out.append((l, cols, np.array([v])))
+    return out
+
+
+def _deltas(space, z0, Z):
+    """Per-feature distances (MACE's measure) of expanded rows ``Z`` from ``z0``."""
+    D = np.zeros((len(Z), len(space)))
+    for l, f in enumerate(space):
+        cols = f.columns
+        if f.encoding == "continuous":
+            D[:, l] = np.abs(Z[:, cols[0]] - z0[cols[0]])
+        elif f.encoding == "binary":
+            D[:, l] = np.abs(np.round(Z[:, cols[0]]) - round(z0[cols[0]]))
+        else:
+            h = np.argmax(Z[:, cols], axis=1)
+            h0 = int(np.argmax(z0[cols]))
+            if f.kind == "categorical" or len(cols) < 2:
+                D[:, l] = (h != h0).astype(float)
+            else:
+                D[:, l] = np.abs(h - h0) / (len(cols) - 1)
+    return D
+
+
+def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=None):
+    """``(point, objective)`` of the cheapest accepted point found, or ``(None, inf)``."""
+    z0 = np.asarray(z0, dtype=float)
+    cands = _candidates(space, emb, z0, lb, ub, can_change)
+    if not cands:
+        return None, math.inf
+    base = emb.score(z0)[0]
+    level = [((i,), c) for i, c in enumerate(cands)]
+    best, best_obj = None, math.inf
+    for size in range(1, 4):
+        if Tmax is not None and size > Tmax:
+            break
+        Z = np.repeat(z0[None, :], len(level), axis=0)
+        for r, (_, changes) in enumerate(level):
+            for _, cols, vals in (changes if isinstance(changes, list) else [changes]):
+                Z[r, cols] = vals
+        s = emb.score(Z)
+        ok = s >= score_lo
+        if ok.any():
+            obj = distance.aggregate(_deltas(space, z0, Z[ok]))
+            k = int(np.argmin(obj))
+            if obj[k] < best_obj:
+                best, best_obj = Z[ok][k], float(obj[k])
+            return best, best_obj
+        # extend the most promising combinations by one more single change (other feature)
+        top = np.argsort(-(s - base), kind="stable")[:BEAM]
+        singles = np.argsort(-(emb.score(_apply(z0, cands)) - base), kind="stable")[:BEAM]
+        nxt, seen = [], set()
+        for r in top:
+            ids, changes = level[r]
+            changes = changes if isinstance(changes, list) else [changes]
+            used = {ch[0] for ch in changes}
+            for j in singles:
+                if cands[j][0] in used:
+                    continue
+                key = tuple(sorted(ids + (int(j),)))
+                if key not in seen:
+                    seen.add(key)
+                    nxt.append((key, changes + [cands[j]]))
+        if not nxt:
+            break
+        level = nxt
+    return _greedy(space, emb, z0, cands, distance, score_lo, Tmax)
+
+
+def _greedy(space, emb, z0, cands, distance, score_lo, Tmax):
+    """Apply the single change with the largest score gain (one per feature) until the
+    point is accepted, then undo every change that is not needed (cheapest point first).
+    ``(point, objective)`` or ``(None, inf)``."""
+    z, used = z0.copy(), []
+    limit = len(space) if Tmax is None else Tmax
+    while len(used) < limit:
+        free = [j for j, c in enumerate(cands) if c[0] not in {cands[u][0] for u in used}]
+        if not free:
+            break
+        Z = np.repeat(z[None, :], len(free), axis=0)
+        for r, j in enumerate(free):
+            Z[r, cands[j][1]] = cands[j][2]
+        s = emb.score(Z)
+        k = int(np.argmax(s))
+        used.append(free[k])
+        z = Z[k]
+        if s[k] >= score_lo:
+            break
+    else:
+        return None, math.inf
+    if emb.score(z)[0] < score_lo:
+        return None, math.inf
+    for u in sorted(used, key=lambda j: -float(distance.aggregate(_deltas(space, z0, _apply(z0, [cands[j]])))[0])):
+        trial = z.copy()
+        trial[cands[u][1]] = z0[cands[u][1]]
+        if emb.score(trial)[0] >= score_lo:
+            z = trial
+    return z, float(distance.aggregate(_deltas(space, z0, z[None, :]))[0])
+
+
+def _apply(z0, cands):
+    Z = np.repeat(z0[None, :], len(cands), axis=0)
+    for r, (_, cols, vals) in enumerate(cands):
+        Z[r, cols] = vals
+    return Z
+
+
+def apply_radius(mip, space, distance, bound: float) -> dict:
+    """Tighten ``mip`` (a built NearestCounterfactual with a tree ensemble) to the
+    solutions of objective ``<= bound`` (module docstring); returns what was fixed."""
+    be, z0 = mip.backend, mip.z0
+    n = max(len(space), 1)
+    w0, w1, winf = distance.l0, distance.l1, distance.linf
+    slack = bound + 1e-9 * max(1.0, abs(bound))
+    lb, ub = mip.lb.copy(), mip.ub.copy()
+    n_fixed_features = 0
+    for l, f in enumerate(space):
+        if not mip.can_change[l] or f.immutable:
+            continue
+        cols = f.columns
+        if f.encoding == "continuous":
+            slope = w1 / n + winf
+            if w0 / n > slack:
+                r = 0.0
+            elif slope > 0:
+                r = (slack - w0 / n) / slope
+            else:
+                continue
+            c = int(cols[0])
+            lb[c] = max(lb[c], z0[c] - r)
+            ub[c] = min(ub[c], z0[c] + r)
+            be.set_bounds([mip.v[c]], [lb[c]], [ub[c]])
+        else:
+            step = 1.0 if (f.encoding == "binary" or f.kind == "categorical") else 1.0 / max(len(cols) - 1, 1)
+            if (w0 + w1 * step) / n + winf * step > slack:
+                be.set_bounds([mip.f[l]], [0.0], [0.0])
+                n_fixed_features += 1
+    n_levels = mip.constr.fix_levels(be, lb, ub) if hasattr(mip.constr, "fix_levels") else 0
+    return {"fixed_features": n_fixed_features, "fixed_levels": n_levels}
+
+
+def start_and_radius(mip, space, distance, score_lo, Tmax=None, radius=True) -> dict:
+    """Search an upper bound (points with score ``>= score_lo``, at most ``Tmax`` changed
+    features); offer it as a MIP start and, with ``radius``, apply the radius. Returns
+    statistics (``upper_bound``: the objective of the start, ``inf`` when none was found)."""
+    point, obj = upper_bound(space, mip.embedding, mip.z0, mip.lb, mip.ub, mip.can_change,
+                             distance, score_lo, Tmax=Tmax)
+    stats = {"upper_bound": obj}
+    if point is None:
+        return stats
+    if radius:
+        stats.update(apply_radius(mip, space, distance, obj))
+    changed = np.array([float(np.any(np.abs(point[f.columns] - mip.z0[f.columns]) > 1e-12)) for f in space])
+    idx, vals = mip.constr.start_values(point)
+    mip.backend.set_mip_start(np.concatenate([mip.v, mip.f, idx]), np.concatenate([point, changed, vals]))
+    return stats
