@@ -7,8 +7,9 @@ from ..models import DEFAULT_MARGIN, resolve_model
 from ..results.explanation import Explanation
 from .geco import explain_geco
 from .mace import DIVERSITY_TOL, mace, validate_instance
+from .pso import explain_pso
 
-METHODS = ("mace", "geco")
+METHODS = ("mace", "geco", "pso")
 
 
 def explain(x, model, method: str = "mace", distance=None, Tmax: int | None = None,
@@ -38,6 +39,10 @@ def explain(x, model, method: str = "mace", distance=None, Tmax: int | None = No
         own, weighted by ``alpha``, ``beta``, ``gamma``) makes GeCo minimise MACE's
         distance instead, and ``refine=True`` polishes its result (see
         :class:`~groupcf.single.geco.GeCoParams`).
+        ``"pso"``: mixed-discrete particle swarm over the top information-value features
+        (:mod:`groupcf.single.pso`, Shekhar et al. 2023) for any classifier with
+        ``predict_proba``; needs ``data=``, returns up to ``n`` diverse counterfactuals;
+        options of :class:`~groupcf.single.pso.PSOParams` as keywords.
     distance
         MACE's normalised distance over the original features (default ``"l0"``) (see
         :mod:`groupcf.formulations.distances`): ``"l0"`` (fraction of features changed),
@@ -88,6 +93,9 @@ def explain(x, model, method: str = "mace", distance=None, Tmax: int | None = No
             options.setdefault("distance", distance)
         return explain_geco(x, model, data=data, constraints=constraints, k=k,
                             random_state=random_state, space=space, threshold=threshold, **options)
+    if method == "pso":   # mixed-discrete PSO (groupcf.single.pso); its options as keywords
+        return explain_pso(x, model, data=data, n=n, space=space, threshold=threshold,
+                           random_state=random_state, **options)
     if distance is None:
         distance = "l0"
     parse_distance(distance)  # validates: named InvalidInputError
