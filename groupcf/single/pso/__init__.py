@@ -10,7 +10,8 @@ included), in a ``Pipeline(FeatureSpace, clf)`` or bare with ``space=``.
 1. **Active set** (§IV-E, :mod:`.iv`): actionable features ranked by information value
    against the model's own labels on ``data``; only the top ``h`` are searched.
    ``h`` starts at ``h0`` (10) and doubles until the swarm finds ``n`` valid points or
-   every actionable feature is active.
+   every actionable feature is active; then, while nothing valid is found, the box
+   half-width ``epsilon`` doubles up to ``max_epsilon``.
 2. **Box and objective** (§IV, eqs. 3-7, :mod:`.box`): ``±epsilon`` around the query
    on the scaled features, increase-only features only upwards, immutable ones fixed;
    objective ``l1 + l2 + l3`` (validity shortfall + penalty, Gower distance, fraction of
@@ -24,7 +25,7 @@ included), in a ``Pipeline(FeatureSpace, clf)`` or bare with ``space=``.
    model still accepts).
 
 Every returned counterfactual is re-checked on raw rows with the user's model and
-against immutable / increase-only rules. No valid point in the box with every
+against immutable / increase-only rules. No valid point in the largest box with every
 actionable feature active raises :class:`~groupcf.exceptions.NoCounterfactualError`.
 PSO is a heuristic: ``is_optimal`` is always False.
 """
@@ -66,12 +67,25 @@ def _ranking(bb: BlackBox, data: pd.DataFrame, bins: int):
     hit = _RANK_CACHE.get(key)
     if hit is None:
         space = bb.space
-        y = bb.accepts(bb.score(space.transform(data)))
-        hit = rank_features(space, space.codes(data), y, bins=bins)
+        Zd = space.transform(data)
+        y = bb.accepts(bb.score(Zd))
+        hit = (*rank_features(space, space.codes(data), y, bins=bins), Zd[y], _mad_scale(space, Zd))
         if len(_RANK_CACHE) > 8:
             _RANK_CACHE.clear()
         _RANK_CACHE[key] = hit
     return hit
+
+
+def _mad_scale(space, Zd: np.ndarray) -> np.ndarray:
+    """Per feature, range / MAD of a continuous feature on the data (1 otherwise, and
+    where the MAD is zero)."""
+    out = np.ones(len(space))
+    for l, f in enumerate(space):
+        if f.encoding == "continuous":
+            z = Zd[:, f.columns[0]]
+            m = float(np.median(np.abs(z - np.median(z))))
+            out[l] = 1.0 / m if m > 0 else 1.0
+    return out
 
 
 def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float = 0.5,
@@ -99,19 +113,20 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
         raise NotRejectedError(f"the model already accepts instance {x.name!r} "
                                f"(p = {bb.proba(X0)[0]:.3f} >= {threshold}); nothing to explain")
     z0 = sp.transform(X0)[0]
-    order, iv = _ranking(bb, data, prm.iv_bins)
+    order, iv, guides, mad_scale = _ranking(bb, data, prm.iv_bins)
     if len(order) == 0:
         raise NoCounterfactualError("every feature is immutable: nothing can change")
     seed = int(np.random.default_rng(random_state).integers(2**31 - 1))
     rng = np.random.default_rng(seed)
     h = min(prm.h or prm.h0, len(order))
+    eps = prm.epsilon
     pool_Z, pool_cost, rounds = [], [], []
     box = None
     bar = _bar(progress)
     while True:
-        box = Box(sp, z0, order[:h], prm.epsilon, prm.change_tol)
-        res = run_swarm(box, bb, prm, rng, seed + len(rounds))
-        rounds.append({"h": h, "iterations": res.iterations, "stopped_by": res.stopped_by,
+        box = Box(sp, z0, order[:h], eps, prm.change_tol, mad_scale if prm.scale == "mad" else None)
+        res = run_swarm(box, bb, prm, rng, seed + len(rounds), guides if prm.seed_with_data else None)
+        rounds.append({"h": h, "epsilon": eps, "iterations": res.iterations, "stopped_by": res.stopped_by,
                        "valid_pbests": int(res.pbest_valid.sum())})
         if bar is not None:
             bar.update(1)
@@ -121,15 +136,20 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
         Zp, cp = unique_rows(box.full(Pp[best]), cp[best])
         pool_Z.append(Zp)
         pool_cost.append(cp)
-        if len(Zp) >= n or h >= len(order):
+        if len(Zp) >= n:
             break
-        h = min(len(order), int(math.ceil(h * prm.h_growth)))
+        if h < len(order):
+            h = min(len(order), int(math.ceil(h * prm.h_growth)))
+        elif eps < prm.max_epsilon and not sum(len(p) for p in pool_Z):
+            eps = min(prm.max_epsilon, 2 * eps)
+        else:
+            break
     if bar is not None:
         bar.close()
     Z, cost = unique_rows(np.vstack(pool_Z), np.concatenate(pool_cost))
     if len(Z) == 0:
         raise NoCounterfactualError(
-            f"no counterfactual found within ±{prm.epsilon} (scaled) of the query with the top {h} of "
+            f"no counterfactual found within ±{eps} (scaled) of the query with the top {h} of "
             f"{len(order)} actionable features active; try a larger epsilon= or more n_iterations=")
     pick = diverse_subset(Z[:, box.cols], cost, n, seed)
     Zs = Z[pick]

@@ -23,13 +23,18 @@ desired class, :math:`t` the threshold and :math:`n` the number of original feat
 
 .. math::
 
-    f = \underbrace{[p < t]\,(\pi + t - p)}_{l_1}
-        + w_2 \underbrace{\tfrac1n \textstyle\sum_l \delta_l}_{l_2\ \text{(Gower)}}
+    f = w_2 \underbrace{\tfrac1n \textstyle\sum_l \delta_l}_{l_2\ \text{(Gower)}}
         + w_3 \underbrace{\tfrac1n \#\{l : \delta_l > 0\}}_{l_3}
+    \ \text{if } p \ge t, \qquad
+    f = \underbrace{\pi + w_2 + w_3 + (t - p)}_{l_1} \ \text{otherwise}
 
 with :math:`\delta_l = |\Delta z_l|` for a continuous feature (:math:`|\Delta|/R_l`) and
-0/1 for any other; :math:`\pi` (``invalid_penalty``) makes every valid point better
-than every invalid one.
+0/1 for any other (``scale="mad"``: a continuous :math:`\delta_l` is
+:math:`|\Delta|/\mathrm{MAD}_l` instead, the scale of the paper's proximity metric, eq. 8). Every valid point is better than every invalid one
+(:math:`l_2, l_3 \le 1`); invalid points are ranked by their shortfall :math:`t - p`
+alone. (The paper sums :math:`l_1 + l_2 + l_3` everywhere; with :math:`l_3` counting
+changed features, that keeps a swarm that starts far from the boundary next to the
+query, where nothing is valid.)
 """
 from __future__ import annotations
 
@@ -39,7 +44,8 @@ import numpy as np
 class Box:
     """Bounds, snapping and objective terms over the columns of ``active`` features."""
 
-    def __init__(self, space, z0: np.ndarray, active: np.ndarray, epsilon: float, change_tol: float):
+    def __init__(self, space, z0: np.ndarray, active: np.ndarray, epsilon: float, change_tol: float,
+                 feature_scale: np.ndarray | None = None):
         self.space, self.z0, self.active = space, np.asarray(z0, dtype=float), np.asarray(active)
         self.n_features = len(space)
         feats = [space.features_[l] for l in self.active]
@@ -92,6 +98,10 @@ class Box:
         self.p0 = self.z0[self.cols].copy()
         self.discrete = np.ones(len(self.active), dtype=bool)
         self.discrete[self.owner[self.cont]] = False
+        # per active feature, the weight of its delta in l2 (1: Gower; R/MAD: MAD-scaled)
+        fs = np.ones(len(space)) if feature_scale is None else np.asarray(feature_scale, dtype=float)
+        self.scale = fs[self.active] if len(self.active) else np.zeros(0)
+        self.l2_max = max(1.0, float(self.scale.sum()) / self.n_features)
         self.width = np.maximum(self.hi - self.lo, 1e-12)
 
     @property
@@ -139,10 +149,13 @@ class Box:
         both over all original features)."""
         D = self.feature_deltas(P)
         changed = D > 0
-        return D.sum(axis=1) / self.n_features, changed.sum(axis=1) / self.n_features
+        return D @ self.scale / self.n_features, changed.sum(axis=1) / self.n_features
 
     def objective(self, P: np.ndarray, p: np.ndarray, valid: np.ndarray, threshold: float,
                   penalty: float, w2: float, w3: float) -> np.ndarray:
-        l1 = np.where(valid, 0.0, penalty + np.maximum(threshold - p, 0.0))
         l2, l3 = self.terms(P)
-        return l1 + w2 * l2 + w3 * l3
+        cost = w2 * l2 + w3 * l3
+        # an invalid point: its shortfall on top of a constant above any valid point's cost
+        # (w2 * l2_max + w3 bounds it), without the distance terms, which would otherwise
+        # hold a swarm far from the boundary next to the query
+        return np.where(valid, cost, penalty + w2 * self.l2_max + w3 + np.maximum(threshold - p, 0.0))

@@ -20,7 +20,9 @@ class PSOParams:
     [0, 1]-scaled features (additive, clipped to the feature's range); ``h`` the number of
     top-IV actionable features searched first (``None``: ``h0`` = 10); when the swarm finds
     fewer than ``n`` valid points, ``h`` is doubled (``h_growth``) up to all actionable
-    features. ``iv_bins`` quantile bins for the information value; ``change_tol``: a
+    features; then, while no valid point is found, ``epsilon`` doubles up to
+    ``max_epsilon`` (1.0: the whole range; set it to ``epsilon`` for a fixed box).
+    ``iv_bins`` quantile bins for the information value; ``change_tol``: a
     numeric change smaller than this (on the scaled feature) is snapped back to the query.
 
     Objective weights (eq. 3-7): ``invalid_penalty`` is added to ``l1`` for a point the
@@ -28,6 +30,13 @@ class PSOParams:
     is the shortfall ``threshold - p``, which lets a near-boundary invalid point win);
     ``w_proximity``, ``w_sparsity`` weight ``l2`` and ``l3`` (``l3`` normalised by the
     number of features).
+
+    ``scale``: ``"range"`` (Gower, the paper's l2) or ``"mad"``: continuous changes in
+    l2 divided by the feature's median absolute deviation on ``data`` (zero MAD: the
+    range) instead of its range.
+
+    ``seed_with_data``: up to a tenth of the swarm starts at the accepted ``data`` rows
+    nearest the query, moved into the box (our addition).
 
     ``polish``: after selection, undo changes of each counterfactual greedily while the
     model still accepts it (fewer changed features, never a worse distance).
@@ -41,6 +50,7 @@ class PSOParams:
     diversity: float = 0.5
     patience: int = 10
     epsilon: float = 0.25
+    max_epsilon: float = 1.0
     h: int | None = None
     h0: int = 10
     h_growth: float = 2.0
@@ -50,6 +60,8 @@ class PSOParams:
     w_proximity: float = 1.0
     w_sparsity: float = 1.0
     polish: bool = True
+    scale: str = "range"
+    seed_with_data: bool = True
 
     def validate(self) -> "PSOParams":
         for name in ("n_particles", "n_iterations", "patience", "h0", "iv_bins"):
@@ -65,6 +77,10 @@ class PSOParams:
                 raise InvalidInputError(f"PSO parameter {name} must be >= 0, got {v!r}")
         if not 0 < self.epsilon <= 1:
             raise InvalidInputError(f"epsilon must be in (0, 1] (scaled features), got {self.epsilon!r}")
+        if not self.epsilon <= self.max_epsilon <= 1:
+            raise InvalidInputError(f"max_epsilon must be in [epsilon, 1], got {self.max_epsilon!r}")
+        if self.scale not in ("range", "mad"):
+            raise InvalidInputError(f"scale must be 'range' or 'mad', got {self.scale!r}")
         if not self.h_growth > 1:
             raise InvalidInputError(f"h_growth must be > 1, got {self.h_growth!r}")
         return self

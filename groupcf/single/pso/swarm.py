@@ -16,7 +16,9 @@ as the swarm's spread :math:`D` (mean distance to its centroid, per unit of box 
 falls below its initial value :math:`D_0`. A move that leaves the box stops at the
 bound (the velocity is truncated to the move actually made). Initial positions: a
 scrambled Sobol sequence over the box, each particle then keeping only a random share
-of its changes (so sparse starts exist; particle 0 is the query itself).
+of its changes (so sparse starts exist; particle 0 is the query itself); up to a tenth
+of the swarm starts at the accepted data rows nearest the query, moved into the box
+(our addition: it lets a swarm start on the valid side where the box reaches it).
 """
 from __future__ import annotations
 
@@ -45,8 +47,11 @@ class SwarmResult:
     stopped_by: str
 
 
-def run_swarm(box: Box, bb, params, rng: np.random.Generator, seed: int) -> SwarmResult:
-    """Minimise the objective of ``box`` for the model ``bb`` (a :class:`BlackBox`)."""
+def run_swarm(box: Box, bb, params, rng: np.random.Generator, seed: int,
+              guides: np.ndarray | None = None) -> SwarmResult:
+    """Minimise the objective of ``box`` for the model ``bb`` (a :class:`BlackBox`).
+    ``guides``: encoded rows the model accepts (e.g. of the training data); the nearest
+    ones, moved into the box, seed up to a tenth of the swarm."""
     m, d = params.n_particles, box.dim
     thr = bb.threshold
 
@@ -56,7 +61,7 @@ def run_swarm(box: Box, bb, params, rng: np.random.Generator, seed: int) -> Swar
         cost = box.objective(P, p, valid, thr, params.invalid_penalty, params.w_proximity, params.w_sparsity)
         return cost, valid
 
-    X = _initial(box, m, rng, seed)
+    X = _initial(box, m, rng, seed, guides)
     V = np.zeros((m, d))
     cost, valid = evaluate(X)
     pb, pb_cost, pb_valid = X.copy(), cost.copy(), valid.copy()
@@ -95,7 +100,7 @@ def run_swarm(box: Box, bb, params, rng: np.random.Generator, seed: int) -> Swar
     return SwarmResult(pb, pb_cost, pb_valid, np.concatenate(arch), np.concatenate(arch_cost), it, stopped)
 
 
-def _initial(box: Box, m: int, rng: np.random.Generator, seed: int) -> np.ndarray:
+def _initial(box: Box, m: int, rng: np.random.Generator, seed: int, guides=None) -> np.ndarray:
     d = box.dim
     sob = (qmc.Sobol(d, scramble=True, seed=seed).random_base2(int(np.ceil(np.log2(m))))[:m]
            if d else np.zeros((m, 0)))
@@ -105,4 +110,9 @@ def _initial(box: Box, m: int, rng: np.random.Generator, seed: int) -> np.ndarra
     keep = keep_feature[:, box.owner]
     P = np.where(keep, P, box.p0)
     P[0] = box.p0
+    if guides is not None and len(guides) and m > 2:
+        G = box.snap(guides[:, box.cols])
+        g = min(len(G), max(1, m // 10))
+        near = np.argsort(np.abs(G - box.p0).sum(axis=1), kind="stable")[:g]
+        P[1:1 + g] = G[near]
     return box.snap(P)
