@@ -47,15 +47,15 @@ from pathlib import Path
 
 os.environ.setdefault("TQDM_DISABLE", "1")
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from sklearn.ensemble import RandomForestClassifier  # noqa: E402
-from sklearn.model_selection import train_test_split  # noqa: E402
-from sklearn.pipeline import make_pipeline  # noqa: E402
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
 
-import groupcf as gcf  # noqa: E402
-from groupcf import metrics_hd as mh  # noqa: E402
-from groupcf.models import TrainedModel  # noqa: E402
+import groupcf as gcf
+from groupcf import metrics_hd as mh
+from groupcf.models import TrainedModel
 
 REPO = Path(__file__).resolve().parent.parent
 METHODS = ("pso", "pso-mad", "dice-random", "dice-genetic", "geco", "mace")
@@ -108,6 +108,8 @@ class Case:
         rej = X_te[self.pipe.predict(X_te) == 0]
         self.S = rej.sample(frac=1.0, random_state=seed).head(n)
         self.tm = TrainedModel(self.pipe, self.space, None, 0.5)
+        # DiCE: categorical and two-valued columns as categories (else it proposes 0.8 for a 0/1 flag)
+        self.dice_cat = [c for c in X_tr.columns if c in cat or X_tr[c].nunique() <= 2]
         self.mad = mh.mad(X_tr, [c for c in X_tr.columns if c not in cat])
 
 
@@ -156,10 +158,10 @@ def make_runner(method: str, case: Case, k: int):
 
         kind = method.split("-", 1)[1]
         frame = case.X_tr.copy()
-        for c in case.cat:
+        for c in case.dice_cat:
             frame[c] = frame[c].astype(int).astype(str)
         frame["_y"] = case.y_tr.to_numpy()
-        cont = [c for c in case.X_tr.columns if c not in case.cat]
+        cont = [c for c in case.X_tr.columns if c not in case.dice_cat]
         data = dice_ml.Data(dataframe=frame, continuous_features=cont, outcome_name="_y")
         model = dice_ml.Model(model=_FloatModel(case.pipe, case.X_tr.dtypes), backend="sklearn")
         dice = dice_ml.Dice(data, model, method=kind)
@@ -167,10 +169,10 @@ def make_runner(method: str, case: Case, k: int):
 
         def run(x, i):
             q = x.to_frame().T.copy()
-            for c in case.cat:
+            for c in case.dice_cat:
                 q[c] = q[c].astype(int).astype(str)
             rng = {c: [float(x[c]), float(max(case.X_tr[c].max(), x[c]))] for c in case.inc}
-            kw = dict(random_seed=i) if kind == "random" else {}
+            kw = {"random_seed": i} if kind == "random" else {}
             np.random.seed(i)
             res = dice.generate_counterfactuals(q, total_CFs=k, desired_class="opposite",
                                                 features_to_vary=vary, permitted_range=rng or None,
@@ -221,7 +223,7 @@ def run_case(case: Case, methods, k: int, limit: float, log):
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    cfs = with_deadline(lambda: run(x, i), limit)
+                    cfs = with_deadline(lambda run=run, x=x, i=i: run(x, i), limit)
             except _Timeout:
                 status = "timeout"
             except Exception as exc:                       # noqa: BLE001 - recorded per query
@@ -253,8 +255,9 @@ def summarize(q: pd.DataFrame, acc: dict) -> pd.DataFrame:
 
 
 def markdown(summary: pd.DataFrame, paper: pd.DataFrame | None) -> str:
-    lines = ["| dataset | method | RF acc | coverage | proximity | sparsity | diversity | norm. div (eq. 15) "
-             "| div / prox | median s | p95 s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    head = ("| dataset | method | RF acc | coverage | proximity | sparsity | diversity | norm. div (eq. 15) "
+            "| div / prox | median s | p95 s |")
+    lines = [head, "|---|---|---|---|---|---|---|---|---|---|---|"]
     f = (lambda v: "–" if pd.isna(v) else f"{v:.4f}")
     for _, r in summary.iterrows():
         lines.append(f"| {r.dataset} | {r.method} | {r.rf_accuracy:.3f} | {r.coverage:.2f} | {f(r.proximity)} | "

@@ -280,4 +280,4 @@ def summarize(explanations: Iterable, model, *, method: str | None = None, space
         "distance": dist.name,
     }
     return pd.DataFrame([row], index=pd.Index([method], name="method"))
-from .metrics_hd import *  # noqa: E402,F401,F403  (Shekhar et al. 2023 metrics, eqs. 8-15)
+from .metrics_hd import *  # Shekhar et al. 2023 metrics (eqs. 8-15): proximity, diversity, coverage

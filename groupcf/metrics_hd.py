@@ -25,16 +25,25 @@ the training data; a zero MAD counts as 1) and categorical features :math:`K`:
 from __future__ import annotations
 
 import itertools
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from .exceptions import InvalidInputError
 
-__all__ = ["mad", "continuous_proximity", "categorical_proximity", "sparsity_hd", "pairwise_distance_hd",
-           "diversity_hd", "normalized_diversity", "diversity_over_proximity", "coverage_hd",
-           "summarize_hd"]
+__all__ = [
+    "categorical_proximity",
+    "continuous_proximity",
+    "coverage_hd",
+    "diversity_hd",
+    "diversity_over_proximity",
+    "mad",
+    "normalized_diversity",
+    "pairwise_distance_hd",
+    "sparsity_hd",
+    "summarize_hd",
+]
 
 
 def mad(data: pd.DataFrame, continuous: Sequence[str] | None = None) -> pd.Series:

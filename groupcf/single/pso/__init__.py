@@ -139,7 +139,7 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
         if len(Zp) >= n:
             break
         if h < len(order):
-            h = min(len(order), int(math.ceil(h * prm.h_growth)))
+            h = min(len(order), math.ceil(h * prm.h_growth))
         elif eps < prm.max_epsilon and not sum(len(p) for p in pool_Z):
             eps = min(prm.max_epsilon, 2 * eps)
         else:

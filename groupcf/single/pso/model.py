@@ -83,7 +83,7 @@ def _forest_trees(clf):
     """The trees of a fitted sklearn random forest / extra-trees classifier, else None."""
     from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
-    if isinstance(clf, (RandomForestClassifier, ExtraTreesClassifier)) and hasattr(clf, "estimators_"):
-        if all(len(t.classes_) == len(clf.classes_) for t in clf.estimators_):
-            return list(clf.estimators_)
+    if isinstance(clf, (RandomForestClassifier, ExtraTreesClassifier)) and hasattr(clf, "estimators_") \
+            and all(len(t.classes_) == len(clf.classes_) for t in clf.estimators_):
+        return list(clf.estimators_)
     return None

@@ -63,7 +63,7 @@ class PSOParams:
     scale: str = "range"
     seed_with_data: bool = True
 
-    def validate(self) -> "PSOParams":
+    def validate(self) -> PSOParams:
         for name in ("n_particles", "n_iterations", "patience", "h0", "iv_bins"):
             v = getattr(self, name)
             if int(v) != v or v < 1:
