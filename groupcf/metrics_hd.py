@@ -56,12 +56,11 @@ def mad(data: pd.DataFrame, continuous: Sequence[str] | None = None) -> pd.Serie
 
 
 def _split(cols, scale: pd.Series, categorical):
-    cat = [c for c in cols if c in set(categorical)]
-    cont = [c for c in cols if c not in set(cat)]
-    missing = [c for c in cont if c not in scale.index]
-    if missing:
-        raise InvalidInputError(f"no MAD for continuous columns {missing[:5]}: pass them in mad(...) "
-                                "or list them as categorical")
+    """Continuous columns: those with a MAD in ``scale`` and not listed as categorical;
+    every other column is compared as a category."""
+    cat_set = set(categorical)
+    cont = [c for c in cols if c in scale.index and c not in cat_set]
+    cat = [c for c in cols if c not in set(cont)]
     return cont, cat
 
 
@@ -169,10 +168,10 @@ def coverage_hd(found: Iterable[bool]) -> float:
 
 def summarize_hd(x, X_cf, scale: pd.Series, categorical: Iterable = ()) -> dict:
     """All per-query metrics of one query's counterfactuals (valid rows only)."""
-    categorical = list(categorical)
-    return {"proximity": continuous_proximity(x, X_cf, scale, categorical),
-            "proximity_cat": categorical_proximity(x, X_cf, categorical),
+    _, cat = _split(list(_frame(X_cf).columns), scale, categorical)
+    return {"proximity": continuous_proximity(x, X_cf, scale, cat),
+            "proximity_cat": categorical_proximity(x, X_cf, cat),
             "sparsity": sparsity_hd(x, X_cf),
-            "diversity": diversity_hd(X_cf, scale, categorical),
-            "norm_div_eq15": normalized_diversity(x, X_cf, scale, categorical),
-            "div_over_prox": diversity_over_proximity(x, X_cf, scale, categorical)}
+            "diversity": diversity_hd(X_cf, scale, cat),
+            "norm_div_eq15": normalized_diversity(x, X_cf, scale, cat),
+            "div_over_prox": diversity_over_proximity(x, X_cf, scale, cat)}
