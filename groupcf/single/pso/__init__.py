@@ -62,8 +62,9 @@ POOL_SIZE = 500
 
 def _ranking(bb: BlackBox, data: pd.DataFrame, bins: int):
     """IV ranking for (model, data), cached for repeated queries on the same data."""
-    key = (id(bb.model), id(data), data.shape, bins, bb.threshold,
-           tuple(bool(f.immutable) for f in bb.space))
+    ends = tuple(pd.util.hash_pandas_object(data.iloc[[0, -1]], index=False).tolist())
+    key = (id(bb.model), id(bb.space), bb.space.n_features_out_, id(data), data.shape, ends, bins,
+           bb.threshold, tuple(bool(f.immutable) for f in bb.space))
     hit = _RANK_CACHE.get(key)
     if hit is None:
         space = bb.space
