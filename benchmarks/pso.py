@@ -159,7 +159,7 @@ def make_runner(method: str, case: Case, k: int):
         kind = method.split("-", 1)[1]
         frame = case.X_tr.copy()
         for c in case.dice_cat:
-            frame[c] = frame[c].astype(int).astype(str)
+            frame[c] = frame[c].astype(str)
         frame["_y"] = case.y_tr.to_numpy()
         cont = [c for c in case.X_tr.columns if c not in case.dice_cat]
         data = dice_ml.Data(dataframe=frame, continuous_features=cont, outcome_name="_y")
@@ -170,7 +170,7 @@ def make_runner(method: str, case: Case, k: int):
         def run(x, i):
             q = x.to_frame().T.copy()
             for c in case.dice_cat:
-                q[c] = q[c].astype(int).astype(str)
+                q[c] = q[c].astype(str)
             rng = {c: [float(x[c]), float(max(case.X_tr[c].max(), x[c]))] for c in case.inc}
             kw = {"random_seed": i} if kind == "random" else {}
             np.random.seed(i)
