@@ -68,9 +68,14 @@ def kmeans(Z: np.ndarray, k: int, rng: np.random.Generator, iterations: int = 30
     return labels
 
 
-def polish(box, bb, Z: np.ndarray, params, max_rounds: int = 50) -> np.ndarray:
+def polish(box, bb, Z: np.ndarray, params, max_rounds: int = 30) -> np.ndarray:
     """Greedy sparsity/proximity polish of valid encoded rows ``Z`` (a new array); every
-    returned row is still accepted by ``bb`` (checked on the scores of the same call)."""
+    returned row is still accepted by ``bb`` (checked on the scores of the same call).
+
+    Each round scores, for every counterfactual, each single move (undo one changed
+    feature; move a changed continuous one half-way back), then the *bulk* move that
+    applies every improving single move at once (for each feature its best one); the
+    better of the bulk move (if still accepted) and the best single move is kept."""
     P = Z[:, box.cols].copy()
     thr = bb.threshold
 
@@ -82,37 +87,62 @@ def polish(box, bb, Z: np.ndarray, params, max_rounds: int = 50) -> np.ndarray:
     live = np.ones(len(P), dtype=bool)
     cont_owner = np.zeros(len(box.active), dtype=bool)
     cont_owner[box.owner[box.cont]] = True
+    col_mask = box.owner[None, :] == np.arange(len(box.active))[:, None]     # feature -> its columns
     for _ in range(max_rounds):
-        cands, whose = [], []
-        for i in np.flatnonzero(live):
-            changed = np.flatnonzero(box.feature_deltas(P[i:i + 1])[0] > 0)
-            for a in changed:
-                cols = box.owner == a
+        rows = np.flatnonzero(live)
+        if not len(rows):
+            break
+        D = box.feature_deltas(P[rows])
+        cands, whose, feat = [], [], []
+        for r, i in enumerate(rows):
+            for a in np.flatnonzero(D[r] > 0):
+                cols = col_mask[a]
                 q = P[i].copy()
                 q[cols] = box.p0[cols]
                 cands.append(q)
                 whose.append(i)
+                feat.append(a)
                 if cont_owner[a]:
                     h = P[i].copy()
                     h[cols] = 0.5 * (P[i, cols] + box.p0[cols])
                     cands.append(h)
                     whose.append(i)
+                    feat.append(a)
         if not cands:
             break
         Q = box.snap(np.asarray(cands))
-        whose = np.asarray(whose)
+        whose, feat = np.asarray(whose), np.asarray(feat)
         pq = bb.score(box.full(Q))
         vq = bb.accepts(pq)
         cq = cost_of(Q, pq, vq)
+        bulk, bulk_of = [], []
+        best_single = {}
+        for i in rows:
+            mine = np.flatnonzero((whose == i) & vq & (cq < cur[i] - 1e-12))
+            if not len(mine):
+                continue
+            best_single[i] = mine[np.argmin(cq[mine])]
+            b = P[i].copy()
+            for a in np.unique(feat[mine]):
+                j = mine[feat[mine] == a]
+                j = j[np.argmin(cq[j])]
+                b[col_mask[a]] = Q[j, col_mask[a]]
+            bulk.append(b)
+            bulk_of.append(i)
         improved = False
-        for i in np.flatnonzero(live):
-            mine = np.flatnonzero((whose == i) & vq)
-            if len(mine):
-                j = mine[np.argmin(cq[mine])]
-                if cq[j] < cur[i] - 1e-12:
-                    P[i], cur[i], improved = Q[j], cq[j], True
-                    continue
-            live[i] = False
+        if bulk:
+            B = box.snap(np.asarray(bulk))
+            pb = bb.score(box.full(B))
+            vb = bb.accepts(pb)
+            cb = cost_of(B, pb, vb)
+            for r, i in enumerate(bulk_of):
+                j = best_single[i]
+                if vb[r] and cb[r] < cq[j]:
+                    P[i], cur[i] = B[r], cb[r]
+                else:
+                    P[i], cur[i] = Q[j], cq[j]
+                improved = True
+        live[[i for i in rows if i not in best_single]] = False
         if not improved:
             break
     return box.full(P)
