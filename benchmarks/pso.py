@@ -271,6 +271,28 @@ def markdown(summary: pd.DataFrame, paper: pd.DataFrame | None) -> str:
     return "\n".join(lines)
 
 
+def combine(dirs, out: Path, ref: Path):
+    q, acc = None, {}
+    for d in dirs:
+        qi = pd.read_csv(d / "pso_queries.csv")
+        acc.update(pd.read_csv(d / "pso.csv").groupby("dataset").rf_accuracy.first().to_dict())
+        if q is not None:
+            done = set(map(tuple, qi[["dataset", "method"]].drop_duplicates().to_numpy()))
+            q = q[[(a, b) not in done for a, b in zip(q.dataset, q.method)]]
+        q = qi if q is None else pd.concat([q, qi], ignore_index=True)
+    order = {m: i for i, m in enumerate(METHODS)}
+    dsorder = {n: i for i, n in enumerate(PAPER_NAMES)}
+    q = q.sort_values(["dataset", "method"], key=lambda c: c.map(dsorder if c.name == "dataset" else order),
+                      kind="stable")
+    out.mkdir(parents=True, exist_ok=True)
+    q.to_csv(out / "pso_queries.csv", index=False)
+    s = summarize(q, acc)
+    s.to_csv(out / "pso.csv", index=False)
+    md = markdown(s, pd.read_csv(ref) if ref.is_file() else None)
+    (out / "pso.md").write_text(md + "\n")
+    print(md)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data-dir", default=str(REPO.parent / "shared" / "data" / "mdpso"))
@@ -282,7 +304,13 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--out", default=str(REPO / "benchmarks" / "results"))
+    ap.add_argument("--combine", nargs="+", metavar="DIR",
+                    help="no run: combine the pso_queries.csv / pso.csv of earlier runs' output "
+                         "directories into one table (a later directory replaces the (dataset, "
+                         "method) rows of an earlier one)")
     a = ap.parse_args(argv)
+    if a.combine:
+        return combine([Path(p) for p in a.combine], Path(a.out), Path(a.reference))
     d = Path(a.data_dir)
     if not d.is_dir():
         raise SystemExit(f"no data directory {d}: pass --data-dir (see the module docstring)")
