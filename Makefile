@@ -50,3 +50,11 @@ solvers:
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
+
+# MD-PSO counterfactuals beside DiCE and GeCo on the four datasets of Shekhar et al. 2023 (random
+# forests), read from $$MDPSO_DATA (default ../shared/data/mdpso). Quick run: make bench-pso PSO_ARGS="--n 5"
+MDPSO_DATA ?= $(abspath ../shared/data/mdpso)
+.PHONY: bench-pso
+bench-pso: $(STAMP)
+	$(PIP) install -q -e ".[bench]"
+	$(PY) benchmarks/pso.py --data-dir $(MDPSO_DATA) $(PSO_ARGS)

@@ -273,3 +273,4 @@ def summarize(explanations: Iterable, model, *, method: str | None = None, space
         "distance": dist.name,
     }
     return pd.DataFrame([row], index=pd.Index([method], name="method"))
+from .metrics_hd import *  # Shekhar et al. 2023 metrics (eqs. 8-15): proximity, diversity, coverage

@@ -8,6 +8,7 @@ from ..results.explanation import Explanation
 from .geco import GeCoParams, explain_geco
 from ..features.validation import validate_instance
 from .mace import MaceOptions, mace
+from .pso import PSOParams, explain_pso
 from .registry import check_options, methods, register_method
 
 
@@ -31,6 +32,8 @@ def _explain_mace(x, model, *, space=None, threshold: float = 0.5, distance=None
 register_method("mace", _explain_mace, MaceOptions)
 register_method("geco", explain_geco, GeCoParams, needs_data=True,
                 extra=("data", "constraints", "random_state"))
+register_method("pso", explain_pso, PSOParams, needs_data=True,
+                extra=("data", "n", "random_state", "progress"))
 
 #: names of the registered methods (``groupcf.single.registry.methods()`` is the live list)
 METHODS = tuple(methods())
@@ -59,6 +62,10 @@ def explain(x, model, method: str = "mace", **options) -> Explanation:
         own, weighted by ``alpha``, ``beta``, ``gamma``) makes GeCo minimise MACE's
         distance instead, and ``refine=True`` polishes its result (see
         :class:`~groupcf.single.geco.GeCoParams`).
+        ``"pso"``: mixed-discrete particle swarm over the top information-value features
+        (:mod:`groupcf.single.pso`, Shekhar et al. 2023) for any classifier with
+        ``predict_proba``; needs ``data=``, returns up to ``n`` diverse counterfactuals;
+        options of :class:`~groupcf.single.pso.PSOParams` as keywords.
     distance
         MACE's normalised distance over the original features (default ``"l0"``) (see
         :mod:`groupcf.formulations.distances`): ``"l0"`` (fraction of features changed),
@@ -102,7 +109,7 @@ def explain(x, model, method: str = "mace", **options) -> Explanation:
     :class:`~groupcf.exceptions.InvalidInputError` for an unknown method or distance
     name, negative distance weights, or an option the method does not take (the message
     names it and lists the method's options: :class:`~groupcf.single.mace.MaceOptions`,
-    :class:`~groupcf.single.geco.GeCoParams`; a new method registers itself with
+    :class:`~groupcf.single.geco.GeCoParams`, :class:`~groupcf.single.pso.PSOParams`; a new method registers itself with
     :func:`groupcf.single.registry.register_method`). Every counterfactual is re-checked with the real
     model.
     """

@@ -1,0 +1,193 @@
+r"""Counterfactuals for high-dimensional data by a mixed-discrete particle swarm
+(Shekhar, Salim, Bansode, Jinturkar & Nayak, "A PSO Based Method to Generate Actionable
+Counterfactuals for High Dimensional Data", arXiv 2311.12825, 2023)::
+
+    exp = gcf.explain(x, pipe, method="pso", data=X_train, n=5, random_state=0)
+
+Any fitted binary classifier with ``predict_proba`` works (a black box: random forests
+included), in a ``Pipeline(FeatureSpace, clf)`` or bare with ``space=``.
+
+1. **Active set** (§IV-E, :mod:`.iv`): actionable features ranked by information value
+   against the model's own labels on ``data``; only the top ``h`` are searched.
+   ``h`` starts at ``h0`` (10) and doubles until the swarm finds ``n`` valid points or
+   every actionable feature is active; then, while nothing valid is found, the box
+   half-width ``epsilon`` doubles up to ``max_epsilon``.
+2. **Box and objective** (§IV, eqs. 3-7, :mod:`.box`): ``±epsilon`` around the query
+   on the scaled features, increase-only features only upwards, immutable ones fixed;
+   objective ``l1 + l2 + l3`` (validity shortfall + penalty, Gower distance, fraction of
+   changed features).
+3. **Swarm** (:mod:`.swarm`): Chowdhury et al.'s (2013) mixed-discrete PSO with its
+   diversity-preservation term; snapping after every move.
+4. **Diverse set** (§V-B2, :mod:`.select`): k-means over the distinct valid personal
+   bests *and* every other valid point the swarm visited (the personal bests alone
+   collapse onto the global best, so their clusters are near-duplicates), the best point
+   of each cluster; then a greedy polish (undo / halve changes while the
+   model still accepts).
+
+Every returned counterfactual is re-checked on raw rows with the user's model and
+against immutable / increase-only rules. No valid point in the largest box with every
+actionable feature active raises :class:`~groupcf.exceptions.NoCounterfactualError`.
+PSO is a heuristic: ``is_optimal`` is always False.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+import time
+from dataclasses import asdict
+
+import numpy as np
+import pandas as pd
+
+from ...exceptions import InvalidInputError, NoCounterfactualError, NotRejectedError
+from ...results.explanation import Explanation
+from ...solvers.base import Status
+from ...features.validation import validate_instance
+from ...progress import progress_bar
+from ..mace import _decode
+from .box import Box
+from .iv import information_value, rank_features
+from .model import SwarmModel
+from .params import PSOParams
+from .select import diverse_subset, polish, unique_rows
+from .swarm import run_swarm
+
+log = logging.getLogger(__name__)
+
+__all__ = ["PSOParams", "explain_pso", "information_value", "rank_features"]
+
+_RANK_CACHE: dict = {}
+#: at most this many valid candidates (the best) per round go to the clustering
+POOL_SIZE = 500
+
+
+def _ranking(bb: SwarmModel, data: pd.DataFrame, bins: int):
+    """IV ranking for (model, data), cached for repeated queries on the same data."""
+    ends = tuple(pd.util.hash_pandas_object(data.iloc[[0, -1]], index=False).tolist())
+    key = (id(bb.model), id(bb.space), bb.space.n_features_out_, id(data), data.shape, ends, bins,
+           bb.threshold, tuple(bool(f.immutable) for f in bb.space))
+    hit = _RANK_CACHE.get(key)
+    if hit is None:
+        space = bb.space
+        Zd = space.transform(data)
+        y = bb.accepts(bb.score(Zd))
+        hit = (*rank_features(space, space.codes(data), y, bins=bins), Zd[y], _mad_scale(space, Zd))
+        if len(_RANK_CACHE) > 8:
+            _RANK_CACHE.clear()
+        _RANK_CACHE[key] = hit
+    return hit
+
+
+def _mad_scale(space, Zd: np.ndarray) -> np.ndarray:
+    """Per feature, range / MAD of a continuous feature on the data (1 otherwise, and
+    where the MAD is zero)."""
+    out = np.ones(len(space))
+    for l, f in enumerate(space):
+        if f.encoding == "continuous":
+            z = Zd[:, f.columns[0]]
+            m = float(np.median(np.abs(z - np.median(z))))
+            out[l] = 1.0 / m if m > 0 else 1.0
+    return out
+
+
+def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float = 0.5,
+                random_state=None, progress: bool = False, **params) -> Explanation:
+    """Up to ``n`` diverse counterfactuals of ``x`` by mixed-discrete PSO (see the module
+    docstring; options: :class:`PSOParams` as keywords). ``data``: raw rows (e.g. the
+    training data) for the information-value ranking."""
+    t0 = time.perf_counter()
+    unknown = set(params) - set(PSOParams.__dataclass_fields__)
+    if unknown:   # gcf.explain checks through the registry; this guards direct calls
+        raise InvalidInputError(f"unknown PSO option(s) {sorted(unknown)}; "
+                                f"available: {sorted(PSOParams.__dataclass_fields__)}")
+    prm = PSOParams(**params).validate()
+    if int(n) != n or n < 1:
+        raise InvalidInputError(f"n must be a positive integer, got {n!r}")
+    n = int(n)
+    if not isinstance(data, pd.DataFrame) or len(data) < 2:
+        raise InvalidInputError("method='pso' needs data= (a DataFrame of raw rows, e.g. the training "
+                                "data) to rank features by information value")
+    bb = SwarmModel(model, space, threshold)
+    sp = bb.space
+    x = validate_instance(x, sp)
+    X0 = x.to_frame().T
+    if bb.is_positive(X0)[0]:
+        raise NotRejectedError(f"the model already accepts instance {x.name!r} "
+                               f"(p = {bb.proba(X0)[0]:.3f} >= {threshold}); nothing to explain")
+    z0 = sp.transform(X0)[0]
+    order, iv, guides, mad_scale = _ranking(bb, data, prm.iv_bins)
+    if len(order) == 0:
+        raise NoCounterfactualError("every feature is immutable: nothing can change")
+    seed = int(np.random.default_rng(random_state).integers(2**31 - 1))
+    rng = np.random.default_rng(seed)
+    h = min(prm.h or prm.h0, len(order))
+    eps = prm.epsilon
+    pool_Z, pool_cost, rounds = [], [], []
+    box = None
+    for _ in progress_bar(itertools.count(), enabled=progress, desc="PSO rounds"):
+        box = Box(sp, z0, order[:h], eps, prm.change_tol, mad_scale if prm.scale == "mad" else None)
+        res = run_swarm(box, bb, prm, rng, seed + len(rounds), guides if prm.seed_with_data else None)
+        rounds.append({"h": h, "epsilon": eps, "iterations": res.iterations, "stopped_by": res.stopped_by,
+                       "valid_pbests": int(res.pbest_valid.sum())})
+        Pp = np.vstack([res.pbest[res.pbest_valid], res.archive])
+        cp = np.concatenate([res.pbest_cost[res.pbest_valid], res.archive_cost])
+        best = np.argsort(cp, kind="stable")[:POOL_SIZE]       # the best valid points only
+        Zp, cp = unique_rows(box.full(Pp[best]), cp[best])
+        pool_Z.append(Zp)
+        pool_cost.append(cp)
+        if len(Zp) >= n:
+            break
+        if h < len(order):
+            h = min(len(order), math.ceil(h * prm.h_growth))
+        elif eps < prm.max_epsilon and not sum(len(p) for p in pool_Z):
+            eps = min(prm.max_epsilon, 2 * eps)
+        else:
+            break
+    Z, cost = unique_rows(np.vstack(pool_Z), np.concatenate(pool_cost))
+    if len(Z) == 0:
+        raise NoCounterfactualError(
+            f"no counterfactual found within ±{eps} (scaled) of the query with the top {h} of "
+            f"{len(order)} actionable features active; try a larger epsilon= or more n_iterations=")
+    pick = diverse_subset(Z[:, box.cols], cost, n, seed)
+    Zs = Z[pick]
+    if prm.polish:
+        Zs = polish(box, bb, Zs, prm)
+    Zs, _ = unique_rows(Zs, np.arange(len(Zs), dtype=float))
+    return _result(x, bb, box, Zs, z0, prm, t0, rounds, iv, order)
+
+
+def _result(x, bb, box, Zs, z0, prm, t0, rounds, iv, order) -> Explanation:
+    sp = bb.space
+    rows = pd.concat([_decode(sp, x, z, z0) for z in Zs], ignore_index=True)
+    ok = bb.is_positive(rows) & _actionable(sp, x, rows)
+    if not ok.all():
+        log.warning("PSO: %d candidate(s) dropped by the final re-check", int((~ok).sum()))
+    rows, Zs = rows[ok].reset_index(drop=True), Zs[ok]
+    if len(rows) == 0:
+        raise NoCounterfactualError("PSO: no candidate survived the re-check with the real model")
+    P = Zs[:, box.cols]
+    l2, _ = box.terms(P)
+    D = box.feature_deltas(P)
+    changes = [[sp.features_[box.active[a]].name for a in np.flatnonzero(D[i] > 0)] for i in range(len(P))]
+    order_k = np.argsort(l2, kind="stable")
+    rows = rows.iloc[order_k].reset_index(drop=True)
+    return Explanation(
+        instance=x, counterfactuals=rows, changes=[changes[i] for i in order_k],
+        distances=[float(l2[i]) for i in order_k], probabilities=bb.proba(rows),
+        status=Status.FEASIBLE, is_optimal=False, solve_time=time.perf_counter() - t0, method="pso",
+        distance="gower", solver="mdpso",
+        stats={"rounds": rounds, "h": rounds[-1]["h"], "model_calls": bb.n_calls,
+               "params": asdict(prm), "top_features": [sp.features_[l].name for l in order[:10]]})
+
+
+def _actionable(space, x, rows: pd.DataFrame) -> np.ndarray:
+    """Immutable features unchanged, increase-only ones not decreased (feature codes)."""
+    xc, C = space.codes(x.to_frame().T)[0], space.codes(rows)
+    ok = np.ones(len(rows), dtype=bool)
+    for l, f in enumerate(space):
+        if f.immutable:
+            ok &= np.abs(C[:, l] - xc[l]) <= 1e-9
+        if f.increase_only:
+            ok &= C[:, l] >= xc[l] - 1e-9
+    return ok

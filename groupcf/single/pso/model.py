@@ -1,0 +1,53 @@
+"""The classifier as the swarm sees it: encoded rows in, probability of the positive class out.
+
+The model is resolved by :func:`groupcf.models.resolve_model` with black boxes allowed:
+a model with a registered embedding (logistic regression, ReLU nets, linear classifiers,
+tree ensembles) is scored by the embedding's vectorised numpy evaluation; any other
+classifier with ``predict_proba`` behind a groupcf FeatureSpace is queried as it is.
+Every counterfactual is re-checked on raw rows with the user's own model
+(:meth:`SwarmModel.is_positive`).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ...exceptions import UnsupportedModelError
+from ...models import black_box_classifier, resolve_model
+
+
+class SwarmModel:
+    """``space`` (the FeatureSpace), ``score(Z)`` = probability of the positive class of
+    encoded rows, ``accepts(p)``, and ``is_positive`` / ``proba`` of raw rows with the
+    real model. ``n_calls`` counts batched evaluations."""
+
+    def __init__(self, model, space, threshold: float):
+        tm = resolve_model(model, space=space, threshold=threshold, allow_black_box=True)
+        if tm.space is None:
+            raise UnsupportedModelError(
+                "method='pso' searches the encoded space of a groupcf FeatureSpace: pass a "
+                "Pipeline(FeatureSpace, classifier), or a bare classifier with space=FeatureSpace(...)")
+        self.tm, self.model, self.space, self.threshold = tm, model, tm.space, threshold
+        self._clf = black_box_classifier(tm) if tm.is_black_box else None
+        classes = getattr(self._clf, "classes_", None)
+        if classes is not None and len(classes) != 2:
+            raise UnsupportedModelError(f"method='pso' explains binary classifiers; got {len(classes)} classes")
+        self.n_calls = 0
+
+    def score(self, Z: np.ndarray) -> np.ndarray:
+        """Probability of the positive class of the encoded rows ``Z``."""
+        self.n_calls += 1
+        if self._clf is None:
+            return self.tm.embedding.proba(Z)
+        return np.asarray(self._clf.predict_proba(Z))[:, 1]
+
+    def accepts(self, p: np.ndarray) -> np.ndarray:
+        """Acceptance from probabilities; at threshold 0.5 a tie is a rejection (a
+        scikit-learn classifier's ``predict`` takes the first class on a tie)."""
+        return p > self.threshold if self.threshold == 0.5 else p >= self.threshold
+
+    def proba(self, X: pd.DataFrame) -> np.ndarray:
+        return self.tm.proba(X)
+
+    def is_positive(self, X: pd.DataFrame) -> np.ndarray:
+        return self.tm.is_positive(X)

@@ -1,0 +1,86 @@
+"""Hyper-parameters of the mixed-discrete PSO counterfactual search."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...exceptions import InvalidInputError
+
+
+@dataclass
+class PSOParams:
+    """Options of :func:`~groupcf.single.pso.explain_pso` (defaults: Chowdhury et al. 2013
+    for the swarm, Shekhar et al. 2023 for the rest, or our choice where they leave it open).
+
+    Swarm: ``n_particles`` (50), ``n_iterations`` (100), ``inertia`` (0.5), ``cognitive``
+    (1.4), ``social`` (1.4), ``diversity`` (0.5: the largest weight of the term that pushes
+    particles away from the global best; it grows from 0 as the swarm collapses),
+    ``patience`` (stop after that many iterations without a better global best).
+
+    Search space: ``epsilon`` is the half-width of the box around the query on the
+    [0, 1]-scaled features (additive, clipped to the feature's range); ``h`` the number of
+    top-IV actionable features searched first (``None``: ``h0`` = 10); when the swarm finds
+    fewer than ``n`` valid points, ``h`` is doubled (``h_growth``) up to all actionable
+    features; then, while no valid point is found, ``epsilon`` doubles up to
+    ``max_epsilon`` (1.0: the whole range; set it to ``epsilon`` for a fixed box).
+    ``iv_bins`` quantile bins for the information value; ``change_tol``: a
+    numeric change smaller than this (on the scaled feature) is snapped back to the query.
+
+    Objective weights (eq. 3-7): ``invalid_penalty`` is added to ``l1`` for a point the
+    model rejects (so every valid point beats every invalid one; the paper's ``l1`` alone
+    is the shortfall ``threshold - p``, which lets a near-boundary invalid point win);
+    ``w_proximity``, ``w_sparsity`` weight ``l2`` and ``l3`` (``l3`` normalised by the
+    number of features).
+
+    ``scale``: ``"range"`` (Gower, the paper's l2) or ``"mad"``: continuous changes in
+    l2 divided by the feature's median absolute deviation on ``data`` (zero MAD: the
+    range) instead of its range.
+
+    ``seed_with_data``: up to a tenth of the swarm starts at the accepted ``data`` rows
+    nearest the query, moved into the box (our addition).
+
+    ``polish``: after selection, undo changes of each counterfactual greedily while the
+    model still accepts it (fewer changed features, never a worse distance).
+    """
+
+    n_particles: int = 50
+    n_iterations: int = 100
+    inertia: float = 0.5
+    cognitive: float = 1.4
+    social: float = 1.4
+    diversity: float = 0.5
+    patience: int = 10
+    epsilon: float = 0.25
+    max_epsilon: float = 1.0
+    h: int | None = None
+    h0: int = 10
+    h_growth: float = 2.0
+    iv_bins: int = 10
+    change_tol: float = 1e-3
+    invalid_penalty: float = 1.0
+    w_proximity: float = 1.0
+    w_sparsity: float = 1.0
+    polish: bool = True
+    scale: str = "range"
+    seed_with_data: bool = True
+
+    def validate(self) -> PSOParams:
+        for name in ("n_particles", "n_iterations", "patience", "h0", "iv_bins"):
+            v = getattr(self, name)
+            if int(v) != v or v < 1:
+                raise InvalidInputError(f"PSO parameter {name} must be a positive integer, got {v!r}")
+        if self.h is not None and (int(self.h) != self.h or self.h < 1):
+            raise InvalidInputError(f"PSO parameter h must be a positive integer or None, got {self.h!r}")
+        for name in ("inertia", "cognitive", "social", "diversity", "change_tol", "invalid_penalty",
+                     "w_proximity", "w_sparsity"):
+            v = getattr(self, name)
+            if not v >= 0:
+                raise InvalidInputError(f"PSO parameter {name} must be >= 0, got {v!r}")
+        if not 0 < self.epsilon <= 1:
+            raise InvalidInputError(f"epsilon must be in (0, 1] (scaled features), got {self.epsilon!r}")
+        if not self.epsilon <= self.max_epsilon <= 1:
+            raise InvalidInputError(f"max_epsilon must be in [epsilon, 1], got {self.max_epsilon!r}")
+        if self.scale not in ("range", "mad"):
+            raise InvalidInputError(f"scale must be 'range' or 'mad', got {self.scale!r}")
+        if not self.h_growth > 1:
+            raise InvalidInputError(f"h_growth must be > 1, got {self.h_growth!r}")
+        return self
