@@ -169,6 +169,8 @@ def test_input_errors(rf):
         explain_pso(rejected.iloc[0], pipe, data=X, particles=3)
     with pytest.raises(InvalidInputError):
         explain_pso(rejected.iloc[0], pipe, data=X, epsilon=0)
+    with pytest.raises(InvalidInputError, match="'Tmax'"):        # through the registry: named
+        gcf.explain(rejected.iloc[0], pipe, method="pso", data=X, Tmax=2)
 
 
 # ----------------------------------------------------------------------------- metrics
