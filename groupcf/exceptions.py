@@ -64,3 +64,13 @@ class ValidationError(GroupCFError, AssertionError):
 # --- datasets ---------------------------------------------------------------------------
 class DatasetNotAvailableError(GroupCFError, FileNotFoundError):
     """A dataset file is neither bundled, nor in the data home, nor downloadable (offline)."""
+
+
+# --- sequential counterfactuals ---------------------------------------------------------
+class InvalidActionError(InvalidInputError):
+    """An action refers to an unknown or immutable feature, has an empty value range, or
+    an unreadable condition."""
+
+
+class CyclicConsequenceError(InvalidInputError):
+    """Consequential effects (or the feature-dependency graph) form a cycle."""
