@@ -347,9 +347,9 @@ def _pre_fails(a, aset, x0, idx) -> bool:
     from groupcf.sequential.actions import StateView
     view = StateView(x0[None, :], idx)
     for cond in a.pre:
-        if isinstance(cond, Condition) and not (cond.features() & others):
-            if not bool(cond(view, None)[0]):
-                return True
+        if isinstance(cond, Condition) and not (cond.features() & others) \
+                and not bool(cond(view, None)[0]):
+            return True
     return False
 
 
