@@ -50,3 +50,11 @@ solvers:
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
+
+# Sequential counterfactuals (Naumann & Ntoutsi 2021) on the authors' models and start instances,
+# read from ../shared/data/cscf. Quick run: make bench-sequential SEQ_ARGS="--n 5"
+CSCF_DATA ?= $(abspath ../shared/data/cscf)
+.PHONY: bench-sequential
+bench-sequential: $(STAMP)
+	$(PY) benchmarks/sequential.py --dataset adult --methods scf cscf --data-dir $(CSCF_DATA) $(SEQ_ARGS)
+	$(PY) benchmarks/sequential.py --dataset german --methods scf --data-dir $(CSCF_DATA) $(SEQ_ARGS)

@@ -12,19 +12,31 @@ import pytest
 
 import groupcf as gcf
 from groupcf.embeddings import ReLUNetwork
-from groupcf.exceptions import (CyclicConsequenceError, InvalidActionError, NoCounterfactualError,
-                                NotRejectedError, ValidationError)
+from groupcf.exceptions import (
+    CyclicConsequenceError,
+    InvalidActionError,
+    NoCounterfactualError,
+    NotRejectedError,
+    ValidationError,
+)
 from groupcf.sequential import AbsChange, Action, ActionSet, DependencyGraph
 from groupcf.sequential.bound import sequence_bound
-from groupcf.sequential.engine import (Problem, Scorer, StateView, decode_keys, decode_value,
-                                       feature_ranges, rollout)
+from groupcf.sequential.engine import (
+    Problem,
+    Scorer,
+    StateView,
+    decode_keys,
+    decode_value,
+    feature_ranges,
+    rollout,
+)
 from groupcf.sequential.result import replay
 
 DATA = Path(os.environ.get("GROUPCF_CSCF_DATA",
                            Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "cscf"))
 needs_data = pytest.mark.skipif(not (DATA / "adult" / "model.npz").exists(),
                                 reason=f"cscf data not found in {DATA} (set GROUPCF_CSCF_DATA)")
-FAST = dict(population=60, offspring=48, mutants=12, generations=25)
+FAST = {"population": 60, "offspring": 48, "mutants": 12, "generations": 25}
 
 
 def _problem(x0, aset, model, graph=None, discounted=False):
@@ -37,7 +49,7 @@ def _fig2():
     feats = ["f1", "f2", "f3"]
     acts = [Action(f"a{i + 1}", f, kind="set", values=[1.0], cost=c, pre=[f"{f} == 0"])
             for i, (f, c) in enumerate(zip(feats, [10.0, 5.0, 15.0]))]
-    done = lambda k: (lambda x: np.where(x[k] >= 1, 0.5, 1.0))   # noqa: E731
+    done = lambda k: (lambda x: np.where(x[k] >= 1, 0.5, 1.0))
     graph = DependencyGraph({("f1", "f2"): done("f1"), ("f2", "f3"): done("f2")}, feats)
     model = ReLUNetwork([(np.ones((1, 3)), np.array([-2.5]))])   # accepts when all three are done
     return _problem([0, 0, 0], ActionSet(acts, feats), model, graph, discounted=True)
@@ -45,7 +57,7 @@ def _fig2():
 
 def test_fig2_consequence_discounts():
     p = _fig2()
-    cost, disc, _, final = replay(p, [("a3", 1.0), ("a1", 1.0), ("a2", 1.0)])
+    cost, disc, _, _final = replay(p, [("a3", 1.0), ("a1", 1.0), ("a2", 1.0)])
     assert (cost, disc) == (30.0, 27.5)
     cost, disc, _, _ = replay(p, [("a2", 1.0), ("a3", 1.0), ("a1", 1.0)])
     assert (cost, disc) == (30.0, 22.5)

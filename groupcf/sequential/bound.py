@@ -51,6 +51,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,6 +79,7 @@ class Bound:
     steps: list | None = None          # a replayed valid sequence from the MIP, if any
     steps_cost: float | None = None
     solve_time: float = 0.0
+    objective: float | None = None     # cost of the MIP's solution (the relaxation's upper side)
 
 
 def _ranges(problem: Problem, cap: float | None, boxes=None) -> dict:
@@ -156,6 +158,43 @@ def _expressible(problem: Problem, cats) -> str | None:
 
 def sequence_bound(problem: Problem, encoding, solver="highs", time_limit: float = 30.0,
                    tangents: int = 16, cap: float | None = None) -> Bound | None:
+    """The certified lower bound (module docstring) or ``None`` if it cannot be built.
+
+    With ``cap`` (the cost of a known valid sequence) the bound is raised by bisection:
+    the MIP capped at ``mid < cap`` has small boxes, hence small big-M constants, and is
+    quickly proven infeasible (then ``mid`` is a lower bound) or solved (then the relaxed
+    optimum is at most its cost), all within ``time_limit`` seconds.
+    """
+    t_end = time.perf_counter() + time_limit
+    b = _capped_bound(problem, encoding, solver, time_limit / 3, tangents, cap)
+    if b is None or cap is None or b.status in ("optimal", "infeasible"):
+        return b
+    lo, hi, best = b.value, cap, b
+    while hi - lo > 1e-3 * max(1.0, hi):
+        left = t_end - time.perf_counter()
+        if left < 0.2:
+            break
+        mid = 0.5 * (lo + hi)
+        bm = _capped_bound(problem, encoding, solver, left, tangents, mid)
+        if bm is None:
+            break
+        if bm.status == "infeasible":
+            lo = mid
+        elif bm.objective is not None:
+            hi = min(hi, bm.objective)
+            lo = max(lo, min(bm.value, mid))
+            if bm.steps is not None and (best.steps is None or bm.steps_cost < best.steps_cost):
+                best = bm
+        else:
+            lo = max(lo, min(bm.value, mid))
+            break
+    best.value = max(lo, b.value)
+    best.status = "optimal" if hi - lo <= 1e-3 * max(1.0, hi) else "bisection"
+    return best
+
+
+def _capped_bound(problem: Problem, encoding, solver="highs", time_limit: float = 30.0,
+                  tangents: int = 16, cap: float | None = None) -> Bound | None:
     """The certified lower bound (module docstring) or ``None`` if it cannot be built.
 
     ``cap``: the cost of a known valid sequence (e.g. the GA's cheapest). The optimum is at
@@ -283,7 +322,8 @@ def sequence_bound(problem: Problem, encoding, solver="highs", time_limit: float
         return None
     value = sol.dual_bound if sol.dual_bound is not None else sol.objective
     value = min(value, INF if cap is None else cap)
-    bound = Bound(float(value), sol.status.value, solve_time=sol.solve_time)
+    bound = Bound(float(value), sol.status.value, solve_time=sol.solve_time,
+                  objective=float(sol.objective))
     be.set_row_bounds([con.lo_row], [1e-4], [INF])     # a margin so the replay is accepted
     sol2 = be.solve() if sol.status.value == "optimal" else None
     if sol2 is not None and sol2.status.has_solution:
@@ -355,7 +395,8 @@ def _pre_fails(a, aset, x0, idx) -> bool:
 
 def _replay_solution(problem: Problem, x, u, d, bound: Bound) -> None:
     from groupcf.sequential.result import replay
-    used = [i for i in range(len(u)) if x[u[i]] > 0.5]
+    used = [i for i in range(len(u)) if x[u[i]] > 0.5 and (
+        problem.actions[i].kind == "set" or abs(x[d[i]]) >= max(problem.min_change, 1e-9))]
     best = None
     for perm in itertools.permutations(used):
         steps = [(problem.actions[i].name,
