@@ -56,6 +56,7 @@ def run(args) -> pd.DataFrame:
                 "best_sequence": format_steps(best["steps"]),
                 "final_state": json.dumps(best["final_state"]),
                 "optimal": e.optimal, "bound_status": e.bound_info.get("status"),
+                "bound_s": e.bound_info.get("seconds", 0.0),
                 "n_solutions_len_le2": len(t2)})
             e.validate()
             print(f"{args.dataset} {method} #{i}: {rt:.2f} s, min cost {rows[-1]['min_cost_all']:.4g}, "
