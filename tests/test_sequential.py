@@ -221,3 +221,19 @@ def test_cscf_adult_pareto_replays_and_bound_holds():
         assert D.network.score(D.encoding(x))[0] >= 0
         assert 0 < state["Hours/Week"] < 90 and state["Age"] >= D.starts.iloc[2]["Age"]
     assert e.lower_bound is None or e.lower_bound <= e.pareto["cost"].min() + 1e-6
+
+
+def test_any_predict_proba_model_and_its_replay():
+    from sklearn.linear_model import LogisticRegression
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 2)) * 2
+    y = (X[:, 0] + X[:, 1] > 1).astype(int)
+    clf = LogisticRegression().fit(X, y)
+    aset = ActionSet([Action("a", "u", (-3.0, 3.0), cost="abs"),
+                      Action("b", "v", (-3.0, 3.0), cost=AbsChange(3.0))], ["u", "v"])
+    e = gcf.explain_sequence(pd.Series([-1.0, -1.0], index=["u", "v"]), clf, aset, seed=0, **FAST)
+    assert e.lower_bound is None and e.validate()
+    for state in e.pareto["final_state"]:
+        assert clf.predict_proba([[state["u"], state["v"]]])[0, 1] >= 0.5
+    # the cheapest uses mostly the cheap action a (cost |du|) rather than b (3 |dv|)
+    assert e.best()["steps"][0][0] == "a"
