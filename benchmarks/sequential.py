@@ -64,6 +64,44 @@ def run(args) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def authors_per_instance(folder: Path, dataset: str, method: str) -> pd.DataFrame:
+    """Per start instance, the authors' own results (result JSONs of ppnaumann/CSCF @ ea8af1f,
+    folder results/my_method): min undiscounted cost over their Pareto sequences of length <= 2
+    and over all, and the runtime."""
+    recs = []
+    for f in sorted((folder / f"{dataset}_{method}").glob("*.json")):
+        d = json.loads(f.read_text())
+        A = len(d["pheno"][0]) // 2 if d.get("pheno") else 0
+        lens = [sum(1 for k in p[:A] if k >= 0) for p in d.get("pheno", [])]
+        costs = [c[0] for c in d.get("summed_costs", [])]
+        t2 = [c for c, n in zip(costs, lens) if n <= 2]
+        recs.append({"instance": d["x0_id"], "authors_min_cost_T2": min(t2) if t2 else np.nan,
+                     "authors_min_cost_all": min(costs) if costs else np.nan,
+                     "authors_runtime_s": d["runtime"]})
+    return pd.DataFrame(recs)
+
+
+def same_people(df: pd.DataFrame, folder: Path) -> str:
+    """Per-person comparison with the authors' results for the same start instances."""
+    lines = [("| dataset | method | people (both have a T2 sequence) | median min_cost_T2 ours | "
+             "median min_cost_T2 authors | ours lower / equal (1e-3) / higher | median min_cost_all ours "
+             "/ authors | median runtime s ours / authors |"), "|---|---|---|---|---|---|---|---|"]
+    for (ds, m), g in df.groupby(["dataset", "method"], sort=False):
+        a = authors_per_instance(folder, ds, m)
+        if a.empty:
+            continue
+        j = g.merge(a, on="instance")
+        both = j.dropna(subset=["min_cost_T2", "authors_min_cost_T2"])
+        d = both["min_cost_T2"] - both["authors_min_cost_T2"]
+        tol = 1e-3 * np.maximum(1.0, both["authors_min_cost_T2"].abs())
+        lines.append(
+            f"| {ds} | {m} | {len(both)} of {len(j)} | {both.min_cost_T2.median():.4g} | "
+            f"{both.authors_min_cost_T2.median():.4g} | {int((d < -tol).sum())} / "
+            f"{int((d.abs() <= tol).sum())} / {int((d > tol).sum())} | {j.min_cost_all.median():.4g} / "
+            f"{j.authors_min_cost_all.median():.4g} | {j.runtime_s.median():.2f} / {j.authors_runtime_s.median():.1f} |")
+    return "\n".join(lines)
+
+
 def table(df: pd.DataFrame, ref_path: Path) -> str:
     ref = pd.read_csv(ref_path) if ref_path.exists() else pd.DataFrame()
     lines = [("| dataset | method | n | median runtime s (authors) | median min_cost_T2 (authors) | "
@@ -104,12 +142,17 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--bound-time", type=float, default=3.0, help="seconds for the certified bound")
     ap.add_argument("--no-bound", action="store_true")
+    ap.add_argument("--authors-results", default=None,
+                    help="folder results/my_method of a checkout of ppnaumann/CSCF: per-person comparison")
     args = ap.parse_args(argv)
     df = run(args)
     out = Path(args.out or ROOT / "benchmarks" / "results" / f"sequential_{args.dataset}.csv")
     out.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(out, index=False)
     print(table(df, Path(args.reference)))
+    if args.authors_results:
+        print()
+        print(same_people(df, Path(args.authors_results)))
     print(f"\nrows: {out}")
 
 

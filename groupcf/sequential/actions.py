@@ -224,7 +224,7 @@ class Action:
 
     def __repr__(self) -> str:
         what = (f"{self.feature} += v, v in {self.range if not callable(self.range) else 'f(state)'}"
-                if self.kind == "add" else f"{self.feature} := one of {list(self.values)}")
+                if self.kind == "add" else f"{self.feature} := one of {np.asarray(self.values).tolist()}")
         extra = f", consequences on {list(self.consequences)}" if self.consequences else ""
         return f"Action({self.name!r}: {what}, cost {self.cost!r}{extra})"
 

@@ -74,9 +74,12 @@ class SequenceExplanation:
         """Replay every sequence step by step with the real model and the conditions;
         raises :class:`~groupcf.exceptions.ValidationError` on any mismatch."""
         for k, row in self.pareto.iterrows():
-            cost, disc, probs, final = replay(self.problem, row["steps"])
-            if probs[-1] < 0.5 and self.problem.scorer.margin(final[None, :])[0] < 0:
+            cost, disc, _probs, final = replay(self.problem, row["steps"])
+            if self.problem.scorer.margin(final[None, :])[0] < 0:
                 raise ValidationError(f"sequence {k}: the model rejects its final state")
+            reported = np.array([row["final_state"][f] for f in self.problem.actions.features])
+            if not np.allclose(reported, final, rtol=1e-9, atol=1e-9):
+                raise ValidationError(f"sequence {k}: the replayed final state differs from the reported one")
             if abs(cost - row["cost"]) > 1e-6 * max(1.0, abs(cost)) or \
                     abs(disc - row["discounted_cost"]) > 1e-6 * max(1.0, abs(disc)):
                 raise ValidationError(f"sequence {k}: replayed cost {cost:.6g}/{disc:.6g} differs "
