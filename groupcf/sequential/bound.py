@@ -39,7 +39,8 @@ something; rounding of states; state-dependent ranges are replaced by the action
 ``outer`` box; a consequence given by a callable lets its feature take any value in the
 hull of its reach box (plus the other actions' linear effects). Discounts are ignored
 (:math:`g \le 1` would only give the trivial bound 0 on the discounted cost).
-An action the MIP cannot express at all (a state-dependent range without ``outer``, an
+The bound is also at least the gradient bound of :mod:`groupcf.sequential.lipschitz`
+(linear costs only). An action the MIP cannot express at all (a state-dependent range without ``outer``, an
 ``add`` action on a categorical feature) makes :func:`sequence_bound` return ``None``.
 
 The bound is the solver's dual bound (HiGHS by default). The MIP's own solution, re-solved
@@ -66,6 +67,7 @@ from groupcf.sequential.actions import (
     RelativeSquared,
 )
 from groupcf.sequential.engine import Problem
+from groupcf.sequential.lipschitz import lipschitz_bound
 from groupcf.sequential.tighten import tightened as _tightened
 
 logger = logging.getLogger(__name__)
@@ -310,6 +312,9 @@ def _capped_bound(problem: Problem, encoding, solver="highs", time_limit: float 
     nA = len(aset)
     emb = _tightened(emb, build)
     be, u, d, c, x_idx, domain = build()
+    lip = lipschitz_bound(problem, encoding, emb, domain) or 0.0
+    if cap is not None and lip >= cap:
+        return Bound(cap, "infeasible")
     con = emb.add_to(be, x_idx, domain, lo=0.0)
     be.set_objective(c, np.ones(nA))
     sol = be.solve()
@@ -317,11 +322,11 @@ def _capped_bound(problem: Problem, encoding, solver="highs", time_limit: float 
         if sol.status.value == "infeasible":
             return Bound(INF if cap is None else cap, "infeasible", solve_time=sol.solve_time)
         if sol.dual_bound is not None and np.isfinite(sol.dual_bound):
-            return Bound(float(min(sol.dual_bound, INF if cap is None else cap)), sol.status.value,
-                         solve_time=sol.solve_time)
-        return None
+            return Bound(float(min(max(sol.dual_bound, lip), INF if cap is None else cap)),
+                         sol.status.value, solve_time=sol.solve_time)
+        return Bound(lip, "lipschitz") if lip > 0 else None
     value = sol.dual_bound if sol.dual_bound is not None else sol.objective
-    value = min(value, INF if cap is None else cap)
+    value = min(max(value, lip), INF if cap is None else cap)
     bound = Bound(float(value), sol.status.value, solve_time=sol.solve_time,
                   objective=float(sol.objective))
     be.set_row_bounds([con.lo_row], [1e-4], [INF])     # a margin so the replay is accepted
