@@ -58,3 +58,11 @@ MDPSO_DATA ?= $(abspath ../shared/data/mdpso)
 bench-pso: $(STAMP)
 	$(PIP) install -q -e ".[bench]"
 	$(PY) benchmarks/pso.py --data-dir $(MDPSO_DATA) $(PSO_ARGS)
+
+# Sequential counterfactuals (Naumann & Ntoutsi 2021) on the authors' models and start instances,
+# read from ../shared/data/cscf. Quick run: make bench-sequential SEQ_ARGS="--n 5"
+CSCF_DATA ?= $(abspath ../shared/data/cscf)
+.PHONY: bench-sequential
+bench-sequential: $(STAMP)
+	$(PY) benchmarks/sequential.py --dataset adult --methods scf cscf --data-dir $(CSCF_DATA) $(SEQ_ARGS)
+	$(PY) benchmarks/sequential.py --dataset german --methods scf --data-dir $(CSCF_DATA) $(SEQ_ARGS)

@@ -69,3 +69,13 @@ class DatasetNotAvailableError(GroupCFError, FileNotFoundError):
 class GroupCFWarning(UserWarning):
     """Something a user should see but that does not stop the call: an ignored
     argument, a fallback, a dropped row, a numerical disagreement within tolerance."""
+
+
+# --- sequential counterfactuals ---------------------------------------------------------
+class InvalidActionError(InvalidInputError):
+    """An action refers to an unknown or immutable feature, has an empty value range, or
+    an unreadable condition."""
+
+
+class CyclicConsequenceError(InvalidInputError):
+    """Consequential effects (or the feature-dependency graph) form a cycle."""

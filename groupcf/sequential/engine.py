@@ -1,0 +1,240 @@
+r"""Decoding random keys and evaluating a whole population of action sequences in numpy.
+
+Genotype (Naumann & Ntoutsi 2021, §4): ``2A`` genes in ``[0, 1]`` for ``A`` actions. Key
+gene ``j`` says whether action ``j`` is used (``key <= 0.5``) and where (the used actions
+run in ascending key order); value gene ``A + j`` maps linearly onto action ``j``'s range
+``lo + g (hi - lo)`` (evaluated in the state the action meets), or, for a ``set`` action,
+to the category ``values[min(floor(g k), k - 1)]``.
+
+Costs (paper eqs. 1-2): an action's cost is ``c_i = b_i(x_{t-1}, x_t) g_i(x_{t-1})`` with
+``g_i`` the mean, over the features the action changed that have incoming dependency edges,
+of ``ĝ_h(x_{t-1}) = mean_k tau_kh(x_{t-1})`` (``g_i = 1`` if there is none).
+
+The rollout runs step by step; at step ``t`` every action is applied at once to all rows
+whose ``t``-th action it is, so one generation costs ``A^2`` vectorised action calls and
+one batched model evaluation.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from groupcf.embeddings.base import Embedding
+from groupcf.sequential.actions import (
+    Action,
+    ActionSet,
+    Condition,
+    DependencyGraph,
+    StateView,
+)
+
+
+def decode_keys(K: np.ndarray) -> np.ndarray:
+    """Key genes ``(m, A)`` -> action indices in execution order ``(m, A)``, ``-1`` padded."""
+    K = np.atleast_2d(K)
+    used = K <= 0.5
+    order = np.argsort(np.where(used, K, np.inf), axis=1, kind="stable")
+    return np.where(np.arange(K.shape[1])[None, :] < used.sum(1)[:, None], order, -1)
+
+
+def decode_value(a: Action, gene: np.ndarray, before: StateView) -> np.ndarray:
+    """Value gene(s) -> tweak value (``add``) or category (``set``, clamped index)."""
+    gene = np.asarray(gene, float)
+    if a.kind == "set":
+        k = len(a.values)
+        return a.values[np.clip(np.floor(gene * k).astype(np.int64), 0, k - 1)]
+    lo, hi = a.value_range(before)
+    return lo + gene * (hi - lo)
+
+
+def apply_action(a: Action, B: np.ndarray, v: np.ndarray, index: Mapping[str, int],
+                 decimals: int | None) -> np.ndarray:
+    """The states after ``a`` with values ``v`` from the states ``B`` (rows)."""
+    A = B.copy()
+    f = index[a.feature]
+    A[:, f] = B[:, f] + v if a.kind == "add" else v
+    before = StateView(B, index)
+    for g, eff in a.consequences.items():
+        fn = eff[0] if isinstance(eff, tuple) else eff
+        if callable(fn):
+            A[:, index[g]] = fn(before, StateView(A, index))
+        else:
+            A[:, index[g]] += float(fn) * (A[:, f] - B[:, f])
+    return np.round(A, decimals) if decimals is not None else A
+
+
+def check_conditions(a: Action, before: StateView, after: StateView) -> np.ndarray:
+    ok = np.ones(before.S.shape[0], dtype=bool)
+    for c in a.pre:
+        ok &= np.asarray(c(before, None) if isinstance(c, Condition) else c(before), bool)
+    for c in a.post:
+        ok &= np.asarray(c(before, after), bool)
+    return ok
+
+
+def discount(a: Action, graph: DependencyGraph | None, before: StateView,
+             changed: np.ndarray, index: Mapping[str, int]) -> np.ndarray:
+    """Eq. (2): ``g_i`` per row (``changed``: the rows' changed-feature mask)."""
+    m = before.S.shape[0]
+    if graph is None:
+        return np.ones(m)
+    num, den = np.zeros(m), np.zeros(m)
+    for h in a.changed_features():
+        if h in graph.incoming:
+            mask = changed[:, index[h]]
+            num += np.where(mask, graph.g_hat(h, before), 0.0)
+            den += mask
+    return np.where(den > 0, num / np.maximum(den, 1), 1.0)
+
+
+class Scorer:
+    """The model as a batch function of x-space states: ``margin >= 0`` means accepted.
+
+    An :class:`~groupcf.embeddings.base.Embedding` is scored with its fast numpy
+    ``score`` (margin = logit); any object with ``predict_proba`` by the probability of
+    ``target`` (margin = ``p - 0.5``). ``encode`` maps states to model inputs.
+    """
+
+    def __init__(self, model, encode: Callable | None = None, target: int = 1):
+        self.model, self.target = model, target
+        self.encode = encode if encode is not None else (lambda X: X)
+        self.embedding = model if isinstance(model, Embedding) else None
+        if self.embedding is None and not hasattr(model, "predict_proba"):
+            from groupcf.exceptions import UnsupportedModelError
+            raise UnsupportedModelError(
+                f"{type(model).__name__} has neither an embedding nor predict_proba")
+
+    def proba(self, X: np.ndarray) -> np.ndarray:
+        Z = self.encode(np.atleast_2d(X))
+        if self.embedding is not None:
+            return self.embedding.proba(Z)
+        return np.asarray(self.model.predict_proba(Z))[:, self.target]
+
+    def margin(self, X: np.ndarray) -> np.ndarray:
+        Z = self.encode(np.atleast_2d(X))
+        if self.embedding is not None:
+            return self.embedding.score(Z)
+        return np.asarray(self.model.predict_proba(Z))[:, self.target] - 0.5
+
+
+@dataclass
+class Problem:
+    """Everything a rollout needs."""
+    x0: np.ndarray
+    actions: ActionSet
+    scorer: Scorer
+    graph: DependencyGraph | None = None
+    decimals: int | None = None
+    min_change: float = 1e-9
+    discounted: bool = False          # objective 1: discounted (cscf) or plain (scf) cost
+    ranges: np.ndarray | None = None  # Gower: numeric range per feature (nan: categorical)
+
+    @property
+    def n_genes(self) -> int:
+        return 2 * len(self.actions)
+
+
+@dataclass
+class Rollout:
+    steps: np.ndarray        # (m, A) action indices, -1 padded
+    values: np.ndarray       # (m, A) value applied at each step
+    valid: np.ndarray        # (m,) every step valid
+    cost: np.ndarray         # (m,) sum b_i
+    disc_cost: np.ndarray    # (m,) sum b_i g_i
+    counts: np.ndarray       # (m, n) how often each feature changed
+    final: np.ndarray        # (m, n) final states
+    margin: np.ndarray       # (m,) model margin at the final state
+    distance: np.ndarray     # (m,) Gower distance start -> final
+    states: list | None = None   # per step t: (m, n) states after step t (record=True)
+    step_costs: np.ndarray | None = None
+
+    @property
+    def length(self) -> np.ndarray:
+        return (self.steps >= 0).sum(1)
+
+    @property
+    def feasible(self) -> np.ndarray:
+        return self.valid & (self.length > 0) & (self.margin >= 0)
+
+
+def gower(problem: Problem, X: np.ndarray) -> np.ndarray:
+    r = problem.ranges
+    D = np.abs(X - problem.x0[None, :])
+    cat = np.isnan(r)
+    d = np.where(cat[None, :], D > 0, D / np.where(cat, 1.0, r)[None, :])
+    return d.sum(1) / X.shape[1]
+
+
+def rollout(problem: Problem, G: np.ndarray, record: bool = False) -> Rollout:
+    """Decode and evaluate the genotypes ``G`` (``(m, 2A)``) all at once."""
+    G = np.atleast_2d(G)
+    aset, idx = problem.actions, problem.actions.index
+    m, nA, n = G.shape[0], len(problem.actions), len(problem.x0)
+    steps = decode_keys(G[:, :nA])
+    S = np.tile(problem.x0, (m, 1))
+    values = np.full((m, nA), np.nan)
+    step_costs = np.zeros((m, nA))
+    valid = np.ones(m, dtype=bool)
+    cost, disc = np.zeros(m), np.zeros(m)
+    counts = np.zeros((m, n))
+    states = [] if record else None
+    for t in range(nA):
+        col = steps[:, t]
+        if not (col >= 0).any():
+            break
+        for j, a in enumerate(aset):
+            rows = np.flatnonzero(col == j)
+            if rows.size == 0:
+                continue
+            B = S[rows]
+            before = StateView(B, idx)
+            v = decode_value(a, G[rows, nA + j], before)
+            A = apply_action(a, B, v, idx, problem.decimals)
+            after = StateView(A, idx)
+            changed = np.abs(A - B) >= problem.min_change
+            ok = check_conditions(a, before, after) & changed.any(1)
+            f = idx[a.feature]
+            b = a.cost(before, after, A[:, f] - B[:, f], B[:, f])
+            ok &= np.isfinite(b)
+            b = np.where(np.isfinite(b), b, 0.0)
+            d = discount(a, problem.graph, before, changed, idx)
+            valid[rows] &= ok
+            cost[rows] += b
+            disc[rows] += b * d
+            counts[rows] += changed
+            step_costs[rows, t] = b * d if problem.discounted else b
+            values[rows, t] = v
+            S[rows] = A
+        if record:
+            states.append(S.copy())
+    dist = gower(problem, S) if problem.ranges is not None else np.zeros(m)
+    return Rollout(steps, values, valid, cost, disc, counts, S, problem.scorer.margin(S),
+                   dist, states, step_costs)
+
+
+def objectives(problem: Problem, r: Rollout) -> np.ndarray:
+    """Objective matrix (all minimised): cost (discounted for cscf), per-feature change
+    counts of the changeable features, Gower distance (2 decimals)."""
+    mut = [problem.actions.index[f] for f in problem.actions.mutable]
+    c = r.disc_cost if problem.discounted else r.cost
+    return np.column_stack([c, r.counts[:, mut], np.round(r.distance, 2)])
+
+
+def violation(problem: Problem, r: Rollout) -> np.ndarray:
+    """Constraint violation (0 = feasible): rejection margin, plus 1 per broken rule."""
+    return (np.maximum(0.0, -r.margin) + (~r.valid) + (r.length == 0)).astype(float)
+
+
+def feature_ranges(features: Sequence[str], numeric: Mapping[str, float] | None,
+                   categorical: Sequence[str] = ()) -> np.ndarray:
+    """Gower ranges per feature: given numeric ranges, ``nan`` for categorical, 1 else."""
+    out = np.ones(len(features))
+    numeric = numeric or {}
+    for i, f in enumerate(features):
+        if f in categorical:
+            out[i] = np.nan
+        elif f in numeric:
+            out[i] = max(float(numeric[f]), 1e-12)
+    return out

@@ -1,0 +1,201 @@
+"""The result of :func:`groupcf.explain_sequence`: a Pareto set of action sequences."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from groupcf.exceptions import InvalidInputError, ValidationError
+from groupcf.sequential.actions import StateView
+from groupcf.sequential.engine import (
+    Problem,
+    Rollout,
+    apply_action,
+    check_conditions,
+    discount,
+)
+from groupcf.utils import TOL
+
+
+@dataclass
+class SequenceExplanation:
+    """Pareto-optimal action sequences for one person.
+
+    Attributes
+    ----------
+    x
+        The start state (a Series over the feature names).
+    pareto
+        One row per sequence: ``steps`` (list of ``(action, value)``), ``length``,
+        ``cost`` (sum of direct efforts), ``discounted_cost`` (eqs. 1-2), ``distance``
+        (Gower), ``final_state`` (dict), ``proba`` (the model's probability of the target
+        class after each step), ``source`` (``"ga"`` or ``"bound"``).
+    lower_bound
+        Certified lower bound on the undiscounted cost of *any* valid sequence (``None``
+        if not computed); ``optimal`` says whether a sequence within ``1e-3 * max(1, bound)``
+        of it was found (the MIP's own sequence is re-solved with a margin of ``1e-4`` on the
+        score so that the real model accepts it, which costs slightly more than the bound).
+    """
+    x: pd.Series
+    pareto: pd.DataFrame
+    problem: Problem = field(repr=False)
+    lower_bound: float | None = None
+    optimal: bool = False
+    runtime_s: float = 0.0
+    bound_info: dict = field(default_factory=dict, repr=False)
+
+    def __repr__(self) -> str:
+        lb = "n/a" if self.lower_bound is None else f"{self.lower_bound:.4g}"
+        return (f"SequenceExplanation({len(self.pareto)} Pareto sequences, min cost "
+                f"{self.pareto['cost'].min():.4g}, lower bound {lb}, {self.runtime_s:.2f} s)")
+
+    # -- reading ----------------------------------------------------------------------------
+    def best(self, by: str = "cost", max_length: int | None = None) -> pd.Series:
+        """The sequence minimising ``by`` (``cost``, ``discounted_cost``, ``distance`` or
+        ``length``), optionally among those of at most ``max_length`` steps."""
+        if by not in ("cost", "discounted_cost", "distance", "length"):
+            raise InvalidInputError(f"best(by={by!r}): use cost, discounted_cost, distance or length")
+        df = self.pareto if max_length is None else self.pareto[self.pareto["length"] <= max_length]
+        if df.empty:
+            raise InvalidInputError(f"no Pareto sequence has at most {max_length} steps")
+        return df.sort_values([by, "cost", "length"], kind="stable").iloc[0]
+
+    def summary(self) -> pd.DataFrame:
+        """A readable table: the sequence as text and its numbers."""
+        out = self.pareto[["length", "cost", "discounted_cost", "distance", "source"]].copy()
+        out.insert(0, "sequence", [format_steps(s) for s in self.pareto["steps"]])
+        out["final proba"] = [p[-1] for p in self.pareto["proba"]]
+        return out.sort_values("cost", kind="stable").reset_index(drop=True)
+
+    # -- checking ---------------------------------------------------------------------------
+    def validate(self) -> bool:
+        """Replay every sequence step by step with the real model and the conditions;
+        raises :class:`~groupcf.exceptions.ValidationError` on any mismatch."""
+        for k, row in self.pareto.iterrows():
+            cost, disc, _probs, final = replay(self.problem, row["steps"])
+            if self.problem.scorer.margin(final[None, :])[0] < 0:
+                raise ValidationError(f"sequence {k}: the model rejects its final state")
+            reported = np.array([row["final_state"][f] for f in self.problem.actions.features])
+            if not np.allclose(reported, final, rtol=1e-9, atol=1e-9):
+                raise ValidationError(f"sequence {k}: the replayed final state differs from the reported one")
+            if abs(cost - row["cost"]) > 1e-6 * max(1.0, abs(cost)) or \
+                    abs(disc - row["discounted_cost"]) > 1e-6 * max(1.0, abs(disc)):
+                raise ValidationError(f"sequence {k}: replayed cost {cost:.6g}/{disc:.6g} differs "
+                                      f"from the reported {row['cost']:.6g}/{row['discounted_cost']:.6g}")
+        return True
+
+    # -- plots --------------------------------------------------------------------------------
+    def plot_front(self, x: str = "cost", y: str = "distance", ax=None):
+        """Scatter of the Pareto set (size = length), the bound as a vertical line."""
+        import matplotlib.pyplot as plt
+        ax = ax or plt.subplots(figsize=(5, 3.5))[1]
+        df = self.pareto
+        ax.scatter(df[x], df[y], s=30 * df["length"], alpha=0.7)
+        for _, r in df.iterrows():
+            ax.annotate(" → ".join(n for n, _ in r["steps"]), (r[x], r[y]), fontsize=7)
+        if self.lower_bound is not None and x == "cost":
+            ax.axvline(self.lower_bound, ls="--", c="gray", label="certified lower bound")
+            ax.legend(fontsize=8)
+        ax.set_xlabel(x)
+        ax.set_ylabel(y)
+        return ax
+
+
+def format_steps(steps) -> str:
+    return " → ".join(f"{n}({v:+.4g})" if isinstance(v, float) else f"{n}({v})" for n, v in steps)
+
+
+def replay(problem: Problem, steps) -> tuple[float, float, list, np.ndarray]:
+    """Apply ``[(action name, value), ...]`` one at a time from the start state, checking
+    every condition and that every step changes something; returns (cost, discounted
+    cost, probability after each step, final state). Raises ValidationError."""
+    aset, idx = problem.actions, problem.actions.index
+    by_name = {a.name: a for a in aset}
+    S = problem.x0[None, :].astype(float).copy()
+    cost = disc = 0.0
+    probs, seen = [], set()
+    for t, (name, v) in enumerate(steps):
+        a = by_name[name]
+        if name in seen:
+            raise ValidationError(f"step {t}: action {name!r} used twice")
+        seen.add(name)
+        before = StateView(S, idx)
+        if a.kind == "add":
+            lo, hi = a.value_range(before)
+            if not (lo[0] - TOL <= v <= hi[0] + TOL):
+                raise ValidationError(f"step {t}: {name} value {v} outside [{lo[0]}, {hi[0]}]")
+        elif v not in set(a.values.tolist()):
+            raise ValidationError(f"step {t}: {name} cannot set {v}")
+        A = apply_action(a, S, np.array([v], float), idx, problem.decimals)
+        after = StateView(A, idx)
+        changed = np.abs(A - S) >= problem.min_change
+        if not check_conditions(a, before, after)[0]:
+            raise ValidationError(f"step {t}: a condition of {name} fails")
+        if not changed.any():
+            raise ValidationError(f"step {t}: {name} changes nothing")
+        f = idx[a.feature]
+        b = float(a.cost(before, after, A[:, f] - S[:, f], S[:, f])[0])
+        cost += b
+        disc += b * float(discount(a, problem.graph, before, changed, idx)[0])
+        S = A
+        probs.append(float(problem.scorer.proba(S)[0]))
+    return cost, disc, probs, S[0]
+
+
+def pareto_frame(problem: Problem, r: Rollout, rows: Sequence[int], source: str = "ga") -> pd.DataFrame:
+    names = problem.actions.names
+    feats = problem.actions.features
+    recs = []
+    for i in rows:
+        L = int(r.length[i])
+        steps = [(names[r.steps[i, t]], float(r.values[i, t])) for t in range(L)]
+        probs = [float(p) for p in problem.scorer.proba(np.vstack([r.states[t][i] for t in range(L)]))]
+        recs.append({"steps": steps, "length": L, "cost": float(r.cost[i]),
+                         "discounted_cost": float(r.disc_cost[i]), "distance": float(r.distance[i]),
+                         "final_state": dict(zip(feats, r.final[i].tolist())), "proba": probs,
+                         "source": source})
+    return pd.DataFrame(recs, columns=["steps", "length", "cost", "discounted_cost", "distance",
+                                       "final_state", "proba", "source"])
+
+
+def plot_flow(explanations: Sequence[SequenceExplanation], by: str = "cost", max_steps: int = 3, ax=None):
+    """Which action comes at step 1, 2, 3 in each person's best sequence (the paper's
+    Sankey view): one column of boxes per step, bands between consecutive steps with a
+    width proportional to the number of people."""
+    import matplotlib.pyplot as plt
+    seqs = [[n for n, _ in e.best(by=by)["steps"]][:max_steps] for e in explanations]
+    names = sorted({n for s in seqs for n in s}) + ["(end)"]
+    ax = ax or plt.subplots(figsize=(7, 4))[1]
+    n = max(1, len(seqs))
+    colors = plt.cm.tab10(np.arange(len(names)) % 10)
+    y = {}
+    for t in range(max_steps):
+        col = [s[t] if t < len(s) else "(end)" for s in seqs]
+        top = 0.0
+        for k, name in enumerate(names):
+            c = col.count(name) / n
+            if c:
+                ax.bar(t, c * 0.9, bottom=top, width=0.25, color=colors[k], edgecolor="k")
+                ax.text(t, top + c * 0.45, f"{name}\n{col.count(name)}", ha="center", va="center", fontsize=7)
+                y[(t, name)] = [top, top]
+                top += c
+    for t in range(max_steps - 1):
+        for s in seqs:
+            a = s[t] if t < len(s) else "(end)"
+            b = s[t + 1] if t + 1 < len(s) else "(end)"
+            if a == "(end)":
+                continue
+            ya, yb = y[(t, a)], y[(t + 1, b)]
+            h = 0.9 / n
+            xs = np.linspace(t + 0.125, t + 0.875, 20)
+            w = (1 - np.cos(np.pi * (xs - xs[0]) / (xs[-1] - xs[0]))) / 2
+            ax.fill_between(xs, ya[1] + (yb[1] - ya[1]) * w, ya[1] + h + (yb[1] - ya[1]) * w,
+                            color=colors[names.index(a)], alpha=0.35, lw=0)
+            ya[1] += h
+            yb[1] += h
+    ax.set_xticks(range(max_steps), [f"step {t + 1}" for t in range(max_steps)])
+    ax.set_yticks([])
+    ax.set_title(f"order of actions in the {by}-best sequence of {len(seqs)} people")
+    return ax
