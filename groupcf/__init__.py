@@ -20,6 +20,7 @@ from .group import explain_group
 from .results.group import GroupExplanation
 from .results.explanation import Explanation
 from .single import explain
+from .batch import ExplanationSet, explain_many
 from . import metrics, plaf
 from .solvers.base import Status
 
@@ -27,5 +28,5 @@ __version__ = "0.1.0"
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
-__all__ = ["explain_group", "GroupExplanation", "FeatureSpace", "Feature", "InputDomain", "explain", "Explanation", "Status",
+__all__ = ["explain_many", "ExplanationSet", "explain_group", "GroupExplanation", "FeatureSpace", "Feature", "InputDomain", "explain", "Explanation", "Status",
            "datasets", "embeddings", "solvers", "exceptions", "metrics", "plaf", "__version__"]
