@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..exceptions import InvalidInputError
 
-__all__ = ["audit", "Audit"]
+__all__ = ["Audit", "audit"]
 
 
 @dataclass
@@ -66,11 +66,11 @@ class Audit:
             pass
         t = html.escape(title)
         parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{t}</title>",
-                 "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-                 "td,th{border:1px solid #999;padding:2px 6px}</style></head><body>",
-                 f"<h1>{t}</h1><p>Groups by <b>{html.escape(self.by)}</b>; differences to "
+                 ("<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+                 "td,th{border:1px solid #999;padding:2px 6px}</style></head><body>"),
+                 (f"<h1>{t}</h1><p>Groups by <b>{html.escape(self.by)}</b>; differences to "
                  f"<b>{html.escape(str(self.reference))}</b> with {self.level:.0%} bootstrap "
-                 "intervals.</p>",
+                 "intervals.</p>"),
                  "<h2>Burden by group</h2>", self.groups.to_html(float_format="%.4g", table_id="groups"),
                  "<h2>Differences</h2>", self.differences.to_html(float_format="%.4g", table_id="differences"),
                  "<h2>Perturbed features</h2>", self.features.to_html(float_format="%.4g", table_id="features")]
@@ -108,10 +108,10 @@ def audit(result, X: pd.DataFrame | pd.Series | None, by, *, n_boot: int = 1000,
         tk = t.loc[idx]
         fk = tk[tk["found"].astype(bool)]
         fs = _feature_shares(fk["changed"]) if len(fk) else pd.Series(dtype=float)
-        rows[k] = dict(n=len(tk), share_found=float(tk["found"].astype(bool).mean()),
-                       mean_distance=fk["distance"].mean(), median_distance=fk["distance"].median(),
-                       mean_changed=fk["n_changed"].mean(),
-                       top_features=", ".join(fs.index[:3]))
+        rows[k] = {"n": len(tk), "share_found": float(tk["found"].astype(bool).mean()),
+                       "mean_distance": fk["distance"].mean(), "median_distance": fk["distance"].median(),
+                       "mean_changed": fk["n_changed"].mean(),
+                       "top_features": ", ".join(fs.index[:3])}
         feats[k] = fs
     groups = pd.DataFrame.from_dict(rows, orient="index")
     groups.index.name = name
@@ -136,10 +136,10 @@ def audit(result, X: pd.DataFrame | pd.Series | None, by, *, n_boot: int = 1000,
             continue
         kf, kd = boot(*vals[k])
         df_, dd = kf - rf, kd - rd
-        diffs[k] = dict(diff_share_found=groups.loc[k, "share_found"] - groups.loc[ref, "share_found"],
-                        share_lo=np.nanquantile(df_, a), share_hi=np.nanquantile(df_, 1 - a),
-                        diff_mean_distance=groups.loc[k, "mean_distance"] - groups.loc[ref, "mean_distance"],
-                        distance_lo=np.nanquantile(dd, a), distance_hi=np.nanquantile(dd, 1 - a))
+        diffs[k] = {"diff_share_found": groups.loc[k, "share_found"] - groups.loc[ref, "share_found"],
+                        "share_lo": np.nanquantile(df_, a), "share_hi": np.nanquantile(df_, 1 - a),
+                        "diff_mean_distance": groups.loc[k, "mean_distance"] - groups.loc[ref, "mean_distance"],
+                        "distance_lo": np.nanquantile(dd, a), "distance_hi": np.nanquantile(dd, 1 - a)}
     differences = pd.DataFrame.from_dict(diffs, orient="index")
     differences.index.name = name
     return Audit(name, groups, differences, features, ref, level)

@@ -26,7 +26,7 @@ from ..single import explain
 
 log = logging.getLogger(__name__)
 
-__all__ = ["explain_many", "ExplanationSet", "TABLE_COLUMNS"]
+__all__ = ["TABLE_COLUMNS", "ExplanationSet", "explain_many"]
 
 TABLE_COLUMNS = ["status", "found", "distance", "n_changed", "changed", "probability",
                  "time", "error"]
@@ -39,17 +39,17 @@ def _explain_row(x: pd.Series, model, method: str, options: dict):
     try:
         e = explain(x.to_frame().T, model, method=method, **options)
     except Exception as exc:  # noqa: BLE001 - one row's failure is recorded, not raised
-        row = dict(status=type(exc).__name__, found=False, distance=np.nan, n_changed=-1,
-                   changed="", probability=np.nan, time=time.perf_counter() - t0,
-                   error=f"{type(exc).__name__}: {exc}")
+        row = {"status": type(exc).__name__, "found": False, "distance": np.nan, "n_changed": -1,
+                   "changed": "", "probability": np.nan, "time": time.perf_counter() - t0,
+                   "error": f"{type(exc).__name__}: {exc}"}
         return row, []
     found = len(e.counterfactuals) > 0
     changes = e.changes[0] if found else []
-    row = dict(status=str(getattr(e.status, "name", e.status)), found=found,
-               distance=float(e.distances[0]) if found else np.nan,
-               n_changed=len(changes) if found else -1, changed=";".join(changes),
-               probability=float(np.asarray(e.probabilities)[0]) if found else np.nan,
-               time=time.perf_counter() - t0, error="")
+    row = {"status": str(getattr(e.status, "name", e.status)), "found": found,
+               "distance": float(e.distances[0]) if found else np.nan,
+               "n_changed": len(changes) if found else -1, "changed": ";".join(changes),
+               "probability": float(np.asarray(e.probabilities)[0]) if found else np.nan,
+               "time": time.perf_counter() - t0, "error": ""}
     cfs = []
     for rank, (_, cf) in enumerate(e.counterfactuals.iterrows()):
         d = {"row": x.name, "rank": rank, "distance": float(e.distances[rank])}
@@ -102,7 +102,7 @@ class ExplanationSet:
             self.counterfactuals.to_parquet(path.with_suffix(".cf.parquet"))
 
     @classmethod
-    def read_parquet(cls, path, method: str = "mace") -> "ExplanationSet":
+    def read_parquet(cls, path, method: str = "mace") -> ExplanationSet:
         path = Path(path)
         if not path.exists():
             raise InvalidInputError(f"no such file: {path}")
