@@ -50,3 +50,8 @@ solvers:
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
+
+# Population-scale explain_many benchmark (issue 13); quick run: make bench-scale SCALE_ARGS="--n 200"
+.PHONY: bench-scale
+bench-scale: $(STAMP)
+	$(PY) benchmarks/scale.py $(SCALE_ARGS)
