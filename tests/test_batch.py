@@ -128,3 +128,18 @@ def test_killed_run_resumes(compas, tmp_path):
     # the done rows were not recomputed: their times are the checkpointed ones
     first = pd.read_parquet(min(parts))
     np.testing.assert_array_equal(resumed.table.loc[first.index, "time"], first["time"])
+
+
+def test_explain_groups(compas):
+    _d, pipe, rej, _ = compas
+    S = rej.iloc[:24]
+    res, table = gcf.explain_groups(S, pipe, 2, by="sex", n_jobs=2)
+    assert set(res) == set(S["sex"].astype(str).unique()) or set(res) == set(S["sex"].unique())
+    for k, g in res.items():
+        members = S[S["sex"] == k]
+        direct = gcf.explain_group(members, pipe, 2, progress=False)
+        assert g.n_explanations == direct.n_explanations
+        assert table.loc[k, "people"] == len(members)
+        assert table.loc[k, "per_100"] == pytest.approx(100 * g.n_explanations / len(members))
+        # every member is explained by a counterfactual the model accepts
+        assert (pipe.predict(g.counterfactuals) == 1).all()

@@ -23,10 +23,11 @@ import pandas as pd
 
 from ..exceptions import InvalidInputError
 from ..single import explain
+from .groups import explain_groups
 
 log = logging.getLogger(__name__)
 
-__all__ = ["TABLE_COLUMNS", "ExplanationSet", "explain_many"]
+__all__ = ["TABLE_COLUMNS", "ExplanationSet", "explain_groups", "explain_many"]
 
 TABLE_COLUMNS = ["status", "found", "distance", "n_changed", "changed", "probability",
                  "time", "error"]
