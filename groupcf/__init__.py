@@ -14,36 +14,19 @@ from __future__ import annotations
 
 import logging
 
-from . import datasets, embeddings, exceptions, metrics, plaf, solvers
-from .batch import ExplanationSet, explain_groups, explain_many
+from . import datasets, embeddings, exceptions, solvers
 from .features import Feature, FeatureSpace, InputDomain
 from .group import explain_group
-from .results.explanation import Explanation
 from .results.group import GroupExplanation
+from .results.explanation import Explanation
 from .single import explain
+from .batch import ExplanationSet, explain_groups, explain_many
+from . import metrics, plaf
 from .solvers.base import Status
 
 __version__ = "0.1.0"
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
-__all__ = [
-           "Explanation",
-           "ExplanationSet",
-           "Feature",
-           "FeatureSpace",
-           "GroupExplanation",
-           "InputDomain",
-           "Status",
-           "__version__",
-           "datasets",
-           "embeddings",
-           "exceptions",
-           "explain",
-           "explain_group",
-           "explain_groups",
-           "explain_many",
-           "metrics",
-           "plaf",
-           "solvers",
-]
+__all__ = ["explain_many", "explain_groups", "ExplanationSet", "explain_group", "GroupExplanation", "FeatureSpace", "Feature", "InputDomain", "explain", "Explanation", "Status",
+           "datasets", "embeddings", "solvers", "exceptions", "metrics", "plaf", "__version__"]
