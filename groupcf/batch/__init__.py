@@ -8,6 +8,10 @@ never stops the batch. With ``checkpoint=`` every finished chunk is written as o
 file in that directory as soon as it completes; re-running the same call skips the rows
 already written, so an interrupted run loses at most the chunks in flight.
 
+The model goes to each worker once: on loky it is written to a temporary joblib file that
+each worker process loads once into a cache keyed by a per-call token; on Dask it is
+``client.scatter(model, broadcast=True)``. Rows travel with their chunk.
+
 Dask and pyarrow are imported lazily (``pip install 'groupcf[dask]'``).
 """
 from __future__ import annotations
@@ -147,14 +151,39 @@ def _chunks(X: pd.DataFrame, chunk_size: int):
     return [X.iloc[i:i + chunk_size] for i in range(0, len(X), chunk_size)]
 
 
+_WORKER_CACHE: dict = {}
+
+
+def _cached_chunk(chunk, model_path: str, token: str, method, options):
+    """Worker side: load the model from the file once per worker process (keyed by token)."""
+    if token not in _WORKER_CACHE:
+        import joblib
+        _WORKER_CACHE.clear()
+        _WORKER_CACHE[token] = joblib.load(model_path)
+    return _explain_chunk(chunk, _WORKER_CACHE[token], method, options)
+
+
 def _run_loky(chunks, model, method, options, n_jobs):
-    from joblib import Parallel, delayed
     if n_jobs == 1:
         for c in chunks:
             yield _explain_chunk(c, model, method, options)
         return
-    par = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered")
-    yield from par(delayed(_explain_chunk)(c, model, method, options) for c in chunks)
+    import os
+    import tempfile
+    import uuid
+
+    import joblib
+    from joblib import Parallel, delayed
+    # the model goes to each worker once: a file read by a worker-side cache, not a pickle per task
+    fd, path = tempfile.mkstemp(suffix=".joblib", prefix="groupcf-model-")
+    os.close(fd)
+    try:
+        joblib.dump(model, path)
+        token = uuid.uuid4().hex
+        par = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered")
+        yield from par(delayed(_cached_chunk)(c, path, token, method, options) for c in chunks)
+    finally:
+        os.unlink(path)
 
 
 def _run_dask(chunks, model, method, options, n_jobs, client):
