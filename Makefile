@@ -66,3 +66,8 @@ CSCF_DATA ?= $(abspath ../shared/data/cscf)
 bench-sequential: $(STAMP)
 	$(PY) benchmarks/sequential.py --dataset adult --methods scf cscf --data-dir $(CSCF_DATA) $(SEQ_ARGS)
 	$(PY) benchmarks/sequential.py --dataset german --methods scf --data-dir $(CSCF_DATA) $(SEQ_ARGS)
+
+# Population-scale explain_many benchmark (issue 13); quick run: make bench-scale SCALE_ARGS="--n 200"
+.PHONY: bench-scale
+bench-scale: $(STAMP)
+	$(PY) benchmarks/scale.py $(SCALE_ARGS)

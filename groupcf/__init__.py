@@ -21,6 +21,7 @@ from .results.group import GroupExplanation
 from .results.explanation import Explanation
 from .single import explain
 from .sequential import explain_sequence
+from .batch import ExplanationSet, explain_groups, explain_many
 from . import metrics, plaf
 from .solvers.base import Status
 
@@ -28,5 +29,6 @@ __version__ = "0.1.0"
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
-__all__ = ["explain_group", "GroupExplanation", "FeatureSpace", "Feature", "InputDomain", "explain", "Explanation", "explain_sequence", "Status",
+__all__ = ["explain_group", "GroupExplanation", "explain", "Explanation", "explain_sequence",
+           "explain_many", "explain_groups", "ExplanationSet", "FeatureSpace", "Feature", "InputDomain", "Status",
            "datasets", "embeddings", "solvers", "exceptions", "metrics", "plaf", "__version__"]
