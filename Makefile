@@ -50,3 +50,9 @@ solvers:
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
+
+# Group counterfactuals at population scale (issue 14): datasets x LR/MLP x |S| x Tmax, 300 s each.
+# Quick run: make bench-group-scale SCALE_ARGS="--datasets credit --models lr --sizes 500 --tmax 3"
+.PHONY: bench-group-scale
+bench-group-scale: $(STAMP)
+	GROUPCF_DATA=$${GROUPCF_DATA:-$(PAPER_DATA)} $(PY) benchmarks/scale_group.py --time-limit 300 $(SCALE_ARGS)

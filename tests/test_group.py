@@ -91,12 +91,12 @@ def check_case(pipe, S, Tmax, solvers=("highs",), methods=tuple(METHODS)):
     return best
 
 
-N_RANDOM = 200
+N_RANDOM = 500
 
 
 @pytest.mark.parametrize("block", range(10))
 def test_colgen_compact_brute_force_agree(block):
-    """>= 200 random tiny instances (20 per block), LR and small MLPs, with and without
+    """>= 500 random tiny instances (50 per block), LR and small MLPs, with and without
     immutable / increase-only features."""
     done = 0
     for seed in range(block * 1000, block * 1000 + 1000):
