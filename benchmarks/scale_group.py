@@ -82,6 +82,8 @@ def run(dataset, model, size, Tmax, time_limit, pipe, rejected, solver="highs") 
                 columns=st.get("columns"), pricing_rounds=st.get("pricing_calls"),
                 iterations=st.get("iterations"), bp_nodes=st.get("bp_nodes", 0),
                 lp_bound=round(float(st.get("lp_bound", 0.0)), 3), unexplained=len(res.unexplained),
+                time_initial=round(st.get("time_initial", 0.0), 1), time_pricing=round(st.get("time_pricing", 0.0), 1),
+                time_bp=round(st.get("time_branch_and_price", 0.0), 1),
                 valid=validate(res, pipe))
 
 
