@@ -71,3 +71,9 @@ bench-sequential: $(STAMP)
 .PHONY: bench-scale
 bench-scale: $(STAMP)
 	$(PY) benchmarks/scale.py $(SCALE_ARGS)
+
+# Group counterfactuals at population scale (issue 14): datasets x LR/MLP x |S| x Tmax, 300 s each.
+# Quick run: make bench-group-scale SCALE_ARGS="--datasets credit --models lr --sizes 500 --tmax 3"
+.PHONY: bench-group-scale
+bench-group-scale: $(STAMP)
+	GROUPCF_DATA=$${GROUPCF_DATA:-$(PAPER_DATA)} $(PY) benchmarks/scale_group.py --time-limit 300 $(SCALE_ARGS)

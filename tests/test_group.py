@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pandas as pd
@@ -91,12 +92,12 @@ def check_case(pipe, S, Tmax, solvers=("highs",), methods=tuple(METHODS)):
     return best
 
 
-N_RANDOM = 200
+N_RANDOM = int(os.environ.get("GROUPCF_N_RANDOM", 200))   # 500 for a longer local run
 
 
 @pytest.mark.parametrize("block", range(10))
 def test_colgen_compact_brute_force_agree(block):
-    """>= 200 random tiny instances (20 per block), LR and small MLPs, with and without
+    """>= N_RANDOM random tiny instances (N_RANDOM / 10 per block), LR and small MLPs, with and without
     immutable / increase-only features."""
     done = 0
     for seed in range(block * 1000, block * 1000 + 1000):

@@ -137,9 +137,10 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
     seed = SeedPricing(problem, solver, mode=opt.seed_mode, completions=completions) \
         if opt.pricing != "mip" else None
     with tqdm(total=problem.n_types, desc="initial columns", disable=not progress, leave=False) as bar:
-        # numpy completions need no increase-only feature (seed.checker is None otherwise)
-        init, no_cf = initial_columns(problem, solver, deadline, bar,
-                                      completions=seed.checker if seed is not None else None)
+        # the completion service proves infeasibility only without increase-only features
+        # (seed.checker is None otherwise); with them its greedy points are still valid
+        proves = seed is not None and seed.checker is not None
+        init, no_cf = initial_columns(problem, solver, deadline, bar, completions=completions, prove=proves)
     stats.time_initial = time.perf_counter() - t
     if no_cf.all():   # nothing to explain; explain_group names the rows
         return GroupSolution([], 0, Status.OPTIMAL, stats, no_cf)

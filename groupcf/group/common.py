@@ -62,7 +62,8 @@ class GroupSolution:
 
 
 def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=None,
-                    completions: Completions | None = None) -> tuple[list[Column], np.ndarray]:
+                    completions: Completions | None = None, prove: bool = True
+                    ) -> tuple[list[Column], np.ndarray]:
     """One counterfactual (≤ Tmax changes) per type not yet covered, its change set
     extended (auxiliary MIP 1) to cover as many further uncovered types as possible
     while still covering its own; identical columns merged. Returns the columns and the
@@ -70,7 +71,9 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
 
     The counterfactual comes from ``completions`` (:meth:`Completions.check`: greedy
     search, then a feasibility MIP) when given, else from the nearest-counterfactual MIP
-    (l0)."""
+    (l0; only a feasible point of that MIP when ``completions`` is given). With ``prove=False`` (increase-only features, which the completion service
+    never changes unless asked) only its greedy answers are used: a point it finds is a
+    valid counterfactual, its failure proves nothing and the MIP decides."""
     space, emb = problem.space, problem.tm.embedding
     best_F = BestChangeSet(problem, solver)
     cols: dict[bytes, Column] = {}
@@ -82,8 +85,9 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
         if covered[i]:
             continue  # an earlier column covers it already
         if completions is not None:
-            ok, v, _ = completions.check(problem.Z[i], (), problem.Tmax, time_limit=deadline.left())
-            if ok is False:
+            ok, v, _ = completions.check(problem.Z[i], (), problem.Tmax, time_limit=deadline.left(),
+                                         prove=prove)
+            if ok is False and prove:
                 no_cf[i] = True
                 continue
             if ok:
@@ -91,6 +95,8 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
                 continue
         be = make_backend(solver, time_limit=deadline.left())
         mip = NearestCounterfactual(space, emb, problem.Z[i], be, score_lo=problem.score_lo, Tmax=problem.Tmax).build()
+        if completions is not None:
+            be.set_objective([], [])   # any accepted point will do (the nearest one costs ~10x more)
         sol = be.solve()
         if sol.status == Status.INFEASIBLE:
             no_cf[i] = True

@@ -52,7 +52,9 @@ by ``mode``, chosen automatically:
 :math:`\sum_{k \in J_s} w_k`; a seed already solved is excluded from later seeds'
 :math:`J` (every column containing it was considered there), and a seed whose bound
 cannot beat 1 is skipped. When every seed is solved, the largest seed optimum is the
-exact pricing value (and the largest seed dual bound a valid bound for Farley's bound).
+exact pricing value. A round stopped early (enough columns, the time limit) still gives a
+valid bound for Farley's bound: the largest seed dual bound, or trivial bound for the seeds
+not solved (computed with the seeds done so far excluded).
 
 **Branching rows** (Ryan–Foster, :mod:`groupcf.group.branching`): a decision
 "same(i, j)" adds :math:`z_i = z_j` and "differ(i, j)" adds :math:`z_i + z_j \le 1`
@@ -132,8 +134,12 @@ class SeedPricing:
               eps: float = EPS) -> PricingResult:
         """Columns of dual value above 1, best first, with a bound on the best value.
 
-        Stops after ``max_columns`` improving columns (the bound is then ``inf``: no proof
-        this round). ``branching`` is a sequence of ``(i, j, same)`` decisions.
+        Stops after ``max_columns`` improving columns (no proof this round). The bound is
+        always finite and valid: the largest of the solved seeds' dual bounds and of the
+        trivial bounds :math:`\\sum_{k \\in J_t} w_k` of the seeds not solved (a column's
+        first seed in the order either was solved, with every covered type still in its
+        :math:`J`, or was not, and then none of its types is done yet).
+        ``branching`` is a sequence of ``(i, j, same)`` decisions.
         """
         t0 = time.perf_counter()
         self.calls += 1
@@ -145,7 +151,8 @@ class SeedPricing:
         done = np.zeros(n, dtype=bool)
         found: dict[bytes, tuple[float, object]] = {}
         bound, complete = 0.0, True
-        for s in order:
+        stopped = None                     # position in ``order`` where the round stopped
+        for pos, s in enumerate(order):
             if not positive[s]:
                 continue
             group = np.flatnonzero(same == same[s])        # must be covered with s
@@ -161,21 +168,24 @@ class SeedPricing:
                 done[s] = True
                 continue
             if len(found) >= max_columns or (deadline is not None and deadline.passed):
-                complete = False
+                complete, stopped = False, pos
                 break
             val, dual, col = self._seed(s, w, J, group, same, differ, branching)
             self.seed_solves += 1
             done[s] = True
-            if dual is None:            # not solved: no proof this round
+            if dual is None:            # not solved: its trivial bound stands in
                 complete = False
-                continue
+                dual = ub
             bound = max(bound, dual)
             if col is not None and val > 1 + eps:
                 found.setdefault(col.key(), (val, col))
         cols = [c for _, c in sorted(found.values(), key=lambda t: -t[0])]
         best = max((v for v, _ in found.values()), default=0.0)
-        if not complete:
-            bound = INF
+        if stopped is not None:         # seeds not reached: their trivial bounds
+            rest = order[stopped:]
+            rest = rest[positive[rest]]
+            if len(rest):
+                bound = max(bound, float(((self.compat[rest] & ~done[None, :] & positive[None, :]) @ w).max()))
         return PricingResult(cols, max(bound, best), complete, time.perf_counter() - t0,
                              Solution(status=Status.OPTIMAL, objective=best))
 
