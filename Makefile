@@ -6,7 +6,7 @@ PIP    := $(PY) -m pip
 TORCH_PIN := torch==2.13.0
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv demo test clean solvers
+.PHONY: venv demo test lint clean solvers
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,7 +21,12 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(PY) -m groupcf.demo
 
-test: $(STAMP)
+# the linter and the layer contract (pyproject.toml [tool.ruff], [tool.importlinter]) run first
+lint: $(STAMP)
+	$(VENV)/bin/ruff check groupcf tests benchmarks
+	$(VENV)/bin/lint-imports
+
+test: lint
 	$(PY) -m pytest -q tests
 
 # Single-instance benchmark: MACE, GeCo, DiCE (extra `bench`); quick run: make bench-single BENCH_ARGS="--n 20"

@@ -1,6 +1,6 @@
 """Reproduce the one-for-many paper's experiments (Lodi & Ramírez-Ayerbe, Tables 4–9).
 
-Setup (design §4): the paper's encodings (``variant="paper"``; the authors' data files
+Setup (as in the paper's computational experiments): the paper's encodings (``variant="paper"``; the authors' data files
 are read from ``--data-home`` / ``$GROUPCF_DATA``, else the bundled copies for COMPAS and
 German), a 50/50 random split (seed 0), logistic regression ``C=10`` and scikit-learn
 ReLU MLPs (COMPAS 10×2, German 20×2, Students 14×3; ``random_state=0``), ``S`` = the

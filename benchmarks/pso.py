@@ -260,7 +260,9 @@ def markdown(summary: pd.DataFrame, paper: pd.DataFrame | None) -> str:
     head = ("| dataset | method | RF acc | coverage | proximity | sparsity | diversity | norm. div (eq. 15) "
             "| div / prox | median s | p95 s |")
     lines = [head, "|---|---|---|---|---|---|---|---|---|---|---|"]
-    f = (lambda v: "–" if pd.isna(v) else f"{v:.4f}")
+    def f(v):
+        return "–" if pd.isna(v) else f"{v:.4f}"
+
     for _, r in summary.iterrows():
         lines.append(f"| {r.dataset} | {r.method} | {r.rf_accuracy:.3f} | {r.coverage:.2f} | {f(r.proximity)} | "
                      f"{f(r.sparsity)} | {f(r.diversity)} | {f(r.norm_div_eq15)} | {f(r.div_over_prox)} | "

@@ -251,7 +251,7 @@ def run_method(case: Case, method: str, limit: float):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                exp = with_deadline(lambda: run(x, i), hard)
+                exp = with_deadline(lambda x=x, i=i: run(x, i), hard)
         except _Timeout:
             status = "timeout"
         except (NoCounterfactualError, SolverTimeLimitError) as exc:

@@ -37,6 +37,18 @@ from .exceptions import InvalidInputError
 from .features.validation import validate_instance
 from .formulations.distances import (CHANGE_TOL, feature_distances, feature_distances_codes,
                                      max_feature_distances, parse_distance)
+from .metrics_hd import (  # noqa: F401  Shekhar et al. 2023 metrics (eqs. 8-15), re-exported
+    categorical_proximity,
+    continuous_proximity,
+    coverage_hd,
+    diversity_hd,
+    diversity_over_proximity,
+    mad,
+    normalized_diversity,
+    pairwise_distance_hd,
+    sparsity_hd,
+    summarize_hd,
+)
 from .models import resolve_model
 
 log = logging.getLogger(__name__)
@@ -273,4 +285,3 @@ def summarize(explanations: Iterable, model, *, method: str | None = None, space
         "distance": dist.name,
     }
     return pd.DataFrame([row], index=pd.Index([method], name="method"))
-from .metrics_hd import *  # Shekhar et al. 2023 metrics (eqs. 8-15): proximity, diversity, coverage

@@ -57,7 +57,9 @@ def test_bootstrap_interval_shrinks_with_data():
     g = pd.Series(np.where(np.arange(n) % 2, "x", "y"), name="g")
     wide = audit(t.iloc[:40], None, g.iloc[:40], n_boot=500)
     narrow = audit(t, None, g, n_boot=500)
-    w = lambda a: float((a.differences["distance_hi"] - a.differences["distance_lo"]).iloc[0])
+    def w(a):
+        return float((a.differences["distance_hi"] - a.differences["distance_lo"]).iloc[0])
+
     assert w(narrow) < w(wide)
 
 

@@ -465,3 +465,30 @@ def test_delta_evaluator_additive_and_score_bounds():
     lo, hi = net.score_bounds(np.zeros(9), np.ones(9))
     s = net.score(rng.random((200, 9)))
     assert lo <= s.min() and s.max() <= hi
+
+
+def test_gradient_bound_bounds_every_directional_derivative():
+    """Embedding.gradient_bound(d, domain) >= |grad score . d| at every point of the box
+    (finite differences inside one linear piece); exact for an additive score; None for a
+    model without one (a forest is piecewise constant)."""
+    rng = np.random.default_rng(11)
+    net = ReLUNetwork([(rng.normal(size=(6, 5)), rng.normal(size=6)),
+                       (rng.normal(size=(4, 6)), rng.normal(size=4)),
+                       (rng.normal(size=(1, 4)), rng.normal(size=1))])
+    dom = InputDomain.box(5, 0.0, 1.0, integer=False)
+    for _ in range(5):
+        d = rng.normal(size=5)
+        G = net.gradient_bound(d, dom)
+        Z = rng.random((300, 5))
+        h = 1e-7
+        slope = (net.score(Z + h * d) - net.score(Z)) / h
+        assert np.all(np.abs(slope) <= G + 1e-5)
+    lin = ReLUNetwork([(rng.normal(size=(1, 5)), rng.normal(size=1))])
+    d = rng.normal(size=5)
+    assert lin.gradient_bound(d, dom) == pytest.approx(abs(lin.additive().weights @ d))
+    from sklearn.ensemble import RandomForestClassifier
+    from groupcf.embeddings import get_embedding
+
+    X = rng.random((60, 5))
+    rf = RandomForestClassifier(n_estimators=3, max_depth=2, random_state=0).fit(X, X[:, 0] > 0.5)
+    assert get_embedding(rf)[1].gradient_bound(d, dom) is None

@@ -14,7 +14,7 @@ import groupcf as gcf
 from conftest import PAPER_DATA, all_points, brute_force_nearest_l0
 from group_reference import brute_force_group
 from groupcf.embeddings import LinearModel, get_embedding
-from groupcf.exceptions import InvalidInputError
+from groupcf.exceptions import InvalidInputError, NoCounterfactualError
 
 pytestmark = pytest.mark.skipif(not (PAPER_DATA / "compas_processed.csv").is_file(),
                                 reason="the paper's COMPAS file is not available (GROUPCF_DATA)")
@@ -111,6 +111,14 @@ def test_every_classifier_end_to_end(fitted, name):
     d = gcf.datasets.load("compas", variant="paper")
     geco = gcf.explain(x, pipe, method="geco", data=d.X, random_state=0, k=1)
     assert (pipe.predict(geco.counterfactuals) == pipe[-1].classes_[1]).all()
+    try:                                                  # GeCo honours Tmax, never ignores it
+        capped = gcf.explain(x, pipe, method="geco", data=d.X, random_state=0, k=3, Tmax=2)
+    except NoCounterfactualError:
+        capped = None
+    if capped is not None:
+        assert capped.stats["params"]["Tmax"] == 2
+        for _, r in capped.counterfactuals.iterrows():
+            assert 1 <= sum(r[f] != x[f] for f in x.index) <= 2
     # the Perceptron's weights are integers, so its scores are integers and a score of
     # exactly 0 (negative) lies within the solvers' tolerance of the default margin: the
     # compact MIP re-solves with a larger margin when the real model rejects a point

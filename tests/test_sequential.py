@@ -49,7 +49,9 @@ def _fig2():
     feats = ["f1", "f2", "f3"]
     acts = [Action(f"a{i + 1}", f, kind="set", values=[1.0], cost=c, pre=[f"{f} == 0"])
             for i, (f, c) in enumerate(zip(feats, [10.0, 5.0, 15.0]))]
-    done = lambda k: (lambda x: np.where(x[k] >= 1, 0.5, 1.0))
+    def done(k):
+        return lambda x: np.where(x[k] >= 1, 0.5, 1.0)
+
     graph = DependencyGraph({("f1", "f2"): done("f1"), ("f2", "f3"): done("f2")}, feats)
     model = ReLUNetwork([(np.ones((1, 3)), np.array([-2.5]))])   # accepts when all three are done
     return _problem([0, 0, 0], ActionSet(acts, feats), model, graph, discounted=True)

@@ -205,7 +205,8 @@ def test_score_bounds_contain_scores(name):
     s = emb.score(X)
     assert lo <= s.min() + 1e-12 and s.max() <= hi + 1e-12
     # a box fixing column 3 to 1: bounds of the folded model, still valid
-    lb = DOMAIN.lb.copy(); lb[3] = 1.0
+    lb = DOMAIN.lb.copy()
+    lb[3] = 1.0
     lo2, hi2 = emb.score_bounds(lb, DOMAIN.ub)
     X[:, 3] = 1.0
     s = emb.score(X)
@@ -421,7 +422,9 @@ def _side_values(f, thresholds):
     """Raw values just on each side of each scaled threshold (as the model sees them
     after encoding), plus nothing else: the candidates a nearest point can take."""
     rng = f.high - f.low
-    enc = (lambda r: (r - f.low) / rng)
+    def enc(r):
+        return (r - f.low) / rng
+
     out = set()
     for t in thresholds:
         r = f.low + t * rng

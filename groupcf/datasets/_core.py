@@ -22,6 +22,7 @@ import logging
 import os
 import tempfile
 import urllib.request
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -30,7 +31,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..exceptions import DatasetNotAvailableError, GroupCFError, InvalidInputError
+from ..exceptions import DatasetNotAvailableError, GroupCFError, GroupCFWarning, InvalidInputError
 
 log = logging.getLogger(__name__)
 
@@ -284,11 +285,11 @@ def find_file(folder: Path | None, names: Sequence[str]) -> Path | None:
 
 
 def check_known_file(path: Path, known_sha256: str, what: str) -> None:
-    """Log a warning when a user-supplied file differs from the published one."""
+    """Warn (:class:`GroupCFWarning`) when a user-supplied file differs from the published one."""
     actual = sha256_file(path)
     if actual != known_sha256:
-        log.warning("%s differs from the published %s (sha256 %s, expected %s); results "
-                    "may not match the paper", path, what, actual, known_sha256)
+        warnings.warn(f"{path} differs from the published {what} (sha256 {actual}, expected "
+                      f"{known_sha256}); results may not match the paper", GroupCFWarning, stacklevel=3)
 
 
 def download_file(url: str, dest: Path, timeout: float = 60.0) -> Path:

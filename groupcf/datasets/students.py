@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import io
 import logging
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -60,6 +61,7 @@ import pandas as pd
 from . import _core
 from ._core import (Dataset, DatasetNotAvailableError, binary_label, cache_dir, categorical,
                     check_known_file, data_home_dir, find_file, map_codes, register)
+from ..exceptions import GroupCFWarning
 
 log = logging.getLogger(__name__)
 
@@ -196,7 +198,7 @@ def read_file(path: Path) -> pd.DataFrame:
             f"{path} is not UCI's student-mat.csv nor the paper's {AUTHORS_FILE}: "
             f"missing columns {missing + ([] if label else ['G3 or Class'])}")
     if len(df) != N_ROWS:
-        log.warning("%s has %d rows; UCI's student-mat.csv has %d", path, len(df), N_ROWS)
+        warnings.warn(f"{path} has {len(df)} rows; UCI's student-mat.csv has {N_ROWS}", GroupCFWarning, stacklevel=3)
     if df[FEATURES + [label]].isna().any().any():
         raise DatasetNotAvailableError(f"{path} has missing values; expected UCI's file")
     if path.name == AUTHORS_FILE:

@@ -89,6 +89,13 @@ class Embedding(abc.ABC):
         """Valid bounds ``(lo, hi)`` of the score over the input box ``[lb, ub]``."""
         raise NotImplementedError(f"{type(self).__name__} does not bound its score")
 
+    def gradient_bound(self, d, domain: "InputDomain") -> float | None:
+        r"""An upper bound of :math:`|\nabla \mathrm{score}(z) \cdot d|` over ``domain`` (a
+        Lipschitz constant of the score along the direction ``d``), or ``None`` when the
+        model does not provide one (the default beyond additive scores, where it is exact)."""
+        add = self.additive()
+        return None if add is None else float(abs(add.weights @ np.asarray(d, dtype=float)))
+
     def delta_evaluator(self, z0) -> "DeltaEvaluator":
         """Scores of points equal to ``z0`` except on a few columns
         (:class:`DeltaEvaluator`)."""

@@ -23,7 +23,11 @@ def _tree_arrays(node) -> tuple:
 
     def emit(nd) -> int:
         k = len(feat)
-        feat.append(-1); thr.append(0.0); left.append(-1); right.append(-1); value.append(0.0)
+        feat.append(-1)
+        thr.append(0.0)
+        left.append(-1)
+        right.append(-1)
+        value.append(0.0)
         if "leaf_value" in nd or "split_feature" not in nd:
             value[k] = float(nd.get("leaf_value", 0.0))
             if nd.get("leaf_coeff"):

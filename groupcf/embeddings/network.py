@@ -209,6 +209,18 @@ class ReLUNetwork(Embedding):
         return ReLUNetwork([first, *self.layers[1:]])
 
     # -- bounds ---------------------------------------------------------------------------
+    def gradient_bound(self, d, domain: "InputDomain") -> float:
+        """Interval arithmetic through the Jacobian: a neuron whose pre-activation bounds
+        over ``domain`` straddle 0 contributes a derivative in ``[0, 1]``."""
+        v_lo = v_hi = self.layers[0][0] @ np.asarray(d, dtype=float)
+        for (L, U), (W, _) in zip(self.bounds(domain)[:-1], self.layers[1:]):
+            on, off = L >= 0, U <= 0
+            h_lo = np.where(on, v_lo, np.where(off, 0.0, np.minimum(v_lo, 0.0)))
+            h_hi = np.where(on, v_hi, np.where(off, 0.0, np.maximum(v_hi, 0.0)))
+            Wp, Wn = np.maximum(W, 0.0), np.minimum(W, 0.0)
+            v_lo, v_hi = Wp @ h_lo + Wn @ h_hi, Wp @ h_hi + Wn @ h_lo
+        return float(max(abs(v_lo[0]), abs(v_hi[0])))
+
     def bounds(self, domain: "InputDomain") -> list[tuple[np.ndarray, np.ndarray]]:
         """Pre-activation bounds ``(L, U)`` of every layer (hidden layers, then the output)
         over ``domain``: exact for layer 1, interval arithmetic after (see module doc)."""
@@ -347,9 +359,11 @@ class NetworkConstr(EmbeddingConstr):
         for h, s, a in zip(self.hidden, self.binaries, pre[:-1]):
             a = a[0]
             on = h >= 0
-            idx.extend(h[on].tolist()); vals.extend(np.maximum(a[on], 0.0).tolist())
+            idx.extend(h[on].tolist())
+            vals.extend(np.maximum(a[on], 0.0).tolist())
             on = s >= 0
-            idx.extend(s[on].tolist()); vals.extend((a[on] > 0).astype(float).tolist())
+            idx.extend(s[on].tolist())
+            vals.extend((a[on] > 0).astype(float).tolist())
         return np.array(idx, dtype=np.int64), np.array(vals)
 
     def __repr__(self) -> str:

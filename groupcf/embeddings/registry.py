@@ -48,7 +48,8 @@ def _load_frameworks() -> None:
             try:
                 importlib.import_module(module).register_all(register)
             except ImportError as exc:  # pragma: no cover - broken optional install
-                logger.warning("could not register %s embeddings from %s: %s", framework, module, exc)
+                warnings.warn(f"could not register {framework} embeddings from {module}: {exc}",
+                              GroupCFWarning, stacklevel=2)
 
 
 def registered_types() -> list[type]:

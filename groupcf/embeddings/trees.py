@@ -203,7 +203,10 @@ class TreeEnsemble(Embedding):
             k = len(feat)
             leaf = self.feature[n] < 0
             feat.append(-1 if leaf else (self.feature[n] if remap is None else remap[self.feature[n]]))
-            thr.append(self.threshold[n]); val.append(self.value[n]); lft.append(-1); rgt.append(-1)
+            thr.append(self.threshold[n])
+            val.append(self.value[n])
+            lft.append(-1)
+            rgt.append(-1)
             if not leaf:
                 lft[k] = emit(self.left[n])
                 rgt[k] = emit(self.right[n])
@@ -326,7 +329,11 @@ class TreeEnsemble(Embedding):
 
         def row(idx, coef, lo_, hi_):
             nonlocal r
-            R.extend([r] * len(idx)); C.extend(idx); V.extend(coef); LO.append(lo_); HI.append(hi_)
+            R.extend([r] * len(idx))
+            C.extend(idx)
+            V.extend(coef)
+            LO.append(lo_)
+            HI.append(hi_)
             r += 1
 
         for j, (c, t, _) in enumerate(keys):
@@ -342,7 +349,8 @@ class TreeEnsemble(Embedding):
                 const += folded.value[leaves[0]]
                 continue
             w = np.asarray(backend.add_vars(len(leaves), lb=0.0, ub=1.0), dtype=np.int64)
-            leaf_vars.append(w); leaf_nodes.append(leaves)
+            leaf_vars.append(w)
+            leaf_nodes.append(leaves)
             row(w.tolist(), [1.0] * len(w), 1.0, 1.0)
             for n, (a, b, e) in ranges.items():
                 c = int(folded.feature[n])

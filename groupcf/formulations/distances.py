@@ -36,7 +36,7 @@ and the distance is :math:`d = w_0 \ell_0 + w_1 \ell_1 + w_\infty \ell_\infty` w
 immutable ones included, so distances are comparable across actionability settings.
 (MACE's reference code divides by the number of mutable features and also divides
 :math:`\ell_\infty` by it; we keep :math:`\ell_\infty` a plain maximum, as in the MACE
-paper's definition and GeCo's fitness, design §4.)
+paper's definition (Karimi et al. 2020, Sec. 3) and GeCo's fitness (Schleich et al. 2021, eq. 11).)
 """
 from __future__ import annotations
 

@@ -256,12 +256,17 @@ class NearestCounterfactual:
             cols = self.v[feat.columns]
             if feat.encoding == "onehot":
                 h = int(np.argmax(v_hat[feat.columns]))
-                idx.append(cols[h]); coef.append(-1.0); const += 1.0          # 1 - v_h
+                idx.append(cols[h])
+                coef.append(-1.0)
+                const += 1.0          # 1 - v_h
             elif feat.encoding == "binary":
                 if v_hat[feat.columns[0]] >= 0.5:
-                    idx.append(cols[0]); coef.append(-1.0); const += 1.0      # 1 - v
+                    idx.append(cols[0])
+                    coef.append(-1.0)
+                    const += 1.0      # 1 - v
                 else:
-                    idx.append(cols[0]); coef.append(1.0)                      # v
+                    idx.append(cols[0])
+                    coef.append(1.0)                      # v
             else:
                 c = feat.columns[0]
                 if l in self.u:
@@ -275,11 +280,13 @@ class NearestCounterfactual:
                 if val + eps <= hi + 1e-9:                                     # b+ => var >= val + eps
                     b = int(be.add_vars(1, 0.0, 1.0, VarType.BINARY)[0])
                     new_b.append(([var, b], [1.0, -(val + eps - lo)], lo, INF))
-                    idx.append(b); coef.append(1.0)
+                    idx.append(b)
+                    coef.append(1.0)
                 if val - eps >= lo - 1e-9:                                     # b- => var <= val - eps
                     b = int(be.add_vars(1, 0.0, 1.0, VarType.BINARY)[0])
                     new_b.append(([var, b], [1.0, hi - val + eps], -INF, hi))
-                    idx.append(b); coef.append(1.0)
+                    idx.append(b)
+                    coef.append(1.0)
         if not idx:
             return False
         for r in new_b:

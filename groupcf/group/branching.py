@@ -34,11 +34,12 @@ from __future__ import annotations
 
 import logging
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..exceptions import SolverError
+from ..exceptions import GroupCFWarning, SolverError
 from ..solvers.base import Status
 from ..utils import EPS
 from .formulations.master import RestrictedMaster, solve_set_cover
@@ -143,7 +144,7 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
             n, np.vstack([art] + [c.cover[None, :] for c in node_cols]),
             np.r_[np.full(n_art, n + 1.0), np.ones(len(node_cols))], solver)
 
-        def add(col: Column, cover: np.ndarray) -> bool:
+        def add(col: Column, cover: np.ndarray, seen=seen, node_cols=node_cols, master=master) -> bool:
             cover = cover & active
             key = cover.tobytes()
             if not cover.any() or key in seen:
@@ -175,7 +176,8 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
                 if res.optimal:
                     bound = math.ceil(z - EPS)
                 elif not deadline.passed:
-                    log.warning("branch-and-price: pricing found no new column without a proof; stopping")
+                    warnings.warn("branch-and-price: pricing found no new column without a proof; stopping "
+                                  "(the result is not certified)", GroupCFWarning, stacklevel=2)
                 break
         if bound is None:              # time limit inside the node: keep it open
             stack.append((branching, parent_bound))
@@ -208,7 +210,8 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
         if pair is None:   # cannot happen for a fractional solution with distinct covers
             raise SolverError("internal error: fractional master without a branching pair")
         i, j = pair
-        log.debug("branch-and-price: node %d depth %d LP %.3f bound %d, branching on (%d, %d)", nodes, len(branching), z, bound, i, j)
+        log.debug("branch-and-price: node %d depth %d LP %.3f bound %d, branching on (%d, %d)",
+                  nodes, len(branching), z, bound, i, j)
         stack.append((branching + ((i, j, False),), bound))
         stack.append((branching + ((i, j, True),), bound))
     exhausted = not stack

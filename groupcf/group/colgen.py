@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..exceptions import InvalidInputError, SolverLicenseError
+from ..exceptions import GroupCFWarning, InvalidInputError, SolverLicenseError
 from ..solvers import make_backend
 from ..solvers.base import Status
 from ..utils import EPS, Deadline
@@ -327,8 +327,8 @@ def _close_gap(problem, full, completions, solver, deadline, stats, active, limi
     try:
         gap = close_gap_by_enumeration(problem, classes, completions, active, solver, deadline)
     except SolverLicenseError as err:      # e.g. a size-limited Gurobi licence
-        log.warning("the set cover over %d classes could not be solved (%s); "
-                    "branch-and-price continues", len(classes), err)
+        warnings.warn(f"the set cover over {len(classes)} classes could not be solved ({err}); "
+                      "branch-and-price continues", GroupCFWarning, stacklevel=2)
         return None
     stats.extra.update(gap_closed_by_enumeration=gap.columns is not None, enumeration_classes=len(classes),
                        enumeration_rounds=gap.rounds, enumeration_removed=gap.removed,

@@ -71,7 +71,8 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
 
     The counterfactual comes from ``completions`` (:meth:`Completions.check`: greedy
     search, then a feasibility MIP) when given, else from the nearest-counterfactual MIP
-    (l0; only a feasible point of that MIP when ``completions`` is given). With ``prove=False`` (increase-only features, which the completion service
+    (l0; only a feasible point of that MIP when ``completions`` is given). With
+    ``prove=False`` (increase-only features, which the completion service
     never changes unless asked) only its greedy answers are used: a point it finds is a
     valid counterfactual, its failure proves nothing and the MIP decides."""
     space, emb = problem.space, problem.tm.embedding

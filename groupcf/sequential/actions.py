@@ -342,7 +342,7 @@ class DependencyGraph:
                     if f not in features:
                         raise InvalidActionError(f"dependency {k!r} -> {h!r}: unknown feature {f!r}")
         self.incoming: dict[str, list] = {}
-        for (k, h), tau in self.edges.items():
+        for (_, h), tau in self.edges.items():
             self.incoming.setdefault(h, []).append(tau)
         _assert_dag(self.edges.keys(), "dependencies")
 

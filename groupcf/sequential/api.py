@@ -14,7 +14,7 @@ from groupcf.exceptions import (
     NotRejectedError,
 )
 from groupcf.sequential.actions import Action, ActionSet, DependencyGraph
-from groupcf.sequential.bound import sequence_bound
+from groupcf.sequential.bound import BoundStatus, sequence_bound
 from groupcf.sequential.brkga import GAOptions, first_front, polish, run_brkga
 from groupcf.sequential.engine import (
     Problem,
@@ -137,7 +137,7 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
             "distance": float(_gower(problem, final)), "final_state": dict(zip(features, final.tolist())),
             "proba": probs, "source": "bound"}]))
     if not frames:
-        if b is not None and b.status == "infeasible":
+        if b is not None and b.status is BoundStatus.INFEASIBLE:
             raise NoCounterfactualError("no sequence of the given actions within their ranges "
                                         "makes the model accept x (the bound MIP is infeasible)")
         raise NoCounterfactualError("the search found no valid sequence that the model accepts; "
@@ -145,7 +145,7 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
     pareto = _nondominated(problem, pd.concat(frames, ignore_index=True))
     lb = None if b is None else b.value
     optimal = bool(lb is not None and np.isfinite(lb) and pareto["cost"].min() <= lb + 1e-3 * max(1.0, abs(lb)))
-    info = {} if b is None else {"status": b.status, "seconds": tb, "mip_sequence": b.steps}
+    info = {} if b is None else {"status": str(b.status), "seconds": tb, "mip_sequence": b.steps}
     return SequenceExplanation(pd.Series(x0, index=features), pareto, problem, lb, optimal,
                                time.perf_counter() - t0, info)
 

@@ -49,6 +49,7 @@ replay is a real sequence, optimal when its cost meets the bound.
 """
 from __future__ import annotations
 
+import enum
 import itertools
 import logging
 import math
@@ -58,6 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from groupcf.exceptions import ValidationError
+from groupcf.embeddings.tighten import tightened as _tightened
 from groupcf.features.domain import InputDomain
 from groupcf.sequential.actions import (
     AbsChange,
@@ -68,16 +70,38 @@ from groupcf.sequential.actions import (
 )
 from groupcf.sequential.engine import Problem
 from groupcf.sequential.lipschitz import lipschitz_bound
-from groupcf.sequential.tighten import tightened as _tightened
+from groupcf.solvers.base import Status
 
 logger = logging.getLogger(__name__)
 INF = math.inf
 
 
+class BoundStatus(str, enum.Enum):
+    """How a :class:`Bound` was obtained: a solver outcome of the bound MIP
+    (:class:`~groupcf.solvers.base.Status` values), raised by bisection on a cost cap, or the
+    Lipschitz bound alone."""
+
+    OPTIMAL = "optimal"
+    FEASIBLE = "feasible"
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    TIME_LIMIT = "time_limit"
+    ERROR = "error"
+    BISECTION = "bisection"
+    LIPSCHITZ = "lipschitz"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @classmethod
+    def of(cls, status: Status) -> "BoundStatus":
+        return cls(status.value)
+
+
 @dataclass
 class Bound:
     value: float                       # certified lower bound on the undiscounted cost
-    status: str
+    status: BoundStatus
     steps: list | None = None          # a replayed valid sequence from the MIP, if any
     steps_cost: float | None = None
     solve_time: float = 0.0
@@ -169,7 +193,7 @@ def sequence_bound(problem: Problem, encoding, solver="highs", time_limit: float
     """
     t_end = time.perf_counter() + time_limit
     b = _capped_bound(problem, encoding, solver, time_limit / 3, tangents, cap)
-    if b is None or cap is None or b.status in ("optimal", "infeasible"):
+    if b is None or cap is None or b.status in (BoundStatus.OPTIMAL, BoundStatus.INFEASIBLE):
         return b
     lo, hi, best = b.value, cap, b
     while hi - lo > 1e-3 * max(1.0, hi):
@@ -180,7 +204,7 @@ def sequence_bound(problem: Problem, encoding, solver="highs", time_limit: float
         bm = _capped_bound(problem, encoding, solver, left, tangents, mid)
         if bm is None:
             break
-        if bm.status == "infeasible":
+        if bm.status is BoundStatus.INFEASIBLE:
             lo = mid
         elif bm.objective is not None:
             hi = min(hi, bm.objective)
@@ -191,7 +215,7 @@ def sequence_bound(problem: Problem, encoding, solver="highs", time_limit: float
             lo = max(lo, min(bm.value, mid))
             break
     best.value = max(lo, b.value)
-    best.status = "optimal" if hi - lo <= 1e-3 * max(1.0, hi) else "bisection"
+    best.status = BoundStatus.OPTIMAL if hi - lo <= 1e-3 * max(1.0, hi) else BoundStatus.BISECTION
     return best
 
 
@@ -314,23 +338,23 @@ def _capped_bound(problem: Problem, encoding, solver="highs", time_limit: float 
     be, u, d, c, x_idx, domain = build()
     lip = lipschitz_bound(problem, encoding, emb, domain) or 0.0
     if cap is not None and lip >= cap:
-        return Bound(cap, "infeasible")
+        return Bound(cap, BoundStatus.INFEASIBLE)
     con = emb.add_to(be, x_idx, domain, lo=0.0)
     be.set_objective(c, np.ones(nA))
     sol = be.solve()
     if not sol.status.has_solution:
-        if sol.status.value == "infeasible":
-            return Bound(INF if cap is None else cap, "infeasible", solve_time=sol.solve_time)
+        if sol.status is Status.INFEASIBLE:
+            return Bound(INF if cap is None else cap, BoundStatus.INFEASIBLE, solve_time=sol.solve_time)
         if sol.dual_bound is not None and np.isfinite(sol.dual_bound):
             return Bound(float(min(max(sol.dual_bound, lip), INF if cap is None else cap)),
-                         sol.status.value, solve_time=sol.solve_time)
-        return Bound(lip, "lipschitz") if lip > 0 else None
+                         BoundStatus.of(sol.status), solve_time=sol.solve_time)
+        return Bound(lip, BoundStatus.LIPSCHITZ) if lip > 0 else None
     value = sol.dual_bound if sol.dual_bound is not None else sol.objective
     value = min(max(value, lip), INF if cap is None else cap)
-    bound = Bound(float(value), sol.status.value, solve_time=sol.solve_time,
+    bound = Bound(float(value), BoundStatus.of(sol.status), solve_time=sol.solve_time,
                   objective=float(sol.objective))
     be.set_row_bounds([con.lo_row], [1e-4], [INF])     # a margin so the replay is accepted
-    sol2 = be.solve() if sol.status.value == "optimal" else None
+    sol2 = be.solve() if sol.status is Status.OPTIMAL else None
     if sol2 is not None and sol2.status.has_solution:
         _replay_solution(problem, sol2.x, u, d, bound)
     return bound

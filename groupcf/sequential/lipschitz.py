@@ -9,9 +9,10 @@ plus its consequence factors). Inside a convex box that contains every reachable
 
     s(x_T) - s(x') \le \sum_i G_i |\delta_i| \le \max_i \frac{G_i}{w_i} \sum_i w_i |\delta_i|,
 
-with :math:`G_i` an upper bound of :math:`|\nabla s \cdot d_i|` over the box, obtained by
-interval arithmetic through the network's Jacobian (a neuron whose pre-activation bounds
-straddle 0 contributes a derivative in :math:`[0, 1]`). Acceptance needs :math:`s(x_T) \ge 0`,
+with :math:`G_i` an upper bound of :math:`|\nabla s \cdot d_i|` over the box given by the
+embedding (:meth:`~groupcf.embeddings.base.Embedding.gradient_bound`; for a ReLU network,
+interval arithmetic through its Jacobian: a neuron whose pre-activation bounds straddle 0
+contributes a derivative in :math:`[0, 1]`). Acceptance needs :math:`s(x_T) \ge 0`,
 so the cost is at least :math:`\sum_{set} c + \max(0, -s(x')) / \max_i (G_i / w_i)`; the bound
 is the minimum of this over the choices of ``set`` actions. Smaller boxes (a cost cap) give
 smaller :math:`G_i`, hence a larger bound.
@@ -45,21 +46,15 @@ def lipschitz_bound(problem, encoding, emb, domain) -> float | None:
                 sets.append((a, a.cost.min_cost))
             else:
                 return None
-    bounds = emb.bounds(domain)
     ratio = 0.0
     for a in adds:
         d = np.zeros(emb.n_inputs)
         d[cols[a.feature][0]] += 1.0
         for g, k in a.consequences.items():
             d[cols[g][0]] += float(k)
-        v_lo = v_hi = emb.layers[0][0] @ d
-        for (L, U), (W, _) in zip(bounds[:-1], emb.layers[1:]):
-            on, off = L >= 0, U <= 0
-            h_lo = np.where(on, v_lo, np.where(off, 0.0, np.minimum(v_lo, 0.0)))
-            h_hi = np.where(on, v_hi, np.where(off, 0.0, np.maximum(v_hi, 0.0)))
-            Wp, Wn = np.maximum(W, 0.0), np.minimum(W, 0.0)
-            v_lo, v_hi = Wp @ h_lo + Wn @ h_hi, Wp @ h_hi + Wn @ h_lo
-        G = float(max(abs(v_lo[0]), abs(v_hi[0])))
+        G = emb.gradient_bound(d, domain)   # Lipschitz constant of the score along d
+        if G is None:
+            return None
         ratio = max(ratio, G / a.cost.weight)
     best = np.inf
     idx = aset.index

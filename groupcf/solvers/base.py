@@ -156,7 +156,7 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def set_row_bounds(self, rows, lo, hi) -> None: ...
 
-    def set_mip_start(self, idx, values) -> None:
+    def set_mip_start(self, idx, values) -> None:  # noqa: B027 (optional: a no-op by default)
         """Offer a (possibly partial) starting solution; ignored without ``mip_start``."""
 
     def require(self, capability: str, purpose: str) -> None:

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import logging
 import math
+import warnings
 
 import numpy as np
 
-from ..exceptions import SolverError, SolverNotInstalledError
+from ..exceptions import GroupCFWarning, SolverError, SolverNotInstalledError
 from . import _common as C
 from .base import Capabilities, Status
 from .pyomo import PyomoBackend, _bound, _factory, _quiet_pyomo
@@ -69,8 +70,8 @@ class PyomoFactoryBackend(PyomoBackend):
                 opts[table[name]] = value
             elif what not in self._warned:
                 self._warned.add(what)
-                logger.warning("pyomo:%s: option %s is not passed (its name for this solver "
-                               "is unknown)", name, what)
+                warnings.warn(f"pyomo:{name}: option {what} is not passed (its name for this solver "
+                              "is unknown)", GroupCFWarning, stacklevel=4)
         return opts
 
     def _solve_native(self, is_mip: bool):

@@ -35,12 +35,13 @@ import itertools
 import logging
 import math
 import time
+import warnings
 from dataclasses import asdict
 
 import numpy as np
 import pandas as pd
 
-from ...exceptions import InvalidInputError, NoCounterfactualError, NotRejectedError
+from ...exceptions import GroupCFWarning, InvalidInputError, NoCounterfactualError, NotRejectedError
 from ...results.explanation import Explanation
 from ...solvers.base import Status
 from ...features.validation import validate_instance
@@ -162,7 +163,8 @@ def _result(x, bb, box, Zs, z0, prm, t0, rounds, iv, order) -> Explanation:
     rows = pd.concat([_decode(sp, x, z, z0) for z in Zs], ignore_index=True)
     ok = bb.is_positive(rows) & _actionable(sp, x, rows)
     if not ok.all():
-        log.warning("PSO: %d candidate(s) dropped by the final re-check", int((~ok).sum()))
+        warnings.warn(f"PSO: {int((~ok).sum())} candidate(s) dropped: the real model rejects them or they "
+                      "break actionability on raw values", GroupCFWarning, stacklevel=2)
     rows, Zs = rows[ok].reset_index(drop=True), Zs[ok]
     if len(rows) == 0:
         raise NoCounterfactualError("PSO: no candidate survived the re-check with the real model")

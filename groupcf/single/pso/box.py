@@ -30,7 +30,8 @@ desired class, :math:`t` the threshold and :math:`n` the number of original feat
 
 with :math:`\delta_l = |\Delta z_l|` for a continuous feature (:math:`|\Delta|/R_l`) and
 0/1 for any other (``scale="mad"``: a continuous :math:`\delta_l` is
-:math:`|\Delta|/\mathrm{MAD}_l` instead, the scale of the paper's proximity metric, eq. 8). Every valid point is better than every invalid one
+:math:`|\Delta|/\mathrm{MAD}_l` instead, the scale of the paper's proximity metric, eq. 8).
+Every valid point is better than every invalid one
 (:math:`l_2, l_3 \le 1`); invalid points are ranked by their shortfall :math:`t - p`
 alone. (The paper sums :math:`l_1 + l_2 + l_3` everywhere; with :math:`l_3` counting
 changed features, that keeps a swarm that starts far from the boundary next to the

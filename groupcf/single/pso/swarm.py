@@ -69,7 +69,7 @@ def run_swarm(box: Box, bb, params, rng: np.random.Generator, seed: int,
     g = int(np.argmin(pb_cost))
     best, stall, spread0 = pb_cost[g], 0, None
     stopped, it = "iterations", 0
-    for it in range(1, params.n_iterations + 1):
+    for it in range(1, params.n_iterations + 1):  # noqa: B007 (`it` is reported after the loop)
         gpos = pb[g]
         spread = float(np.mean(np.linalg.norm((X - X.mean(axis=0)) / box.width, axis=1)))
         if spread0 is None:

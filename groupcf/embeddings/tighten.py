@@ -1,10 +1,12 @@
 """LP-based tightening of a ReLU network's second-layer bounds inside a MIP (used by
-:mod:`groupcf.sequential.bound`): smaller big-M constants, same model."""
+:mod:`groupcf.sequential.bound`): smaller big-M constants, same model. Any other
+embedding is returned unchanged."""
 from __future__ import annotations
 
 import numpy as np
 
-from groupcf.embeddings import ReLUNetwork
+from groupcf.embeddings.network import ReLUNetwork
+from groupcf.solvers.base import Status
 
 
 class _Tight(ReLUNetwork):
@@ -38,7 +40,7 @@ def tightened(emb, build) -> ReLUNetwork:
         for sense in ("min", "max"):
             be.set_objective(h[alive], W1[k, alive], sense, float(b1[k]))
             sol = be.solve()
-            if sol.status.value == "infeasible":
+            if sol.status is Status.INFEASIBLE:
                 return _Tight(emb.layers, [(np.full_like(lo, 1.0), np.full_like(lo, -1.0))
                                            for lo, _ in bounds])   # empty: caller sees infeasible
             if sol.status.has_solution:
