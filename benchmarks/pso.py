@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 import time
 import warnings
@@ -54,6 +53,9 @@ import pandas as pd
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))   # the scripts' shared helpers
+from _deadline import Timeout, with_deadline
 
 import groupcf as gcf
 from groupcf import metrics_hd as mh
@@ -116,24 +118,6 @@ class Case:
 
 
 # ----------------------------------------------------------------------------- methods
-class _Timeout(Exception):
-    pass
-
-
-def _alarm(signum, frame):
-    raise _Timeout()
-
-
-def with_deadline(fn, seconds: float):
-    old = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        return fn()
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-
-
 class _FloatModel:
     """The pipeline for DiCE: DiCE hands categorical columns over as strings."""
 
@@ -226,7 +210,7 @@ def run_case(case: Case, methods, k: int, limit: float, log):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     cfs = with_deadline(lambda run=run, x=x, i=i: run(x, i), limit)
-            except _Timeout:
+            except Timeout:
                 status = "timeout"
             except Exception as exc:                       # noqa: BLE001 - recorded per query
                 status = f"{type(exc).__name__}: {str(exc)[:80]}"

@@ -45,7 +45,6 @@ import argparse
 import datetime as _dt
 import os
 import platform
-import signal
 import sys
 import time
 import warnings
@@ -56,6 +55,9 @@ os.environ.setdefault("TQDM_DISABLE", "1")        # DiCE draws a progress bar pe
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))   # the scripts' shared helpers
+from _deadline import Timeout, with_deadline
 
 import groupcf as gcf  # noqa: E402
 from groupcf.exceptions import NoCounterfactualError, SolverTimeLimitError  # noqa: E402
@@ -122,25 +124,6 @@ def _classifier(model: str):
 
 
 # ----------------------------------------------------------------------------- methods
-class _Timeout(Exception):
-    pass
-
-
-def _alarm(signum, frame):
-    raise _Timeout()
-
-
-def with_deadline(fn, seconds: float):
-    """Run ``fn()``; raise :class:`_Timeout` after ``seconds`` (SIGALRM, main thread)."""
-    old = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        return fn()
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def mace_runner(case: Case, limit: float):
     def run(x, i):
         return gcf.explain(x, case.pipe, method="mace", distance=DISTANCE, time_limit=limit)
@@ -252,7 +235,7 @@ def run_method(case: Case, method: str, limit: float):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 exp = with_deadline(lambda x=x, i=i: run(x, i), hard)
-        except _Timeout:
+        except Timeout:
             status = "timeout"
         except (NoCounterfactualError, SolverTimeLimitError) as exc:
             status = type(exc).__name__

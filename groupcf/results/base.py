@@ -23,6 +23,17 @@ class Stats(dict):
         return "Stats(" + ", ".join(f"{k}={v!r}" for k, v in self.items()) + ")"
 
 
+class ResultBase:
+    """What both result types share: ``status`` a :class:`Status` and ``stats`` a
+    :class:`Stats`, whatever was passed (strings and dicts, e.g. from ``from_dict``)."""
+
+    def __post_init__(self):
+        if not isinstance(self.status, Status):
+            self.status = Status(self.status)
+        if not isinstance(self.stats, Stats):
+            self.stats = Stats(self.stats or {})
+
+
 def plain(v):
     """JSON-friendly value (numpy scalars to Python, intervals to strings, recursively
     for lists and dicts)."""

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import ValidationError
-from .base import Stats, Status, frame_records, html_pre, plain
+from .base import ResultBase, Stats, Status, frame_records, html_pre, plain
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..models import TrainedModel
@@ -24,7 +24,7 @@ def describe_changes(instance: pd.Series, cf: pd.Series, features: list[str]) ->
 
 
 @dataclass
-class Explanation:
+class Explanation(ResultBase):
     """Counterfactual explanation(s) of one instance.
 
     Attributes
@@ -88,12 +88,6 @@ class Explanation:
     objectives: list[float] = field(default_factory=list)
     Tmax: int | None = None
     model: "TrainedModel | None" = field(default=None, repr=False, compare=False)
-
-    def __post_init__(self):
-        if not isinstance(self.status, Status):
-            self.status = Status(self.status)
-        if not isinstance(self.stats, Stats):
-            self.stats = Stats(self.stats or {})
 
     @property
     def changed_features(self) -> dict[int, list[str]]:

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..exceptions import ValidationError
 from ..solvers.base import Status
-from .base import Stats, html_pre
+from .base import ResultBase, Stats, html_pre
 from .base import plain as _plain
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 @dataclass
-class GroupExplanation:
+class GroupExplanation(ResultBase):
     """One-for-many counterfactual explanations of a group ``S``.
 
     Attributes
@@ -62,12 +62,6 @@ class GroupExplanation:
     unexplained: list = field(default_factory=list)
     stats: Stats = field(default_factory=Stats)
     model: "TrainedModel | None" = field(default=None, repr=False, compare=False)
-
-    def __post_init__(self):
-        if not isinstance(self.status, Status):
-            self.status = Status(self.status)
-        if not isinstance(self.stats, Stats):
-            self.stats = Stats(self.stats or {})
 
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:
