@@ -19,15 +19,15 @@ KEY_DECIMALS = 9
 
 def value_key(*arrays) -> bytes:
     """A hashable key for float vectors, equal for vectors equal to ``KEY_DECIMALS``
-    decimals (rounding first, so ``0.1 + 0.2`` and ``0.3`` share a key). Boolean arrays are
-    packed bit-wise."""
+    decimals (rounding first, so ``0.1 + 0.2`` and ``0.3`` share a key, as do ``-0.0`` and ``0.0``).
+    Boolean arrays are packed bit-wise."""
     parts = []
     for a in arrays:
         a = np.asarray(a)
         if a.dtype == bool:
             parts.append(np.packbits(a).tobytes())
         else:
-            parts.append(np.round(a.astype(float), KEY_DECIMALS).tobytes())
+            parts.append((np.round(a.astype(float), KEY_DECIMALS) + 0.0).tobytes())   # + 0.0: -0.0 -> 0.0
     return b"|".join(parts)
 
 

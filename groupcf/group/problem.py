@@ -20,7 +20,7 @@ import pandas as pd
 from ..exceptions import InvalidInputError, NotRejectedError
 from ..formulations.completion import Completions
 from ..models import DEFAULT_MARGIN, TrainedModel
-from ..utils import TOL
+from ..utils import TOL, value_key
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ class Column:
     source: str = "?"          # which generator produced it (initial, pricing, aux-v, ...)
 
     def key(self) -> bytes:
-        return np.round(self.v, 9).tobytes() + np.packbits(self.cover).tobytes()
+        return value_key(self.v, self.cover)
 
 
 @dataclass

@@ -39,8 +39,8 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
                      decimals: int | None = None, min_change: float = 1e-9,
                      population: int = 500, offspring: int = 400, mutants: int = 100,
                      bias: float = 0.7, generations: int = 150, seed: int = 0,
-                     polish_front: bool = True, bound: bool = True, solver="highs", time_limit: float = 10.0
-                     ) -> SequenceExplanation:
+                     polish_front: bool = True, bound: bool = True, solver="highs", time_limit: float = 10.0,
+                     progress: bool = False) -> SequenceExplanation:
     """Pareto-optimal sequences of actions that make ``model`` accept ``x``
     (Naumann & Ntoutsi, "Consequence-aware Sequential Counterfactual Generation",
     ECML-PKDD 2021), plus a certified lower bound on their cost.
@@ -74,6 +74,8 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
         (bisection per action, re-checked; not in the paper).
     bound
         Compute the certified lower bound (:mod:`groupcf.sequential.bound`).
+    progress
+        A bar over the generations (only when standard error is a terminal).
 
     Raises
     ------
@@ -111,7 +113,7 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
                       bool(dependencies is not None if discounted is None else discounted),
                       feature_ranges(features, ranges, sorted(cats)))
     opts = GAOptions(population, offspring, mutants, bias, generations, seed)
-    G, F, cv = run_brkga(problem, opts)
+    G, F, cv = run_brkga(problem, opts, progress=progress)
     feas = np.flatnonzero(cv <= 0)
     if polish_front and len(feas):     # shrink the front's tweaks onto the decision boundary
         front = feas[first_front(F[feas])]

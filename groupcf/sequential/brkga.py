@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from groupcf.progress import progress_bar
 from groupcf.sequential.engine import Problem, objectives, rollout, violation
 
 logger = logging.getLogger(__name__)
@@ -54,7 +55,8 @@ def _elites(F, cv, n_min: int) -> np.ndarray:
     return np.argsort(cv, kind="stable")[:max(1, n_min)]
 
 
-def run_brkga(problem: Problem, opts: GAOptions, seed_genes: np.ndarray | None = None):
+def run_brkga(problem: Problem, opts: GAOptions, seed_genes: np.ndarray | None = None,
+              progress: bool = False):
     """Run the GA; returns ``(genes, objectives, violation)`` of the final population."""
     rng = np.random.default_rng(opts.seed)
     n = problem.n_genes
@@ -63,7 +65,7 @@ def run_brkga(problem: Problem, opts: GAOptions, seed_genes: np.ndarray | None =
         P = np.vstack([np.atleast_2d(seed_genes), P])
     r = rollout(problem, P)
     F, cv = objectives(problem, r), violation(problem, r)
-    for gen in range(opts.generations):
+    for gen in progress_bar(range(opts.generations), enabled=progress, desc="BRKGA generations"):
         el = _elites(F, cv, opts.population // 10)
         rest = np.setdiff1d(np.arange(len(P)), el)
         if len(rest) == 0:

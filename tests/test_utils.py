@@ -1,0 +1,23 @@
+"""The neutral helpers every layer shares (groupcf.utils)."""
+from __future__ import annotations
+
+import numpy as np
+
+from groupcf.utils import Deadline, value_key
+
+
+def test_value_key_equal_values_share_a_key():
+    assert value_key(np.array([0.1 + 0.2, -0.0])) == value_key(np.array([0.3, 0.0]))
+    assert value_key(np.array([0.3])) != value_key(np.array([0.3 + 1e-6]))
+    a, b = np.array([True, False, True]), np.array([True, True, False])
+    assert value_key(np.ones(2), a) == value_key(np.ones(2), a.copy())
+    assert value_key(np.ones(2), a) != value_key(np.ones(2), b)
+    # parts are delimited: moving an element across arrays changes the key
+    assert value_key(np.array([1.0, 2.0]), np.array([3.0])) != value_key(np.array([1.0]), np.array([2.0, 3.0]))
+
+
+def test_deadline():
+    assert Deadline(None).left() is None and not Deadline(None).passed
+    assert Deadline(0.0).passed and Deadline(0.0).left() == 0.0
+    d = Deadline(1e6)
+    assert not d.passed and 0 < d.left() <= 1e6 and d.elapsed() >= 0
