@@ -257,3 +257,28 @@ def sync_scheduler(threads: int | None) -> int:
         highspy.Highs.resetGlobalScheduler(True)
         _scheduler_threads = n
     return n
+
+
+class TableBoundsMixin:
+    """``set_bounds`` and ``set_vtype`` written once over the backend's own
+    :class:`VarTable` (``_var_table``): arguments normalised, binaries clipped to [0, 1],
+    then handed to the backend's ``_push_bounds(idx, lb, ub)`` (send to the solver and
+    record) and ``_push_vtype(idx, codes)`` (send the types; the table already has them)."""
+
+    def set_bounds(self, idx, lb, ub) -> None:
+        idx = index_array(idx, self.num_vars)
+        lb = float_array(lb, idx.size, "lower bounds", none=-INF)
+        ub = float_array(ub, idx.size, "upper bounds", none=INF)
+        lb, ub = binary_bounds(lb, ub, self._var_table.kind.view[idx])
+        self._push_bounds(idx, lb, ub)
+
+    def set_vtype(self, idx, vtype) -> None:
+        idx = index_array(idx, self.num_vars)
+        codes = vtype_codes(vtype, idx.size)
+        t = self._var_table
+        t.kind.view[idx] = codes
+        if np.any(codes == BIN):
+            lb, ub = binary_bounds(t.lb.view[idx], t.ub.view[idx], codes)
+            self._push_bounds(idx, lb, ub)
+        if idx.size:
+            self._push_vtype(idx, codes)

@@ -78,7 +78,7 @@ def _sense_rhs(lo: np.ndarray, hi: np.ndarray):
     return sense, np.where(np.isinf(rhs), np.sign(rhs) * 1e100, rhs)
 
 
-class GurobiBackend(Backend):
+class GurobiBackend(C.TableBoundsMixin, Backend):
     """Gurobi through gurobipy's matrix API.
 
     Row duals are Gurobi's ``Pi``: ``d objective / d bound`` in the user's sense (the
@@ -170,12 +170,9 @@ class GurobiBackend(Backend):
     def _vars_at(self, idx: np.ndarray) -> list:
         return [self._vars[i] for i in idx]
 
-    def set_bounds(self, idx, lb, ub) -> None:
-        idx = C.index_array(idx, self.num_vars)
-        lb = C.float_array(lb, idx.size, "lower bounds", none=-INF)
-        ub = C.float_array(ub, idx.size, "upper bounds", none=INF)
-        lb, ub = C.binary_bounds(lb, ub, self._table.kind.view[idx])
-        self._push_bounds(idx, lb, ub)
+    @property
+    def _var_table(self) -> C.VarTable:
+        return self._table
 
     def _push_bounds(self, idx, lb, ub) -> None:
         if idx.size:
@@ -185,15 +182,8 @@ class GurobiBackend(Backend):
         self._table.lb.view[idx] = lb
         self._table.ub.view[idx] = ub
 
-    def set_vtype(self, idx, vtype) -> None:
-        idx = C.index_array(idx, self.num_vars)
-        codes = C.vtype_codes(vtype, idx.size)
-        self._table.kind.view[idx] = codes
-        if np.any(codes == C.BIN):
-            lb, ub = C.binary_bounds(self._table.lb.view[idx], self._table.ub.view[idx], codes)
-            self._push_bounds(idx, lb, ub)
-        if idx.size:
-            self._m.setAttr("VType", self._vars_at(idx), _VTYPE[codes].tolist())
+    def _push_vtype(self, idx, codes) -> None:
+        self._m.setAttr("VType", self._vars_at(idx), _VTYPE[codes].tolist())
 
     def set_row_bounds(self, rows, lo, hi) -> None:
         rows = C.index_array(rows, self.num_rows, "row")

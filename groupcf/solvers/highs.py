@@ -45,7 +45,7 @@ def _f64(a) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.float64)
 
 
-class HighsBackend(Backend):
+class HighsBackend(C.TableBoundsMixin, Backend):
     """HiGHS through highspy.
 
     Row duals (LP only) are the sensitivity of the optimal objective *in the user's
@@ -83,7 +83,7 @@ class HighsBackend(Backend):
         if status == highspy.HighsStatus.kError:
             raise SolverError(f"HiGHS refused {what}")
 
-    def _set_integrality(self, idx: np.ndarray, codes: np.ndarray) -> None:
+    def _push_vtype(self, idx: np.ndarray, codes: np.ndarray) -> None:
         kinds = np.where(codes == C.CONT, highspy.HighsVarType.kContinuous,
                          highspy.HighsVarType.kInteger)
         self._check(self._h.changeColsIntegrality(idx.size, _i32(idx), kinds),
@@ -99,7 +99,7 @@ class HighsBackend(Backend):
         if np.any(obj != 0):
             self._check(self._h.changeColsCost(n, _i32(idx), _f64(obj)), "the costs")
         if np.any(codes != C.CONT):
-            self._set_integrality(idx, codes)
+            self._push_vtype(idx, codes)
         self._vars.add(lb, ub, codes, obj)
         return idx
 
@@ -121,7 +121,7 @@ class HighsBackend(Backend):
         self._check(self._h.addCol(float(obj_[0]), float(lb_[0]), float(ub_[0]), rows.size,
                                    _i32(rows), _f64(coefs)), "the new column")
         if codes[0] != C.CONT:
-            self._set_integrality(np.array([j]), codes)
+            self._push_vtype(np.array([j]), codes)
         self._vars.add(lb_, ub_, codes, obj_)
         return j
 
@@ -136,12 +136,9 @@ class HighsBackend(Backend):
         self._vars.cost.view[:] = c
         self._is_max, self._offset = is_max, float(offset)
 
-    def set_bounds(self, idx, lb, ub) -> None:
-        idx = C.index_array(idx, self.num_vars)
-        lb = C.float_array(lb, idx.size, "lower bounds", none=-INF)
-        ub = C.float_array(ub, idx.size, "upper bounds", none=INF)
-        lb, ub = C.binary_bounds(lb, ub, self._vars.kind.view[idx])
-        self._push_bounds(idx, lb, ub)
+    @property
+    def _var_table(self) -> C.VarTable:
+        return self._vars
 
     def _push_bounds(self, idx, lb, ub) -> None:
         if idx.size:
@@ -149,16 +146,6 @@ class HighsBackend(Backend):
                         "the bounds")
         self._vars.lb.view[idx] = lb
         self._vars.ub.view[idx] = ub
-
-    def set_vtype(self, idx, vtype) -> None:
-        idx = C.index_array(idx, self.num_vars)
-        codes = C.vtype_codes(vtype, idx.size)
-        self._vars.kind.view[idx] = codes
-        if np.any(codes == C.BIN):
-            lb, ub = C.binary_bounds(self._vars.lb.view[idx], self._vars.ub.view[idx], codes)
-            self._push_bounds(idx, lb, ub)
-        if idx.size:
-            self._set_integrality(idx, codes)
 
     def set_row_bounds(self, rows, lo, hi) -> None:
         rows = C.index_array(rows, self._nrows, "row")

@@ -80,7 +80,7 @@ def _bound(v: float):
     return None if math.isinf(v) else v
 
 
-class PyomoBackend(Backend):
+class PyomoBackend(C.TableBoundsMixin, Backend):
     """Pyomo model, built incrementally; ``PyomoBackend(solver)`` returns the subclass that
     solves it: APPSI HiGHS (``solver="appsi_highs"``, persistent) or any ``SolverFactory``
     solver (``solver="cbc"``, ``"glpk"``, ...). Subclasses implement the hooks
@@ -219,23 +219,16 @@ class PyomoBackend(Backend):
         self._is_max, self._offset = is_max, float(offset)
         self._rebuild_objective()
 
-    def set_bounds(self, idx, lb, ub) -> None:
-        idx = C.index_array(idx, self.num_vars)
-        lb = C.float_array(lb, idx.size, "lower bounds", none=-INF)
-        ub = C.float_array(ub, idx.size, "upper bounds", none=INF)
-        lb, ub = C.binary_bounds(lb, ub, self._vars.kind.view[idx])
+    @property
+    def _var_table(self) -> C.VarTable:
+        return self._vars
+
+    def _push_bounds(self, idx, lb, ub) -> None:
         self._vars.lb.view[idx] = lb
         self._vars.ub.view[idx] = ub
         self._refresh_vars(idx)
 
-    def set_vtype(self, idx, vtype) -> None:
-        idx = C.index_array(idx, self.num_vars)
-        codes = C.vtype_codes(vtype, idx.size)
-        v = self._vars
-        v.kind.view[idx] = codes
-        lb, ub = C.binary_bounds(v.lb.view[idx], v.ub.view[idx], codes)
-        v.lb.view[idx] = lb
-        v.ub.view[idx] = ub
+    def _push_vtype(self, idx, codes) -> None:
         self._refresh_vars(idx)
 
     def _refresh_vars(self, idx: np.ndarray) -> None:
