@@ -19,12 +19,13 @@ def _parser() -> argparse.ArgumentParser:
     e = sub.add_parser("explain", help="explain every row of a CSV file")
     e.add_argument("--data", required=True, help="CSV of raw features, one row per person")
     e.add_argument("--model", required=True, help="joblib file of a fitted Pipeline(FeatureSpace, classifier)")
-    e.add_argument("--method", default="mace", help="mace (default) or geco")
+    e.add_argument("--method", default="mace", help="a registered method: mace (default), geco, pso")
     e.add_argument("--jobs", type=int, default=1, help="number of workers (default 1)")
     e.add_argument("--scheduler", default=None, help="Dask scheduler address (tcp://host:8786); else joblib")
     e.add_argument("--backend", default="loky", choices=["loky", "dask"], help="local backend (default loky)")
     e.add_argument("--checkpoint", default=None, help="checkpoint directory (resumes when re-run)")
-    e.add_argument("--out", required=True, help="output parquet file")
+    e.add_argument("--out", required=True, help="output parquet file (the input rows go beside it, "
+                   "in <out>.input.parquet, for the audit)")
     e.add_argument("--tmax", type=int, default=None, help="at most this many features may change")
     e.add_argument("--n", type=int, default=1, help="counterfactuals per person (default 1)")
     e.add_argument("--index-col", default=None, help="CSV column to use as row identifier")
@@ -78,14 +79,20 @@ def _explain(args) -> int:
     if args.scheduler:
         from dask.distributed import Client
         backend = Client(args.scheduler)
-    opts = {"Tmax": args.tmax} if args.method == "mace" else {}
+    opts = {} if args.tmax is None else {"Tmax": args.tmax}
     if args.n != 1:
-        opts["n" if args.method == "mace" else "k"] = args.n
+        opts["k" if args.method == "geco" else "n"] = args.n
     r = explain_many(X[names], model, args.method, n_jobs=args.jobs, backend=backend,
                      checkpoint=args.checkpoint, progress=True, **opts)
     r.to_parquet(args.out)
+    X.to_parquet(_input_path(args.out))       # every input column, for `audit --by`
     print(f"{len(r.table)} rows: {int(r.table['found'].sum())} explained, {len(r.failed)} failed -> {args.out}")
     return 0
+
+
+def _input_path(out) -> Path:
+    out = Path(out)
+    return out.with_name(out.stem + ".input.parquet")
 
 
 def _audit(args) -> int:
@@ -94,9 +101,13 @@ def _audit(args) -> int:
     from .audit import audit
     from .batch import ExplanationSet
     r = ExplanationSet.read_parquet(args.run)
-    if args.data is None:
-        raise InvalidInputError("--data is needed: the CSV with the --by column, rows as in the run")
-    X = _read_csv(args.data)
+    if args.data is not None:
+        X = _read_csv(args.data)
+    elif _input_path(args.run).exists():
+        X = pd.read_parquet(_input_path(args.run))
+    else:
+        raise InvalidInputError(f"--data is needed: {args.run} has no recorded input rows "
+                                f"({_input_path(args.run)}); pass the CSV with the --by column")
     if args.by not in X.columns:
         raise InvalidInputError(f"unknown column {args.by!r}: choose one of {list(X.columns)}")
     if not r.table.index.isin(X.index).all():

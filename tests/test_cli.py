@@ -49,6 +49,10 @@ def test_explain_then_audit(files):
     assert r.returncode == 0, r.stderr
     assert "share_found" in r.stdout
     assert "<table" in (tmp / "audit.html").read_text()
+    # without --data: the input rows recorded beside the run by `explain`
+    r2 = _run("audit", "run.parquet", "--by", "race", "--boot", "100", cwd=tmp)
+    assert r2.returncode == 0, r2.stderr
+    assert r2.stdout.splitlines()[:3] == r.stdout.splitlines()[:3]   # the same groups table
 
 
 @pytest.mark.parametrize("args, msg", [
@@ -57,6 +61,7 @@ def test_explain_then_audit(files):
     (["explain", "--data", "rejected.csv", "--model", "bad.joblib", "--out", "o.parquet"], "not a Pipeline"),
     (["audit", "prev.parquet", "--data", "rejected.csv", "--by", "colour"], "unknown column"),
     (["audit", "missing.parquet", "--data", "rejected.csv", "--by", "race"], "no such file"),
+    (["audit", "prev.parquet", "--by", "race"], "--data is needed"),
 ])
 def test_user_errors(files, args, msg):
     tmp, _, _ = files
