@@ -209,7 +209,7 @@ def _run_dask(chunks, model, method, options, n_jobs, client):
 
 def explain_many(X: pd.DataFrame, model, method: str = "mace", *, n_jobs: int = 1,
                  backend="loky", checkpoint=None, chunk_size: int | None = None,
-                 progress: bool = False, validate: bool = True,
+                 progress: bool = True, validate: bool = True,
                  **method_options) -> ExplanationSet:
     """Explain every row of ``X`` with :func:`groupcf.explain` (``method``, options).
 
@@ -220,7 +220,9 @@ def explain_many(X: pd.DataFrame, model, method: str = "mace", *, n_jobs: int = 
     again. ``chunk_size`` defaults to about ``len(X) / (4 * workers)`` (at least 1, at most
     50). With ``validate`` the options are checked once, up front, against the method's
     declared options: an unknown option or method, or a missing ``data=``, raises
-    :class:`~groupcf.exceptions.InvalidInputError` naming it instead of failing every row. Returns an :class:`ExplanationSet`.
+    :class:`~groupcf.exceptions.InvalidInputError` naming it instead of failing every row.
+    ``progress``: a bar over the chunks, shown only when standard error is a terminal.
+    Returns an :class:`ExplanationSet`.
     """
     if not isinstance(X, pd.DataFrame):
         raise InvalidInputError("X must be a pandas DataFrame of raw features (one row per person)")

@@ -40,7 +40,7 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
                      population: int = 500, offspring: int = 400, mutants: int = 100,
                      bias: float = 0.7, generations: int = 150, seed: int = 0,
                      polish_front: bool = True, bound: bool = True, solver="highs", time_limit: float = 10.0,
-                     progress: bool = False) -> SequenceExplanation:
+                     progress: bool = True) -> SequenceExplanation:
     """Pareto-optimal sequences of actions that make ``model`` accept ``x``
     (Naumann & Ntoutsi, "Consequence-aware Sequential Counterfactual Generation",
     ECML-PKDD 2021), plus a certified lower bound on their cost.
