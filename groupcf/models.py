@@ -38,7 +38,7 @@ class TrainedModel:
 
     Black boxes (``resolve_model(..., allow_black_box=True)``: any classifier with
     ``predict_proba`` and no registered embedding) have ``embedding = None``; only the
-    methods that merely query the model (GeCo) accept them. ``space`` is ``None`` too when
+    methods that merely query the model (GeCo, PSO) accept them. ``space`` is ``None`` too when
     the model takes raw rows without a FeatureSpace (e.g. a Pipeline(ColumnTransformer,
     RandomForestClassifier)): :meth:`proba` then gives it the raw rows.
     """

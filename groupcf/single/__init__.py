@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from ..exceptions import InvalidInputError, NotRejectedError
+from ..features.validation import validate_instance
 from ..formulations.distances import parse_distance
 from ..models import resolve_model
 from ..results.explanation import Explanation
 from .geco import GeCoParams, explain_geco
-from ..features.validation import validate_instance
 from .mace import MaceOptions, mace
 from .pso import PSOParams, explain_pso
 from .registry import check_options, methods, register_method
@@ -109,9 +109,9 @@ def explain(x, model, method: str = "mace", **options) -> Explanation:
     :class:`~groupcf.exceptions.InvalidInputError` for an unknown method or distance
     name, negative distance weights, or an option the method does not take (the message
     names it and lists the method's options: :class:`~groupcf.single.mace.MaceOptions`,
-    :class:`~groupcf.single.geco.GeCoParams`, :class:`~groupcf.single.pso.PSOParams`; a new method registers itself with
-    :func:`groupcf.single.registry.register_method`). Every counterfactual is re-checked with the real
-    model.
+    :class:`~groupcf.single.geco.GeCoParams`, :class:`~groupcf.single.pso.PSOParams`; a
+    new method registers itself with :func:`groupcf.single.registry.register_method`).
+    Every counterfactual is re-checked with the real model.
     """
     spec = check_options(method, options)
     return spec.function(x, model, **options)
