@@ -36,7 +36,7 @@ import pandas as pd
 from .exceptions import InvalidInputError
 from .features.validation import validate_instance
 from .formulations.distances import (CHANGE_TOL, feature_distances, feature_distances_codes,
-                                     max_feature_distances, parse_distance)
+                                     max_feature_distances, parse_distance, weight_value)
 from .metrics_hd import (  # noqa: F401  Shekhar et al. 2023 metrics (eqs. 8-15), re-exported
     categorical_proximity,
     continuous_proximity,
@@ -117,13 +117,7 @@ def _gower(space, x, X_cf, weights) -> np.ndarray:
         if unknown:
             raise InvalidInputError(f"Gower weights name unknown features: {sorted(unknown)}")
         for k, val in weights.items():
-            try:
-                val = float(val)
-            except (TypeError, ValueError):
-                raise InvalidInputError(f"Gower weight of {k!r} must be a number, got {val!r}") from None
-            if not np.isfinite(val) or val < 0:
-                raise InvalidInputError(f"Gower weight of {k!r} must be finite and >= 0, got {val!r}")
-            w[names.index(k)] = float(val)
+            w[names.index(k)] = weight_value(val, f"Gower weight of {k!r}")
     if w.sum() <= 0:
         raise InvalidInputError("Gower weights are all zero")
     xc = space.codes(x.to_frame().T)[0]

@@ -93,6 +93,18 @@ class Distance:
         return out
 
 
+def weight_value(w, what: str) -> float:
+    """``w`` as a float, or :class:`InvalidInputError` naming ``what`` when it is not a
+    finite number >= 0."""
+    try:
+        v = float(w)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"{what} must be a number, got {w!r}") from None
+    if not math.isfinite(v) or v < 0:
+        raise InvalidInputError(f"{what} must be finite and >= 0, got {w!r}")
+    return v
+
+
 def parse_distance(spec) -> Distance:
     """``"l0"`` / ``"l1"`` / ``"linf"``, a ``{norm: weight}`` dict, or a :class:`Distance`.
 
@@ -110,15 +122,7 @@ def parse_distance(spec) -> Distance:
         bad = [k for k in spec if k not in NORMS]
         if bad:
             raise InvalidInputError(f"unknown norm(s) {bad} in distance weights; use {list(NORMS)}")
-        weights = {}
-        for k, w in spec.items():
-            try:
-                w = float(w)
-            except (TypeError, ValueError):
-                raise InvalidInputError(f"the weight of {k!r} must be a number, got {w!r}") from None
-            if not math.isfinite(w) or w < 0:
-                raise InvalidInputError(f"the weight of {k!r} must be finite and >= 0, got {w!r}")
-            weights[k] = w
+        weights = {k: weight_value(w, f"the weight of {k!r}") for k, w in spec.items()}
     else:
         raise InvalidInputError(f"distance must be a norm name {list(NORMS)} or a dict of weights, "
                                 f"got {type(spec).__name__}")
