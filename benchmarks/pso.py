@@ -29,8 +29,9 @@ where fewer), ``--k`` (5) counterfactuals per query from every method:
   the query's value up);
 * ``geco``  — ``gcf.explain(x, pipe, method="geco", data=X_train, k=k)``;
 * ``mace``  — not run: groupcf now embeds tree ensembles in its MIP, but these 100-tree
-  forests on 100-310 continuous features give MIPs with one binary per leaf (thousands)
-  and many split thresholds per feature; how long they take has not been measured.
+  forests on 100-310 continuous features give MIPs with a flow variable per leaf
+  (thousands of leaves) and a binary per distinct split threshold; how long they take
+  has not been measured.
 
 Every counterfactual is re-checked with the random forest and the actionability rules;
 only the valid ones are scored, with :mod:`groupcf.metrics_hd` (the paper's eqs. 8-15:
