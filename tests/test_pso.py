@@ -173,6 +173,102 @@ def test_input_errors(rf):
         gcf.explain(rejected.iloc[0], pipe, method="pso", data=X, Tmax=2)
 
 
+# ----------------------------------------------------------------------------- diverse set
+@pytest.fixture(scope="module")
+def wide():
+    """120 features (10 informative), a random forest; two immutable, eight increase-only."""
+    from sklearn.datasets import make_classification
+
+    Xa, y = make_classification(n_samples=600, n_features=120, n_informative=10, random_state=0)
+    X = pd.DataFrame(Xa, columns=[f"f{i:03d}" for i in range(120)])
+    inc = [f"f{i:03d}" for i in range(2, 10)]
+    space = gcf.FeatureSpace(numeric="passthrough", immutable=["f000", "f001"], increase_only=inc)
+    pipe = make_pipeline(space, RandomForestClassifier(n_estimators=40, random_state=0)).fit(X[:400], y[:400])
+    test = X[400:]
+    return X[:400], pipe, test[pipe.predict(test) == 0], inc
+
+
+def _linf(space, cfs):
+    Z = space.transform(cfs)
+    return [np.abs(Z[a] - Z[b]).max() for a in range(len(Z)) for b in range(a + 1, len(Z))]
+
+
+@pytest.mark.parametrize("row", [0, 1, 2])
+def test_high_dimensional_counterfactuals_are_distinct_valid_and_actionable(wide, row):
+    X, pipe, rejected, inc = wide
+    x = rejected.iloc[row]
+    exp = explain_pso(x, pipe, data=X, n=5, random_state=row)
+    cfs = exp.counterfactuals
+    assert len(cfs) == 5
+    assert np.all(pipe.predict(cfs) == 1)
+    tol = exp.stats["params"]["min_separation"]
+    assert min(_linf(pipe[0], cfs)) > tol                           # pairwise distinct beyond the tolerance
+    assert np.all(cfs[["f000", "f001"]].to_numpy() == x[["f000", "f001"]].to_numpy())
+    assert np.all(cfs[inc].to_numpy() >= x[inc].to_numpy(dtype=float) - 1e-9)
+
+
+def test_diversity_weight_spreads_the_selection(wide):
+    # the selection alone (the polish then pulls each point toward the boundary, which
+    # shrinks the spread, down to min_separation at the least)
+    X, pipe, rejected, _ = wide
+    scale = gcf.metrics.mad(X)
+    div = {w: [] for w in (0.0, 0.75)}
+    for row in range(3):
+        x = rejected.iloc[row]
+        for w in div:
+            cfs = explain_pso(x, pipe, data=X, n=5, random_state=row, w_diversity=w,
+                               polish=False).counterfactuals
+            div[w].append(gcf.metrics.diversity_hd(cfs, scale))
+    assert np.mean(div[0.75]) > 2 * np.mean(div[0.0])
+
+
+def _line_model():
+    """Accepts a > 0.6 (a forest on a noiseless rule); b and c are irrelevant."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.uniform(0, 1, size=(2000, 3)), columns=["a", "b", "c"])
+    X.iloc[0], X.iloc[1] = [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]                 # ranges exactly [0, 1]
+    pipe = make_pipeline(gcf.FeatureSpace(numeric="passthrough"),
+                         RandomForestClassifier(n_estimators=20, random_state=0)).fit(X, (X.a > 0.6).astype(int))
+    return pipe
+
+
+def test_selection_trades_cost_against_spread_and_skips_near_duplicates():
+    from groupcf.single.pso.params import PSOParams
+    from groupcf.single.pso.select import select_diverse
+
+    space = _line_model()[0]
+    box = Box(space, np.array([0.2, 0.5, 0.5]), np.arange(3), 1.0, 1e-3)
+    P = np.array([[0.7, 0.5, 0.5],        # the cheapest
+                  [0.705, 0.5, 0.5],      # within 0.01 of it: never picked
+                  [0.72, 0.5, 0.5],       # cheap, but close to the first
+                  [0.8, 0.9, 0.1]])       # far from the first, dearer
+    cost = np.array([0.30, 0.302, 0.31, 0.60])
+    near = select_diverse(box, P, cost, 3, PSOParams(w_diversity=0.0))
+    assert list(near) == [0, 2, 3]
+    far = select_diverse(box, P, cost, 2, PSOParams(w_diversity=0.9))
+    assert list(far) == [0, 3]
+    assert list(select_diverse(box, P[:2], cost[:2], 5, PSOParams())) == [0]   # only one separated point
+
+
+def test_polish_keeps_counterfactuals_apart():
+    from groupcf.single.pso.model import SwarmModel
+    from groupcf.single.pso.params import PSOParams
+    from groupcf.single.pso.select import polish
+
+    pipe = _line_model()
+    bb = SwarmModel(pipe, None, 0.5)
+    z0 = np.array([0.2, 0.5, 0.5])
+    box = Box(bb.space, z0, np.arange(3), 1.0, 1e-3)
+    # same move on a, different irrelevant extra changes: undoing them alone would make them equal
+    Z = box.full(np.array([[0.9, 0.8, 0.5], [0.9, 0.5, 0.2]]))
+    assert np.all(bb.accepts(bb.score(Z)))
+    for w in (0.0, 0.75):
+        out = polish(box, bb, Z, PSOParams(w_diversity=w))
+        assert np.all(bb.accepts(bb.score(out)))
+        assert np.abs(out[0] - out[1]).max() > 0.01                             # not collapsed
+        assert np.abs(out - z0).sum() < np.abs(Z - z0).sum()                    # but polished
+
+
 # ----------------------------------------------------------------------------- metrics
 def test_hd_metrics_hand_computed():
     m = gcf.metrics

@@ -18,11 +18,13 @@ included), in a ``Pipeline(FeatureSpace, clf)`` or bare with ``space=``.
    changed features).
 3. **Swarm** (:mod:`.swarm`): Chowdhury et al.'s (2013) mixed-discrete PSO with its
    diversity-preservation term; snapping after every move.
-4. **Diverse set** (§V-B2, :mod:`.select`): k-means over the distinct valid personal
-   bests *and* every other valid point the swarm visited (the personal bests alone
-   collapse onto the global best, so their clusters are near-duplicates), the best point
-   of each cluster; then a greedy polish (undo / halve changes while the
-   model still accepts).
+4. **Diverse set** (§V-B2, :mod:`.select`): from the distinct valid personal bests
+   *and* every other valid point the swarm visited, over all rounds (the personal bests
+   alone collapse onto the global best), a greedy max-min pick: each next counterfactual
+   minimises its objective minus ``w_diversity`` times its distance to the nearest one
+   already picked, never within ``min_separation`` of one; then a greedy polish (undo /
+   halve its own changes while the model still accepts, the score drops and the points
+   stay apart).
 
 Every returned counterfactual is re-checked on raw rows with the user's model and
 against immutable / increase-only rules. No valid point in the largest box with every
@@ -51,7 +53,7 @@ from .box import Box
 from .iv import information_value, rank_features
 from .model import SwarmModel
 from .params import PSOParams
-from .select import diverse_subset, polish, unique_rows
+from .select import polish, select_diverse, unique_rows
 from .swarm import run_swarm
 
 log = logging.getLogger(__name__)
@@ -59,8 +61,8 @@ log = logging.getLogger(__name__)
 __all__ = ["PSOParams", "explain_pso", "information_value", "rank_features"]
 
 _RANK_CACHE: dict = {}
-#: at most this many valid candidates (the best) per round go to the clustering
-POOL_SIZE = 500
+#: at most this many valid candidates (the cheapest) per round go to the selection
+POOL_SIZE = 5000
 
 
 def _ranking(bb: SwarmModel, data: pd.DataFrame, bins: int):
@@ -134,10 +136,11 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
         Pp = np.vstack([res.pbest[res.pbest_valid], res.archive])
         cp = np.concatenate([res.pbest_cost[res.pbest_valid], res.archive_cost])
         best = np.argsort(cp, kind="stable")[:POOL_SIZE]       # the best valid points only
-        Zp, cp = unique_rows(box.full(Pp[best]), cp[best])
+        Zp, cp = unique_rows(box.full(Pp[best]), cp[best], box.cols)
         pool_Z.append(Zp)
         pool_cost.append(cp)
-        if len(Zp) >= n:
+        pick, Z = _pick(box, pool_Z, pool_cost, n, prm)
+        if len(pick) >= n:
             break
         if h < len(order):
             h = min(len(order), math.ceil(h * prm.h_growth))
@@ -145,17 +148,24 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
             eps = min(prm.max_epsilon, 2 * eps)
         else:
             break
-    Z, cost = unique_rows(np.vstack(pool_Z), np.concatenate(pool_cost))
     if len(Z) == 0:
         raise NoCounterfactualError(
             f"no counterfactual found within ±{eps} (scaled) of the query with the top {h} of "
             f"{len(order)} actionable features active; try a larger epsilon= or more n_iterations=")
-    pick = diverse_subset(Z[:, box.cols], cost, n, seed)
+    if len(pick) < n:
+        log.info("PSO: %d of %d counterfactuals: the valid points found are within min_separation=%g "
+                 "of each other", len(pick), n, prm.min_separation)
     Zs = Z[pick]
     if prm.polish:
         Zs = polish(box, bb, Zs, prm)
-    Zs, _ = unique_rows(Zs, np.arange(len(Zs), dtype=float))
+    Zs, _ = unique_rows(Zs, np.arange(len(Zs), dtype=float), box.cols)
     return _result(x, bb, box, Zs, z0, prm, t0, rounds, iv, order)
+
+
+def _pick(box, pool_Z, pool_cost, n, prm):
+    """Indices of the diverse pick among the distinct pooled rows, and those rows."""
+    Z, cost = unique_rows(np.vstack(pool_Z), np.concatenate(pool_cost), box.cols)
+    return select_diverse(box, Z[:, box.cols], cost, n, prm), Z
 
 
 def _result(x, bb, box, Zs, z0, prm, t0, rounds, iv, order) -> Explanation:

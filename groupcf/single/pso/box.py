@@ -137,10 +137,11 @@ class Box:
         Z[:, self.cols] = P
         return Z
 
-    def feature_deltas(self, P: np.ndarray) -> np.ndarray:
-        """Per active feature, Gower's :math:`\\delta_l` (|Δz| continuous, 0/1 otherwise)."""
+    def feature_deltas(self, P: np.ndarray, ref: np.ndarray | None = None) -> np.ndarray:
+        """Per active feature, Gower's :math:`\\delta_l` (|Δz| continuous, 0/1 otherwise)
+        of each row of ``P`` against ``ref`` (a row over the same columns; the query)."""
         D = np.zeros((len(P), len(self.active)))
-        diff = np.abs(P - self.p0)
+        diff = np.abs(P - (self.p0 if ref is None else ref))
         np.maximum.at(D.T, self.owner, diff.T)            # max over a feature's columns
         D[:, self.discrete] = (D[:, self.discrete] > 0.5).astype(float)
         return D

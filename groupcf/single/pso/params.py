@@ -38,8 +38,17 @@ class PSOParams:
     ``seed_with_data``: up to a tenth of the swarm starts at the accepted ``data`` rows
     nearest the query, moved into the box (our addition).
 
+    Diverse set (:mod:`~groupcf.single.pso.select`): the ``n`` counterfactuals are picked
+    greedily from every valid point found, each minimising its objective minus
+    ``w_diversity`` (0.75) times its distance to the nearest one already picked (0: the
+    cheapest distinct points, which are near-copies of one point; larger: more spread,
+    farther from the query); a point is never picked (nor polished) to within
+    ``min_separation`` (0.01) of another one, measured as the largest per-feature
+    difference on the [0, 1]-scaled features (any change of a discrete feature counts 1).
+
     ``polish``: after selection, undo changes of each counterfactual greedily while the
-    model still accepts it (fewer changed features, never a worse distance).
+    model still accepts it and the move lowers the selection score above (fewer changed
+    features, a smaller distance, never closer than ``min_separation`` to another one).
     """
 
     n_particles: int = 50
@@ -59,6 +68,8 @@ class PSOParams:
     invalid_penalty: float = 1.0
     w_proximity: float = 1.0
     w_sparsity: float = 1.0
+    w_diversity: float = 0.75
+    min_separation: float = 0.01
     polish: bool = True
     scale: str = "range"
     seed_with_data: bool = True
@@ -71,7 +82,7 @@ class PSOParams:
         if self.h is not None and (int(self.h) != self.h or self.h < 1):
             raise InvalidInputError(f"PSO parameter h must be a positive integer or None, got {self.h!r}")
         for name in ("inertia", "cognitive", "social", "diversity", "change_tol", "invalid_penalty",
-                     "w_proximity", "w_sparsity"):
+                     "w_proximity", "w_sparsity", "w_diversity", "min_separation"):
             v = getattr(self, name)
             if not v >= 0:
                 raise InvalidInputError(f"PSO parameter {name} must be >= 0, got {v!r}")
@@ -79,6 +90,8 @@ class PSOParams:
             raise InvalidInputError(f"epsilon must be in (0, 1] (scaled features), got {self.epsilon!r}")
         if not self.epsilon <= self.max_epsilon <= 1:
             raise InvalidInputError(f"max_epsilon must be in [epsilon, 1], got {self.max_epsilon!r}")
+        if not self.min_separation < 1:
+            raise InvalidInputError(f"min_separation must be in [0, 1) (scaled features), got {self.min_separation!r}")
         if self.scale not in ("range", "mad"):
             raise InvalidInputError(f"scale must be 'range' or 'mad', got {self.scale!r}")
         if not self.h_growth > 1:

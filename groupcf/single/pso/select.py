@@ -1,86 +1,113 @@
-"""Diverse selection (Shekhar et al. 2023, §V-B2) and the greedy polish.
+r"""Diverse selection (Shekhar et al. 2023, §V-B2: several counterfactuals per query,
+scored by their diversity, eqs. 12-13) and the greedy polish.
 
-* :func:`diverse_subset`: k-means (k = number requested) over the distinct valid
-  candidates, one representative per cluster — the *best* (lowest objective) of the
-  cluster, not a random one — returned best first. With at most k candidates all are
-  returned.
-* :func:`polish`: per counterfactual, repeatedly try undoing each changed feature and
-  moving each changed continuous feature half-way back to the query; keep the best
-  candidate the model still accepts when it lowers the objective; stop when none does.
-  All candidates of all counterfactuals of a round are scored in one model call.
+The swarm converges on its global best, so the cheapest valid points it visits are
+near-copies of one point; picking the ``n`` cheapest (or one per k-means cluster of
+them, the previous rule) returns ``n`` near-identical counterfactuals. Here the ``n``
+are chosen from the whole pool (valid personal bests and every valid point visited, over
+all rounds) by a greedy max-min rule that trades cost against spread.
+
+**Distance** between two snapped points :math:`a, b` — the objective's own terms with
+:math:`b` in place of the query (so :math:`d(a, x^0)` is :math:`a`'s cost, eqs. 5-6):
+
+.. math::
+
+    d(a, b) = \frac1n \Big( w_2 \sum_l s_l\, \delta_l(a, b)
+              + w_3\, \#\{l : \delta_l(a, b) > \tau_c\} \Big)
+
+with :math:`\delta_l` Gower's per-feature difference (|Δz| on a [0, 1]-scaled continuous
+feature, 0/1 otherwise), :math:`s_l` the feature's l2 weight (1, or range / MAD with
+``scale="mad"``), :math:`\tau_c` = ``change_tol``. Two points are **near-duplicates**
+when :math:`\max_l \delta_l(a, b) \le \tau` (``min_separation``): no scaled feature
+differs by more than :math:`\tau`.
+
+**Selection** (:func:`select_diverse`, a maximal-marginal-relevance greedy): first the
+cheapest point; then repeatedly the point minimising
+
+.. math::
+
+    f(c) - \lambda \min_{s \in S} d(c, s)
+
+among those that are not near-duplicates of any selected :math:`s \in S`
+(:math:`\lambda` = ``w_diversity``; :math:`\lambda = 0`: the cheapest distinct points;
+large :math:`\lambda`: farthest-first traversal). Fewer than ``n`` are returned when the
+pool has no more separated points.
+
+**Polish** (:func:`polish`): per counterfactual, repeatedly try undoing each of *its own*
+changed features and moving each changed continuous one half-way back to the query, and
+the bulk move combining every improving single move; a move is kept when the model still
+accepts the point, it stays more than :math:`\tau` away from every other counterfactual,
+and it lowers the same score :math:`f(c) - \lambda \min_{s \ne c} d(c, s)` (so the polish
+cannot pull the set back onto one point). All candidates of a round are scored in one
+model call; moves are accepted one counterfactual at a time against the others' current
+positions.
 """
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
-from ...utils import value_key
 
-
-def unique_rows(Z: np.ndarray, cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of ``Z`` (keeping the lowest cost of each), sorted by cost."""
+def unique_rows(Z: np.ndarray, cost: np.ndarray, cols: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of ``Z`` (to 9 decimals, compared on ``cols`` only if given: the
+    other columns are the query's), keeping the lowest cost of each, sorted by cost."""
+    if not len(Z):
+        return Z, cost
     order = np.argsort(cost, kind="stable")
-    seen, keep = set(), []
-    for i in order:
-        k = value_key(np.round(Z[i], 9))
-        if k not in seen:
-            seen.add(k)
-            keep.append(i)
-    keep = np.asarray(keep, dtype=np.int64)
+    K = np.round(Z[order] if cols is None else Z[order][:, cols], 9)
+    keep = order[~pd.DataFrame(K).duplicated().to_numpy()]        # hashed, first (cheapest) kept
     return Z[keep], cost[keep]
 
 
-def diverse_subset(Z: np.ndarray, cost: np.ndarray, k: int, seed: int) -> np.ndarray:
-    """Indices (into ``Z``) of ``k`` representatives, best first."""
-    if len(Z) <= k:
-        return np.argsort(cost, kind="stable")
-    labels = kmeans(Z, k, np.random.default_rng(seed))
-    reps = []
-    for c in range(k):
-        members = np.flatnonzero(labels == c)
-        if len(members):
-            reps.append(members[np.argmin(cost[members])])
-    reps = np.asarray(reps, dtype=np.int64)
-    return reps[np.argsort(cost[reps], kind="stable")]
+def distances(box, P: np.ndarray, q: np.ndarray, w2: float, w3: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(d, linf)`` of each row of ``P`` (box columns) to the row ``q``: the objective's
+    distance :math:`d` and the largest scaled per-feature difference (module docstring)."""
+    D = box.feature_deltas(P, q)
+    d = (w2 * (D @ box.scale) + w3 * (D > box.change_tol).sum(axis=1)) / box.n_features
+    return d, (D.max(axis=1) if D.shape[1] else np.zeros(len(P)))
 
 
-def kmeans(Z: np.ndarray, k: int, rng: np.random.Generator, iterations: int = 30) -> np.ndarray:
-    """Cluster labels of the rows of ``Z`` by Lloyd's k-means with k-means++ seeding
-    (numpy; sklearn's KMeans costs ~0.2 s per call in thread start-up on small pools)."""
-    C = [Z[rng.integers(len(Z))]]
-    d2 = ((Z - C[0]) ** 2).sum(axis=1)
-    for _ in range(1, k):
-        tot = d2.sum()
-        i = rng.choice(len(Z), p=d2 / tot) if tot > 0 else rng.integers(len(Z))
-        C.append(Z[i])
-        d2 = np.minimum(d2, ((Z - Z[i]) ** 2).sum(axis=1))
-    C = np.asarray(C)
-    labels = np.full(len(Z), -1)
-    for _ in range(iterations):
-        D = (Z ** 2).sum(axis=1)[:, None] - 2 * Z @ C.T + (C ** 2).sum(axis=1)[None, :]
-        new = np.argmin(D, axis=1)
-        if np.array_equal(new, labels):
+def select_diverse(box, P: np.ndarray, cost: np.ndarray, n: int, params) -> np.ndarray:
+    """Indices (into ``P``, box columns) of up to ``n`` mutually separated points, in
+    the order picked (the cheapest first)."""
+    if not len(P):
+        return np.zeros(0, dtype=np.int64)
+    w2, w3, lam, tol = params.w_proximity, params.w_sparsity, params.w_diversity, params.min_separation
+    first = int(np.argmin(cost))
+    picked = [first]
+    dmin, lmin = distances(box, P, P[first], w2, w3)
+    while len(picked) < n:
+        score = np.where(lmin > tol, cost - lam * dmin, np.inf)
+        i = int(np.argmin(score))
+        if not np.isfinite(score[i]):
             break
-        labels = new
-        for c in range(k):
-            members = labels == c
-            if members.any():
-                C[c] = Z[members].mean(axis=0)
-    return labels
+        picked.append(i)
+        d, l = distances(box, P, P[i], w2, w3)
+        dmin, lmin = np.minimum(dmin, d), np.minimum(lmin, l)
+    return np.asarray(picked, dtype=np.int64)
 
 
 def polish(box, bb, Z: np.ndarray, params, max_rounds: int = 30) -> np.ndarray:
-    """Greedy sparsity/proximity polish of valid encoded rows ``Z`` (a new array); every
-    returned row is still accepted by ``bb`` (checked on the scores of the same call).
-
-    Each round scores, for every counterfactual, each single move (undo one changed
-    feature; move a changed continuous one half-way back), then the *bulk* move that
-    applies every improving single move at once (for each feature its best one); the
-    better of the bulk move (if still accepted) and the best single move is kept."""
+    """Greedy sparsity/proximity polish of valid encoded rows ``Z`` that keeps them
+    apart (module docstring); a new array, every row still accepted by ``bb`` (checked
+    on the scores of the same call) and, if the input rows were, mutually separated."""
     P = Z[:, box.cols].copy()
     thr = bb.threshold
+    w2, w3, lam, tol = params.w_proximity, params.w_sparsity, params.w_diversity, params.min_separation
 
     def cost_of(Q, p, valid):
-        return box.objective(Q, p, valid, thr, params.invalid_penalty, params.w_proximity, params.w_sparsity)
+        return box.objective(Q, p, valid, thr, params.invalid_penalty, w2, w3)
+
+    def merit(i, Q, c):
+        """Selection score of rows ``Q`` (costs ``c``) as counterfactual ``i`` against the
+        others' current positions; inf where too close to one of them."""
+        dmin, lmin = np.full(len(Q), np.inf), np.full(len(Q), np.inf)
+        for j in range(len(P)):
+            if j != i:
+                d, l = distances(box, Q, P[j], w2, w3)
+                dmin, lmin = np.minimum(dmin, d), np.minimum(lmin, l)
+        spread = np.where(np.isfinite(dmin), dmin, 0.0)
+        return np.where(lmin > tol, c - lam * spread, np.inf)
 
     p = bb.score(box.full(P))
     cur = cost_of(P, p, bb.accepts(p))
@@ -115,34 +142,38 @@ def polish(box, bb, Z: np.ndarray, params, max_rounds: int = 30) -> np.ndarray:
         pq = bb.score(box.full(Q))
         vq = bb.accepts(pq)
         cq = cost_of(Q, pq, vq)
-        bulk, bulk_of = [], []
-        best_single = {}
+        bulk, bulk_of, best_single = [], [], {}
         for i in rows:
-            mine = np.flatnonzero((whose == i) & vq & (cq < cur[i] - 1e-12))
+            mine = np.flatnonzero((whose == i) & vq)
             if not len(mine):
                 continue
-            best_single[i] = mine[np.argmin(cq[mine])]
+            m = merit(i, Q[mine], cq[mine])
+            good = m < merit(i, P[i:i + 1], cur[i:i + 1])[0] - 1e-12
+            if not good.any():
+                continue
+            mine, m = mine[good], m[good]
+            best_single[i] = mine[np.argmin(m)]
             b = P[i].copy()
             for a in np.unique(feat[mine]):
-                j = mine[feat[mine] == a]
-                j = j[np.argmin(cq[j])]
-                b[col_mask[a]] = Q[j, col_mask[a]]
+                j = np.flatnonzero(feat[mine] == a)
+                b[col_mask[a]] = Q[mine[j[np.argmin(m[j])]], col_mask[a]]
             bulk.append(b)
             bulk_of.append(i)
-        improved = False
+        moved = set()
         if bulk:
             B = box.snap(np.asarray(bulk))
             pb = bb.score(box.full(B))
             vb = bb.accepts(pb)
             cb = cost_of(B, pb, vb)
-            for r, i in enumerate(bulk_of):
+            for r, i in enumerate(bulk_of):        # one at a time: the others' positions are current
                 j = best_single[i]
-                if vb[r] and cb[r] < cq[j]:
-                    P[i], cur[i] = B[r], cb[r]
-                else:
-                    P[i], cur[i] = Q[j], cq[j]
-                improved = True
-        live[[i for i in rows if i not in best_single]] = False
-        if not improved:
+                opts = [(Q[j], cq[j])] + ([(B[r], cb[r])] if vb[r] else [])
+                m = merit(i, np.asarray([o[0] for o in opts]), np.asarray([o[1] for o in opts]))
+                k = int(np.argmin(m))
+                if m[k] < merit(i, P[i:i + 1], cur[i:i + 1])[0] - 1e-12:
+                    P[i], cur[i] = opts[k]
+                    moved.add(i)
+        live[[i for i in rows if i not in moved]] = False
+        if not moved:
             break
     return box.full(P)
