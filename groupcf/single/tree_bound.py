@@ -36,6 +36,8 @@ BEAM = 40
 #: of those, combinations extended by *every* single change (scored in their context:
 #: a change that gains little alone may complete a combination)
 CONTEXT = 8
+#: ... fewer when there are many single changes: at most about this many rows scored per level
+CONTEXT_ROWS = 12_000
 
 
 def _candidates(space, emb, z0, lb, ub, can_change):
@@ -122,7 +124,8 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
         if not len(alive):
             break
         top = alive[_promising(s[alive] - base, obj[alive])]
-        context = set(alive[_promising(s[alive] - base, obj[alive], CONTEXT)].tolist())
+        k_context = max(1, min(CONTEXT, CONTEXT_ROWS // max(len(cands), 1)))
+        context = set(alive[_promising(s[alive] - base, obj[alive], k_context)].tolist())
         nxt, seen = [], set()
         for r in top:
             ids, changes = level[r]
@@ -246,18 +249,20 @@ def apply_radius(mip, space, distance, bound: float) -> dict:
     return {"fixed_features": n_fixed_features, "fixed_levels": n_levels}
 
 
-def start_and_radius(mip, space, distance, score_lo, Tmax=None, radius=True) -> dict:
+def start_and_radius(mip, space, distance, score_lo, Tmax=None, radius=True):
     """Search an upper bound (points with score ``>= score_lo``, at most ``Tmax`` changed
     features); offer it as a MIP start and, with ``radius``, apply the radius. Returns
-    statistics (``upper_bound``: the objective of the start, ``inf`` when none was found)."""
+    ``(stats, point)``: statistics (``upper_bound``: the objective of the start, ``inf``
+    when none was found) and the point (expanded, ``None`` when none was found), which the
+    caller keeps in case the solver stops (time limit) with a worse incumbent or none."""
     point, obj = upper_bound(space, mip.embedding, mip.z0, mip.lb, mip.ub, mip.can_change,
                              distance, score_lo, Tmax=Tmax)
     stats = {"upper_bound": obj}
     if point is None:
-        return stats
+        return stats, None
     if radius:
         stats.update(apply_radius(mip, space, distance, obj))
     changed = np.array([float(np.any(np.abs(point[f.columns] - mip.z0[f.columns]) > 1e-12)) for f in space])
     idx, vals = mip.constr.start_values(point)
     mip.backend.set_mip_start(np.concatenate([mip.v, mip.f, idx]), np.concatenate([point, changed, vals]))
-    return stats
+    return stats, point
