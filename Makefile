@@ -82,3 +82,9 @@ bench-scale: $(STAMP)
 .PHONY: bench-group-scale
 bench-group-scale: $(STAMP)
 	GROUPCF_DATA=$${GROUPCF_DATA:-$(PAPER_DATA)} $(PY) benchmarks/scale_group.py --time-limit 300 $(SCALE_ARGS)
+
+# Tree ensembles' acceptance check (issue 11): MACE (l1) on Adult, RandomForest 100x8, 20 rejected
+# rows, against GeCo and the best single-feature change. Quick run: make bench-trees TREES_ARGS="--n 5"
+.PHONY: bench-trees
+bench-trees: $(STAMP)
+	$(PY) benchmarks/trees_adult.py --out benchmarks/results/trees_adult.csv $(TREES_ARGS)

@@ -92,10 +92,10 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     backend = make_backend(solver, **kw)
     mip = NearestCounterfactual(space, tm.embedding, z0, backend, distance=dist,
                                 score_lo=tm.logit_threshold + margin, Tmax=Tmax).build()
-    tree_stats = {}
+    tree_stats, ub_point = {}, None
     if isinstance(tm.embedding, TreeEnsemble):   # upper bound: MIP start (+ radius when n == 1)
         strict = tm.logit_threshold + margin * 10 ** MAX_MARGIN_RETRIES   # valid for every retry
-        tree_stats = start_and_radius(mip, space, dist, strict, Tmax=Tmax, radius=n == 1)
+        tree_stats, ub_point = start_and_radius(mip, space, dist, strict, Tmax=Tmax, radius=n == 1)
     else:
         mip.start_greedy()   # an incumbent from the greedy completion, when one fits
     integer_cols = space.domain().integer
@@ -119,7 +119,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
                     f"no counterfactual exists for instance {x.name!r}{within} under the "
                     "actionability constraints (immutable / increase-only features) and the "
                     "data's ranges", rows=[x.name])
-            if sol.status == Status.TIME_LIMIT and not rows:
+            if sol.status == Status.TIME_LIMIT and not rows and (ub_point is None or n > 1):
                 raise SolverTimeLimitError(
                     f"time limit ({time_limit}s) reached before any counterfactual was found; "
                     "raise time_limit")
@@ -152,6 +152,20 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
             break
     if hasattr(bar, "close"):
         bar.close()
+    if n == 1 and ub_point is not None:
+        # the search's point when the solver stopped (time limit) with none, or when the
+        # solver's answer, decoded to raw values, is farther (tolerances, snapping)
+        ub = tree_stats["upper_bound"]
+        tol = max(1e-6, MACE_MIP_GAP * abs(ub))
+        if not rows or _raw_distance(space, dist, x, rows[0]) > ub + tol:
+            cf = _decode(space, x, ub_point, z0)
+            if tm.is_positive(cf)[0]:
+                proven = bool(statuses) and statuses[0] == Status.OPTIMAL and \
+                    lower_bound is not None and ub <= lower_bound + tol
+                rows, objectives = [cf.iloc[0]], [ub]
+                statuses = [Status.OPTIMAL if proven else Status.FEASIBLE]
+                changes = [[space.features_[l].name for l in mip.changed(ub_point)]]
+                tree_stats["from_upper_bound"] = True
     if not rows:
         raise SolverTimeLimitError(f"time limit ({time_limit}s) reached before any counterfactual was found")
     cfs = _restore_dtypes(space, pd.DataFrame(rows).reset_index(drop=True))
@@ -172,6 +186,10 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         objectives=[objectives[k] for k in order],
         stats={**tree_stats, "margin": margin, "binaries": mip.constr.n_binaries, "distance_weights": dist.weights,
                "integer_features": [space.features_[l].name for l in mip.u]})
+
+
+def _raw_distance(space, dist, x: pd.Series, row: pd.Series) -> float:
+    return float(dist.aggregate(feature_distances(space, x, _restore_dtypes(space, row.to_frame().T)))[0])
 
 
 def _decode(space, x: pd.Series, v: np.ndarray, z0: np.ndarray) -> pd.DataFrame:

@@ -4,11 +4,15 @@ r"""MACE on tree ensembles: an upper bound from a numpy search, as a MIP start a
    :math:`x^0` to a value that can change a split (another category; for a continuous
    column each threshold :math:`t` of the ensemble on it, reached from below at
    :math:`t^+` or from above at :math:`t`, on the feature's integer grid when it has
-   one), scored in one vectorised batch; if none is accepted, pairs and then triples of
-   the most promising changes (largest score gain); else a greedy path (largest score
-   gain each step until accepted, then every unneeded change undone). The cheapest
-   accepted point under the
-   MACE distance is a feasible solution of the MIP: an upper bound :math:`U`.
+   one), scored in one vectorised batch; then pairs and triples (a beam): the rejected
+   combinations still cheaper than the best accepted point (a further change only adds
+   distance), ranked by score gain and by gain per unit of distance, are extended by the
+   most promising single changes, and the first few of them by *every* single change
+   (a change that gains little alone may complete a combination). If nothing is
+   accepted, a greedy path (largest score gain each step until accepted, then every
+   unneeded change undone). The best accepted point is polished by coordinate descent
+   (each feature moved to its cheapest value that keeps the point accepted). It is a
+   feasible solution of the MIP: an upper bound :math:`U`.
 2. **MIP start**: that point with the ensemble's split levels and leaves
    (:meth:`~groupcf.embeddings.trees.TreeConstr.start_values`).
 3. **Radius**: with weights :math:`w_0, w_1, w_\infty` and :math:`|T|` features, changing
@@ -27,8 +31,13 @@ import math
 
 import numpy as np
 
-#: changes kept per level of the pair / triple search
+#: changes kept per level of the pair / triple search (by score gain, and by gain per distance)
 BEAM = 40
+#: of those, combinations extended by *every* single change (scored in their context:
+#: a change that gains little alone may complete a combination)
+CONTEXT = 8
+#: ... fewer when there are many single changes: at most about this many rows scored per level
+CONTEXT_ROWS = 12_000
 
 
 def _candidates(space, emb, z0, lb, ub, can_change):
@@ -89,33 +98,40 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
     if not cands:
         return None, math.inf
     base = emb.score(z0)[0]
-    level = [((i,), c) for i, c in enumerate(cands)]
+    single = _apply(z0, cands)
+    gain1 = emb.score(single) - base
+    cost1 = distance.aggregate(_deltas(space, z0, single))
+    singles = _promising(gain1, cost1)
+    level = [((i,), [c]) for i, c in enumerate(cands)]
     best, best_obj = None, math.inf
     for size in range(1, 4):
         if Tmax is not None and size > Tmax:
             break
         Z = np.repeat(z0[None, :], len(level), axis=0)
         for r, (_, changes) in enumerate(level):
-            for _, cols, vals in (changes if isinstance(changes, list) else [changes]):
+            for _, cols, vals in changes:
                 Z[r, cols] = vals
         s = emb.score(Z)
+        obj = distance.aggregate(_deltas(space, z0, Z))
         ok = s >= score_lo
         if ok.any():
-            obj = distance.aggregate(_deltas(space, z0, Z[ok]))
-            k = int(np.argmin(obj))
+            k = int(np.flatnonzero(ok)[np.argmin(obj[ok])])
             if obj[k] < best_obj:
-                best, best_obj = Z[ok][k], float(obj[k])
-            return best, best_obj
-        # extend the most promising combinations by one more single change (other feature)
-        top = np.argsort(-(s - base), kind="stable")[:BEAM]
-        singles = np.argsort(-(emb.score(_apply(z0, cands)) - base), kind="stable")[:BEAM]
+                best, best_obj = Z[k], float(obj[k])
+        # a further change only adds cost: extend the rejected combinations still cheaper
+        # than the best accepted one, the most promising first
+        alive = np.flatnonzero(~ok & (obj < best_obj))
+        if not len(alive):
+            break
+        top = alive[_promising(s[alive] - base, obj[alive])]
+        k_context = max(1, min(CONTEXT, CONTEXT_ROWS // max(len(cands), 1)))
+        context = set(alive[_promising(s[alive] - base, obj[alive], k_context)].tolist())
         nxt, seen = [], set()
         for r in top:
             ids, changes = level[r]
-            changes = changes if isinstance(changes, list) else [changes]
             used = {ch[0] for ch in changes}
-            for j in singles:
-                if cands[j][0] in used:
+            for j in (range(len(cands)) if r in context else singles):
+                if cands[j][0] in used or max(obj[r], cost1[j]) >= best_obj:
                     continue
                 key = tuple(sorted(ids + (int(j),)))
                 if key not in seen:
@@ -124,7 +140,41 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
         if not nxt:
             break
         level = nxt
-    return _greedy(space, emb, z0, cands, distance, score_lo, Tmax)
+    if best is None:
+        best, best_obj = _greedy(space, emb, z0, cands, distance, score_lo, Tmax)
+    if best is None:
+        return None, math.inf
+    return _polish(space, emb, z0, cands, distance, score_lo, best, best_obj)
+
+
+def _promising(gain, cost, k=BEAM):
+    """Indices of the ``k`` largest score gains and the ``k`` largest gains per unit of
+    distance (cheap small steps towards acceptance), without repetition."""
+    by_gain = np.argsort(-gain, kind="stable")[:k]
+    by_ratio = np.argsort(-gain / np.maximum(cost, 1e-12), kind="stable")[:k]
+    return list(dict.fromkeys(int(i) for i in np.concatenate([by_gain, by_ratio])))
+
+
+def _polish(space, emb, z0, cands, distance, score_lo, z, obj):
+    """Coordinate descent on an accepted point: move one feature at a time to its cheapest
+    candidate value (or back to :math:`x^0`) that keeps the point accepted, until no move
+    lowers the distance. ``(point, objective)``."""
+    by_feature = {}
+    for l, cols, vals in cands:
+        by_feature.setdefault(l, (cols, []))[1].append(vals)
+    improved = True
+    while improved:
+        improved = False
+        for cols, vals in by_feature.values():
+            Z = np.repeat(z[None, :], len(vals) + 1, axis=0)
+            Z[:-1][:, cols] = np.array(vals)
+            Z[-1, cols] = z0[cols]
+            o = distance.aggregate(_deltas(space, z0, Z))
+            o[emb.score(Z) < score_lo] = np.inf
+            k = int(np.argmin(o))
+            if o[k] < obj - 1e-12 * max(1.0, abs(obj)):
+                z, obj, improved = Z[k], float(o[k]), True
+    return z, obj
 
 
 def _greedy(space, emb, z0, cands, distance, score_lo, Tmax):
@@ -199,18 +249,20 @@ def apply_radius(mip, space, distance, bound: float) -> dict:
     return {"fixed_features": n_fixed_features, "fixed_levels": n_levels}
 
 
-def start_and_radius(mip, space, distance, score_lo, Tmax=None, radius=True) -> dict:
+def start_and_radius(mip, space, distance, score_lo, Tmax=None, radius=True):
     """Search an upper bound (points with score ``>= score_lo``, at most ``Tmax`` changed
     features); offer it as a MIP start and, with ``radius``, apply the radius. Returns
-    statistics (``upper_bound``: the objective of the start, ``inf`` when none was found)."""
+    ``(stats, point)``: statistics (``upper_bound``: the objective of the start, ``inf``
+    when none was found) and the point (expanded, ``None`` when none was found), which the
+    caller keeps in case the solver stops (time limit) with a worse incumbent or none."""
     point, obj = upper_bound(space, mip.embedding, mip.z0, mip.lb, mip.ub, mip.can_change,
                              distance, score_lo, Tmax=Tmax)
     stats = {"upper_bound": obj}
     if point is None:
-        return stats
+        return stats, None
     if radius:
         stats.update(apply_radius(mip, space, distance, obj))
     changed = np.array([float(np.any(np.abs(point[f.columns] - mip.z0[f.columns]) > 1e-12)) for f in space])
     idx, vals = mip.constr.start_values(point)
     mip.backend.set_mip_start(np.concatenate([mip.v, mip.f, idx]), np.concatenate([point, changed, vals]))
-    return stats
+    return stats, point
