@@ -25,7 +25,7 @@ from ..exceptions import (
 )
 from ..embeddings.trees import TreeEnsemble
 from ..formulations.distances import feature_distances, parse_distance
-from ..formulations.nearest import NearestCounterfactual
+from ..formulations.nearest import NearestCounterfactual, change_tol
 from ..models import DEFAULT_MARGIN, TrainedModel
 from ..progress import progress_bar
 from ..results.explanation import Explanation
@@ -198,7 +198,7 @@ def _decode(space, x: pd.Series, v: np.ndarray, z0: np.ndarray) -> pd.DataFrame:
     decoded = space.inverse_transform(v[None, :])
     values = {}
     for f in space:
-        changed = np.any(np.abs(v[f.columns] - z0[f.columns]) > 1e-6)
+        changed = np.any(np.abs(v[f.columns] - z0[f.columns]) > change_tol(f))
         values[f.name] = [decoded.at[0, f.name] if changed else x[f.name]]
     return _restore_dtypes(space, pd.DataFrame(values).infer_objects())
 
