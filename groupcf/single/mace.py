@@ -101,6 +101,11 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     integer_cols = space.domain().integer
 
     rows, changes, statuses, objectives, lower_bound = [], [], [], [], None
+    if tree_stats.get("single_optimal"):          # proven by the exact single-change scan
+        cf = _decode(space, x, ub_point, z0)
+        if tm.is_positive(cf)[0]:
+            rows, statuses, objectives = [cf.iloc[0]], [Status.OPTIMAL], [tree_stats["upper_bound"]]
+            changes, lower_bound = [[space.features_[l].name for l in mip.changed(ub_point)]], objectives[0]
     retries = 0
     bar = progress_bar(range(n), enabled=progress and n > 1, total=n, desc="MACE")
     while len(rows) < n:
