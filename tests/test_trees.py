@@ -474,7 +474,7 @@ def test_mace_continuous_features_match_brute_force(seed):
         ok = pipe.predict(P) == 1
         if not ok.any():
             continue
-        for distance in ("l1", {"l0": 0.5, "l1": 0.5}):
+        for distance in ("l1", {"l0": 0.5, "l1": 0.5}, {"l0": 0.9, "l1": 0.1}):   # the last: single-change scan
             d = parse_distance(distance).aggregate(feature_distances(space, x, P))
             exp = gcf.explain(x, pipe, method="mace", distance=distance)
             assert exp.is_optimal

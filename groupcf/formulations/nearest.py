@@ -352,4 +352,13 @@ class NearestCounterfactual:
     def changed(self, v: np.ndarray) -> list[int]:
         """Indices of the original features that expanded values ``v`` change."""
         return [l for l, feat in enumerate(self.space)
-                if np.any(np.abs(v[feat.columns] - self.z0[feat.columns]) > 1e-6)]
+                if np.any(np.abs(v[feat.columns] - self.z0[feat.columns]) > change_tol(feat))]
+
+
+def change_tol(feat) -> float:
+    """Scaled difference above which a feature counts as changed: 1e-6, or half a unit for
+    an integer-valued column whose range exceeds a million (one unit is then below 1e-6)."""
+    rng = getattr(feat, "high", 0.0) - getattr(feat, "low", 0.0)
+    if feat.encoding == "continuous" and getattr(feat, "integer", False) and rng > 0:
+        return min(1e-6, 0.5 / rng)
+    return 1e-6

@@ -25,7 +25,7 @@ from ..exceptions import (
 )
 from ..embeddings.trees import TreeEnsemble
 from ..formulations.distances import feature_distances, parse_distance
-from ..formulations.nearest import NearestCounterfactual
+from ..formulations.nearest import NearestCounterfactual, change_tol
 from ..models import DEFAULT_MARGIN, TrainedModel
 from ..progress import progress_bar
 from ..results.explanation import Explanation
@@ -101,6 +101,11 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     integer_cols = space.domain().integer
 
     rows, changes, statuses, objectives, lower_bound = [], [], [], [], None
+    if tree_stats.get("single_optimal"):          # proven by the exact single-change scan
+        cf = _decode(space, x, ub_point, z0)
+        if tm.is_positive(cf)[0]:
+            rows, statuses, objectives = [cf.iloc[0]], [Status.OPTIMAL], [tree_stats["upper_bound"]]
+            changes, lower_bound = [[space.features_[l].name for l in mip.changed(ub_point)]], objectives[0]
     retries = 0
     bar = progress_bar(range(n), enabled=progress and n > 1, total=n, desc="MACE")
     while len(rows) < n:
@@ -198,7 +203,7 @@ def _decode(space, x: pd.Series, v: np.ndarray, z0: np.ndarray) -> pd.DataFrame:
     decoded = space.inverse_transform(v[None, :])
     values = {}
     for f in space:
-        changed = np.any(np.abs(v[f.columns] - z0[f.columns]) > 1e-6)
+        changed = np.any(np.abs(v[f.columns] - z0[f.columns]) > change_tol(f))
         values[f.name] = [decoded.at[0, f.name] if changed else x[f.name]]
     return _restore_dtypes(space, pd.DataFrame(values).infer_objects())
 

@@ -22,8 +22,13 @@ r"""MACE on tree ensembles: an upper bound from a numpy search, as a MIP start a
    :math:`r = (U - w_0/|T|)/(w_1/|T| + w_\infty)`, nor a discrete feature whose cheapest
    change costs more than :math:`U`. Continuous inputs get the bounds
    :math:`[x^0 - r, x^0 + r]`, such discrete features :math:`f_l = 0`, and every split level
-   decided by the new bounds is fixed (:meth:`TreeConstr.fix_levels`). Valid for any mix of
-   l0 / l1 / linf, for the *best* counterfactual only (not for the further diverse ones).
+   decided by the new bounds is fixed (:meth:`TreeConstr.fix_levels`). With an l0 weight,
+   each changed feature costs at least :math:`w_0/|T|`, so at most
+   :math:`k = \lfloor U |T| / w_0 \rfloor` features change (a cut :math:`\sum_l f_l \le k`);
+   when :math:`k \le 1` the optimum is the cheapest accepted single change, which the scan
+   of step 1 enumerates exactly (:func:`best_single`), and the solver is not needed. Valid
+   for any mix of l0 / l1 / linf, for the *best* counterfactual only (not for the further
+   diverse ones).
 """
 from __future__ import annotations
 
@@ -215,6 +220,31 @@ def _apply(z0, cands):
     return Z
 
 
+def max_changes(space, distance, bound: float):
+    """Most features a solution of objective ``<= bound`` can change (each costs at least
+    :math:`w_0/|T|`), ``None`` without an l0 weight."""
+    w0 = distance.l0 / max(len(space), 1)
+    if not w0 > 0:
+        return None
+    return int(math.floor((bound + 1e-9 * max(1.0, abs(bound))) / w0))
+
+
+def best_single(space, emb, z0, lb, ub, can_change, distance, score_lo):
+    """The cheapest accepted single-feature change: ``(point, objective)`` or ``(None, inf)``.
+    Exact among single changes: along one feature the nearest point of every cell of the
+    ensemble's thresholds is a candidate (:func:`_candidates`)."""
+    cands = _candidates(space, emb, np.asarray(z0, dtype=float), lb, ub, can_change)
+    if not cands:
+        return None, math.inf
+    Z = _apply(z0, cands)
+    ok = emb.score(Z) >= score_lo
+    if not ok.any():
+        return None, math.inf
+    obj = distance.aggregate(_deltas(space, z0, Z[ok]))
+    k = int(np.argmin(obj))
+    return Z[ok][k], float(obj[k])
+
+
 def apply_radius(mip, space, distance, bound: float) -> dict:
     """Tighten ``mip`` (a built NearestCounterfactual with a tree ensemble) to the
     solutions of objective ``<= bound`` (module docstring); returns what was fixed."""
@@ -245,6 +275,9 @@ def apply_radius(mip, space, distance, bound: float) -> dict:
             if (w0 + w1 * step) / n + winf * step > slack:
                 be.set_bounds([mip.f[l]], [0.0], [0.0])
                 n_fixed_features += 1
+    k = max_changes(space, distance, bound)
+    if k is not None and k < len(space):              # a cardinality cut: sum f <= k
+        be.add_row(mip.f, np.ones(len(mip.f)), hi=float(k))
     n_levels = mip.constr.fix_levels(be, lb, ub) if hasattr(mip.constr, "fix_levels") else 0
     return {"fixed_features": n_fixed_features, "fixed_levels": n_levels}
 
@@ -261,6 +294,15 @@ def start_and_radius(mip, space, distance, score_lo, Tmax=None, radius=True):
     if point is None:
         return stats, None
     if radius:
+        k = max_changes(space, distance, obj)
+        if k is not None and k <= 1:
+            # at most one feature changes in any solution as good: the exact scan of every
+            # single change (at the MIP's own score bound) is the optimum
+            single, s_obj = best_single(space, mip.embedding, mip.z0, mip.lb, mip.ub, mip.can_change,
+                                        distance, mip.score_lo)
+            if single is not None and s_obj <= obj:
+                stats.update(upper_bound=s_obj, single_optimal=True)
+                return stats, single                  # proven: no radius, no MIP start needed
         stats.update(apply_radius(mip, space, distance, obj))
     changed = np.array([float(np.any(np.abs(point[f.columns] - mip.z0[f.columns]) > 1e-12)) for f in space])
     idx, vals = mip.constr.start_values(point)
