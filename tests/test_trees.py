@@ -366,19 +366,24 @@ def test_compas_mace_matches_brute_force(compas_pipes, name):
         assert len(changed) == best, (x.to_dict(), changed, best)
 
 
-@pytest.mark.parametrize("method", ["colgen", "compact"])
+# colgen at |S| = 20, 50 and Tmax = 2, 3; the compact MIP at |S| = 20
+GROUP_CASES = [("colgen", n, t) for n in (20, 50) for t in (2, 3)] + [("compact", 20, 2), ("compact", 20, 3)]
+
+
+@pytest.mark.parametrize("method,size,tmax", GROUP_CASES)
 @pytest.mark.parametrize("name", ["dt", "rf", "gb", "xgb", "lgbm"])
-def test_compas_group_matches_brute_force(compas_pipes, name, method):
+def test_compas_group_matches_brute_force(compas_pipes, name, method, size, tmax):
     X_te, pipes = compas_pipes
     if name not in pipes:
         pytest.skip(f"{name} not installed")
     pipe = pipes[name]
     space = pipe[0]
     rejected = X_te[pipe.predict(X_te) == 0]
-    S = rejected.sample(20, random_state=0) if len(rejected) >= 20 else rejected
+    assert len(rejected) >= size
+    S = rejected.sample(size, random_state=0)
     fn = real_margin(pipe)
-    opt, types, explainable = brute_force_group(space, lambda P: fn(space.transform(P)), S, 2)
-    res = gcf.explain_group(S, pipe, 2, method=method, progress=False,
+    opt, types, explainable = brute_force_group(space, lambda P: fn(space.transform(P)), S, tmax)
+    res = gcf.explain_group(S, pipe, tmax, method=method, progress=False,
                             allow_partial=not explainable.all())
     assert res.is_optimal
     assert res.n_explanations == opt
