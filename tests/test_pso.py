@@ -250,6 +250,35 @@ def test_selection_trades_cost_against_spread_and_skips_near_duplicates():
     assert list(select_diverse(box, P[:2], cost[:2], 5, PSOParams())) == [0]   # only one separated point
 
 
+def test_mad_scale_measures_tolerance_and_separation_in_mads():
+    """With scale="mad", change_tol and min_separation are in MADs: on a feature whose MAD
+    is 1/500 of its range, a change of 0.2 MAD survives snapping (it is 4e-4 of the
+    range, below the range-scaled change_tol 1e-3) and two points 0.5 MAD apart are
+    separated (0.001 of the range, below the range-scaled min_separation 0.01)."""
+    from groupcf.single.pso.params import PSOParams
+    from groupcf.single.pso.select import distances
+
+    space = _line_model()[0]
+    z0 = np.array([0.2, 0.5, 0.5])
+    mad = 1.0 / 500
+    scale = np.full(3, 1.0 / mad)                   # _mad_scale's form: range / MAD (z units)
+    prm_r, prm_m = PSOParams(), PSOParams(scale="mad").validate()
+    assert (prm_r.change_tol, prm_r.min_separation) == (1e-3, 0.01)
+    assert (prm_m.change_tol, prm_m.min_separation) == (0.01, 0.1)
+    moved = np.array([[0.2 + 0.2 * mad, 0.5, 0.5]])
+    rng_box = Box(space, z0, np.arange(3), 0.25, prm_r.change_tol)
+    mad_box = Box(space, z0, np.arange(3), 0.25, prm_m.change_tol, scale, mad_units=True)
+    assert rng_box.snap(moved)[0, 0] == pytest.approx(0.2)                  # snapped back
+    assert mad_box.snap(moved)[0, 0] == pytest.approx(0.2 + 0.2 * mad)      # kept
+    a, b = np.array([[0.3, 0.5, 0.5]]), np.array([0.3 + 0.5 * mad, 0.5, 0.5])
+    _, sep_r = distances(rng_box, a, b, 1.0, 1.0)
+    _, sep_m = distances(mad_box, a, b, 1.0, 1.0)
+    assert sep_r[0] < prm_r.min_separation and sep_m[0] == pytest.approx(0.5)
+    assert sep_m[0] > prm_m.min_separation
+    with pytest.raises(gcf.exceptions.InvalidInputError, match="scale"):
+        PSOParams(scale="z").validate()
+
+
 def test_polish_keeps_counterfactuals_apart():
     from groupcf.single.pso.model import SwarmModel
     from groupcf.single.pso.params import PSOParams

@@ -129,7 +129,8 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
     pool_Z, pool_cost, rounds = [], [], []
     box = None
     for _ in progress_bar(itertools.count(), enabled=progress, desc="PSO rounds"):
-        box = Box(sp, z0, order[:h], eps, prm.change_tol, mad_scale if prm.scale == "mad" else None)
+        mad = prm.scale == "mad"
+        box = Box(sp, z0, order[:h], eps, prm.change_tol, mad_scale if mad else None, mad_units=mad)
         res = run_swarm(box, bb, prm, rng, seed + len(rounds), guides if prm.seed_with_data else None)
         rounds.append({"h": h, "epsilon": eps, "iterations": res.iterations, "stopped_by": res.stopped_by,
                        "valid_pbests": int(res.pbest_valid.sum())})

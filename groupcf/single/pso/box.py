@@ -8,8 +8,9 @@ feature ``l`` with query encoding :math:`z^0`:
 * continuous (numeric passthrough, scaled to [0, 1]): :math:`z \in [z^0-\varepsilon,
   z^0+\varepsilon] \cap [0, 1]` (an additive box, so features at 0 can move);
   increase-only: lower bound :math:`z^0`; integer features snap to the nearest integer
-  raw value inside the box; a change smaller than ``change_tol`` snaps back to
-  :math:`z^0` (otherwise the sparsity term carries no signal);
+  raw value inside the box; a change smaller than ``change_tol`` (of the range, or
+  with ``mad_units`` of the feature's MAD) snaps back to :math:`z^0` (otherwise the
+  sparsity term carries no signal);
 * binary: {0, 1} (increase-only: from :math:`z^0` up), snapped by rounding;
 * one-hot group (categorical, ordinal, binned numeric): snapped to its largest allowed
   entry. Ordinal groups allow the codes with :math:`|c - c^0|/(k-1) \le \varepsilon`
@@ -46,7 +47,7 @@ class Box:
     """Bounds, snapping and objective terms over the columns of ``active`` features."""
 
     def __init__(self, space, z0: np.ndarray, active: np.ndarray, epsilon: float, change_tol: float,
-                 feature_scale: np.ndarray | None = None):
+                 feature_scale: np.ndarray | None = None, mad_units: bool = False):
         self.space, self.z0, self.active = space, np.asarray(z0, dtype=float), np.asarray(active)
         self.n_features = len(space)
         feats = [space.features_[l] for l in self.active]
@@ -57,6 +58,10 @@ class Box:
         self.cont, self.binary, self.groups = [], [], []  # positions (into cols)
         self.int_scale = []                                # (pos, low, R) of integer features
         self.change_tol = change_tol
+        fs = np.ones(len(space)) if feature_scale is None else np.asarray(feature_scale, dtype=float)
+        # per active feature, the length (on the [0, 1]-scaled feature) of one unit of
+        # change_tol / min_separation: 1, or its MAD with mad_units
+        self.unit = np.ones(len(self.active))
         pos = 0
         for a, f in enumerate(feats):
             k = len(f.columns)
@@ -64,6 +69,8 @@ class Box:
             self.owner[idx] = a
             zq = self.z0[f.columns]
             if f.encoding == "continuous":
+                if mad_units:
+                    self.unit[a] = 1.0 / fs[self.active[a]]
                 v = zq[0]
                 lo, hi = max(min(0.0, v), v - epsilon), min(max(1.0, v), v + epsilon)
                 if f.increase_only:
@@ -100,10 +107,11 @@ class Box:
         self.discrete = np.ones(len(self.active), dtype=bool)
         self.discrete[self.owner[self.cont]] = False
         # per active feature, the weight of its delta in l2 (1: Gower; R/MAD: MAD-scaled)
-        fs = np.ones(len(space)) if feature_scale is None else np.asarray(feature_scale, dtype=float)
         self.scale = fs[self.active] if len(self.active) else np.zeros(0)
         self.l2_max = max(1.0, float(self.scale.sum()) / self.n_features)
         self.width = np.maximum(self.hi - self.lo, 1e-12)
+        self.tol = change_tol * self.unit                  # per active feature
+        self.tol_cont = self.tol[self.owner[self.cont]]
 
     @property
     def dim(self) -> int:
@@ -117,7 +125,7 @@ class Box:
         P = self.clip(P)
         if len(self.cont):
             c = self.cont
-            near = np.abs(P[:, c] - self.p0[c]) < self.change_tol
+            near = np.abs(P[:, c] - self.p0[c]) < self.tol_cont
             P[:, c] = np.where(near, self.p0[c], P[:, c])
         for pos, low, R in self.int_scale:
             v = np.round(low + P[:, pos] * R)
@@ -145,6 +153,11 @@ class Box:
         np.maximum.at(D.T, self.owner, diff.T)            # max over a feature's columns
         D[:, self.discrete] = (D[:, self.discrete] > 0.5).astype(float)
         return D
+
+    def separation(self, D: np.ndarray) -> np.ndarray:
+        """Largest per-feature difference of each row of deltas ``D`` in units (module
+        docstring); 0 for no active feature."""
+        return (D / self.unit).max(axis=1) if D.shape[1] else np.zeros(len(D))
 
     def terms(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(l2, l3)`` of each snapped row (Gower mean and fraction of changed features,

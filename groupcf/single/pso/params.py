@@ -6,6 +6,14 @@ from dataclasses import dataclass
 from ...exceptions import InvalidInputError
 
 
+#: defaults of the options measured in units of a feature: its range (the paper's
+#: [0, 1]-scaled features) or, with ``scale="mad"``, its median absolute deviation
+UNIT_DEFAULTS = {
+    "range": {"change_tol": 1e-3, "min_separation": 0.01},
+    "mad": {"change_tol": 0.01, "min_separation": 0.1},
+}
+
+
 @dataclass
 class PSOParams:
     """Options of :func:`~groupcf.single.pso.explain_pso` (defaults: Chowdhury et al. 2013
@@ -33,7 +41,12 @@ class PSOParams:
 
     ``scale``: ``"range"`` (Gower, the paper's l2) or ``"mad"``: continuous changes in
     l2 divided by the feature's median absolute deviation on ``data`` (zero MAD: the
-    range) instead of its range.
+    range) instead of its range, and ``change_tol`` and ``min_separation`` measured in
+    MADs too (the box stays on the [0, 1]-scaled features). Where a feature's range is
+    hundreds of MADs (Hill-Valley: ~500), ``change_tol`` = 1e-3 of the range is already
+    half a MAD, so the swarm cannot represent the small changes the metric rewards.
+    Defaults by scale (``UNIT_DEFAULTS``, applied where an option is left ``None``):
+    range — ``change_tol`` 1e-3, ``min_separation`` 0.01; mad — 0.01 and 0.1 MADs.
 
     ``seed_with_data``: up to a tenth of the swarm starts at the accepted ``data`` rows
     nearest the query, moved into the box (our addition).
@@ -64,17 +77,24 @@ class PSOParams:
     h0: int = 10
     h_growth: float = 2.0
     iv_bins: int = 10
-    change_tol: float = 1e-3
+    change_tol: float | None = None
     invalid_penalty: float = 1.0
     w_proximity: float = 1.0
     w_sparsity: float = 1.0
     w_diversity: float = 0.75
-    min_separation: float = 0.01
+    min_separation: float | None = None
     polish: bool = True
     scale: str = "range"
     seed_with_data: bool = True
 
+    def __post_init__(self):
+        for k, v in UNIT_DEFAULTS.get(self.scale, {}).items():      # defaults in the scale's units
+            if getattr(self, k) is None:
+                setattr(self, k, v)
+
     def validate(self) -> PSOParams:
+        if self.scale not in UNIT_DEFAULTS:
+            raise InvalidInputError(f"scale must be 'range' or 'mad', got {self.scale!r}")
         for name in ("n_particles", "n_iterations", "patience", "h0", "iv_bins"):
             v = getattr(self, name)
             if int(v) != v or v < 1:
@@ -90,10 +110,8 @@ class PSOParams:
             raise InvalidInputError(f"epsilon must be in (0, 1] (scaled features), got {self.epsilon!r}")
         if not self.epsilon <= self.max_epsilon <= 1:
             raise InvalidInputError(f"max_epsilon must be in [epsilon, 1], got {self.max_epsilon!r}")
-        if not self.min_separation < 1:
+        if self.scale == "range" and not self.min_separation < 1:
             raise InvalidInputError(f"min_separation must be in [0, 1) (scaled features), got {self.min_separation!r}")
-        if self.scale not in ("range", "mad"):
-            raise InvalidInputError(f"scale must be 'range' or 'mad', got {self.scale!r}")
         if not self.h_growth > 1:
             raise InvalidInputError(f"h_growth must be > 1, got {self.h_growth!r}")
         return self

@@ -18,8 +18,9 @@ all rounds) by a greedy max-min rule that trades cost against spread.
 with :math:`\delta_l` Gower's per-feature difference (|Δz| on a [0, 1]-scaled continuous
 feature, 0/1 otherwise), :math:`s_l` the feature's l2 weight (1, or range / MAD with
 ``scale="mad"``), :math:`\tau_c` = ``change_tol``. Two points are **near-duplicates**
-when :math:`\max_l \delta_l(a, b) \le \tau` (``min_separation``): no scaled feature
-differs by more than :math:`\tau`.
+when :math:`\max_l \delta_l(a, b) / u_l \le \tau` (``min_separation``): no feature
+differs by more than :math:`\tau` units, :math:`u_l` = 1 (its range) or, with
+``scale="mad"``, the feature's MAD (the same unit for :math:`\tau_c`).
 
 **Selection** (:func:`select_diverse`, a maximal-marginal-relevance greedy): first the
 cheapest point; then repeatedly the point minimising
@@ -63,8 +64,8 @@ def distances(box, P: np.ndarray, q: np.ndarray, w2: float, w3: float) -> tuple[
     """``(d, linf)`` of each row of ``P`` (box columns) to the row ``q``: the objective's
     distance :math:`d` and the largest scaled per-feature difference (module docstring)."""
     D = box.feature_deltas(P, q)
-    d = (w2 * (D @ box.scale) + w3 * (D > box.change_tol).sum(axis=1)) / box.n_features
-    return d, (D.max(axis=1) if D.shape[1] else np.zeros(len(P)))
+    d = (w2 * (D @ box.scale) + w3 * (D > box.tol).sum(axis=1)) / box.n_features
+    return d, box.separation(D)
 
 
 def select_diverse(box, P: np.ndarray, cost: np.ndarray, n: int, params) -> np.ndarray:
