@@ -88,6 +88,10 @@ def select_diverse(box, P: np.ndarray, cost: np.ndarray, n: int, params) -> np.n
     return np.asarray(picked, dtype=np.int64)
 
 
+#: fractions of the way back to the query tried per changed continuous feature and round
+BACK_STEPS = (0.25, 0.5, 0.75)
+
+
 def polish(box, bb, Z: np.ndarray, params, max_rounds: int = 30) -> np.ndarray:
     """Greedy sparsity/proximity polish of valid encoded rows ``Z`` that keeps them
     apart (module docstring); a new array, every row still accepted by ``bb`` (checked
@@ -131,11 +135,12 @@ def polish(box, bb, Z: np.ndarray, params, max_rounds: int = 30) -> np.ndarray:
                 whose.append(i)
                 feat.append(a)
                 if cont_owner[a]:
-                    h = P[i].copy()
-                    h[cols] = 0.5 * (P[i, cols] + box.p0[cols])
-                    cands.append(h)
-                    whose.append(i)
-                    feat.append(a)
+                    for t in BACK_STEPS:
+                        h = P[i].copy()
+                        h[cols] = P[i, cols] + t * (box.p0[cols] - P[i, cols])
+                        cands.append(h)
+                        whose.append(i)
+                        feat.append(a)
         if not cands:
             break
         Q = box.snap(np.asarray(cands))
