@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.ensemble import (ExtraTreesClassifier, GradientBoostingClassifier,
                               HistGradientBoostingClassifier, RandomForestClassifier)
@@ -515,3 +516,27 @@ def test_grid_threshold_keeps_the_test_on_the_grid():
             t2 = grid_threshold(t, low, high)
             assert np.array_equal(grid <= t, grid <= t2)
             assert np.min(np.abs(grid - t2)) >= 0.5 * step * (1 - 1e-9)
+
+
+def test_query_a_hair_below_a_threshold():
+    """scikit-learn splits two training values 2e-7 apart: the threshold sits 1e-7 above
+    the query, inside the solver's tolerance. The MIP must count that move as a change
+    (l0) and the decoding must keep it (it is far below the change tolerance); before the
+    fix the move was dropped and MACE raised ValidationError."""
+    a = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.5 + 2e-7, 0.6, 0.7, 0.8, 0.9, 1.0])
+    X = pd.DataFrame({"a": a})
+    y = (a > 0.5).astype(int)
+    pipe = make_pipeline(gcf.FeatureSpace(numeric="passthrough"),
+                         DecisionTreeClassifier(random_state=0)).fit(X, y)
+    t = pipe[-1].tree_.threshold[pipe[-1].tree_.feature == 0]
+    x = X.iloc[5]
+    assert np.any(np.abs(t - 0.5) < 2e-7)                       # the threshold is that close
+    for dist in ("l0", "l1"):
+        e = gcf.explain(x, pipe, method="mace", distance=dist)
+        cf = e.counterfactuals.iloc[[0]]
+        assert e.is_optimal and pipe.predict(cf)[0] == 1
+        assert e.changes[0] == ["a"]
+        assert 0 < cf.iloc[0]["a"] - 0.5 < 2e-7
+    res = gcf.explain_group(X.iloc[[5]], pipe, 1, progress=False)
+    assert res.is_optimal and res.n_explanations == 1
+    res.validate()

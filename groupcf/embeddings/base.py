@@ -233,6 +233,15 @@ class EmbeddingConstr:
         expected = self.embedding.score(values[self.inputs])[0]
         return float(abs(values[self.score] - expected))
 
+    def query_sides(self, z0) -> list[tuple[int, int, bool]]:
+        """Binary indicators that decide which side of a model threshold input column
+        ``c`` is on, with the side the point ``z0`` is on: ``(c, var, z0_side)`` meaning
+        "``var`` ≠ ``z0_side`` ⇒ column ``c`` differs from ``z0[c]``". A formulation
+        links them to its change indicators, so that crossing a threshold that sits
+        closer to ``z0`` than the solver's tolerance still counts as a change. None for
+        models without thresholds."""
+        return []
+
     def start_values(self, x_values) -> tuple[np.ndarray, np.ndarray]:
         """Values of every variable this record added, at input values ``x_values``
         (``idx, values``), e.g. to complete a MIP start. The base record has only the

@@ -14,6 +14,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from groupcf.embeddings.trees import TreeEnsemble
 
 
+#: split levels this close to a point (scaled units, far above any solver tolerance)
+#: get a link to the change indicators (:meth:`TreeConstr.query_sides`)
+SIDE_WINDOW = 1e-5
+
+
 @dataclass
 class TreeConstr(EmbeddingConstr):
     """What :meth:`TreeEnsemble.add_to` added: besides the score, the split-level
@@ -66,6 +71,20 @@ class TreeConstr(EmbeddingConstr):
         np.minimum.at(hi, self.level_col[y], self.level_thr[y])
         np.maximum.at(lo, self.level_col[~y], self.level_up[~y])
         return lo, hi
+
+    def query_sides(self, z0, window: float = SIDE_WINDOW) -> list[tuple[int, int, bool]]:
+        """``(column, level binary, z0's value of it)`` for the split levels within
+        ``window`` of ``z0`` that ``z0`` decides (``z0 <= t``: 1, ``z0 >= t+``: 0). The
+        query can sit exactly on a threshold (scikit-learn keeps ``t`` = the lower of two
+        training values that are adjacent in float32), so ``t+`` is one float away, inside
+        the solver's tolerance: only this link makes the MIP count that crossing as a
+        change. Farther levels need no link: crossing them moves the input by more than
+        the tolerance, which the formulation's own agreement rows already count."""
+        z = np.asarray(z0, dtype=float)[self.level_col]
+        left, right = z <= self.level_thr, z >= self.level_up
+        near = np.minimum(np.abs(z - self.level_thr), np.abs(z - self.level_up)) <= window
+        return [(int(c), int(y), bool(lf)) for c, y, lf, rt, nr in
+                zip(self.level_col, self.levels, left, right, near) if (lf or rt) and nr]
 
     def fix_levels(self, backend, lb, ub) -> int:
         """Fix every split level that the input bounds ``[lb, ub]`` decide (e.g. after

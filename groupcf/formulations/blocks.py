@@ -108,6 +108,16 @@ def add_agreement(rows: RowBuffer, space: FeatureSpace, block: CounterfactualBlo
     v, f = block.v, block.f
     for l, feat in enumerate(space):   # immutable features have f_l = 0: rows force agreement
         _feature_rows(rows, feat, v[feat.columns], int(f[l]), z0[feat.columns], z)
+    sides = block.constr.query_sides(z0)
+    if sides:   # thresholds: leaving z0's side of one changes the feature, however close
+        owner = {int(c): l for l, feat in enumerate(space) for c in feat.columns}
+        le = _le(rows, z)
+        for c, y, left in sides:
+            fl = int(f[owner[c]])
+            if left:
+                le([y, fl], [-1.0, -1.0], 0.0, 1.0)                      # z <= y + f
+            else:
+                le([y, fl], [1.0, -1.0], 1.0, 1.0)                       # z <= 1 - y + f
 
 
 def _le(rows: RowBuffer, z: int | None):

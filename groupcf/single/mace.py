@@ -31,7 +31,7 @@ from ..progress import progress_bar
 from ..results.explanation import Explanation
 from ..solvers import make_backend
 from ..solvers.base import Backend, Status
-from .snap import snap_to_cells
+from .snap import off_cell, snap_to_cells
 from .tree_bound import start_and_radius
 
 log = logging.getLogger(__name__)
@@ -131,9 +131,12 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
             break
         v = np.round(sol.x[mip.v], 9)
         v[integer_cols] = np.round(v[integer_cols])
+        keep = ()
         if hasattr(mip.constr, "input_cells"):   # tree ensembles: stay inside the leaves' cells
-            v = snap_to_cells(space, v, *mip.constr.input_cells(sol.x))
-        cf = _decode(space, x, v, z0)
+            cells = mip.constr.input_cells(sol.x)
+            v = snap_to_cells(space, v, *cells)
+            keep = off_cell(space, z0, *cells)    # a crossing closer to x than change_tol is kept
+        cf = _decode(space, x, v, z0, keep)
         if not tm.is_positive(cf)[0]:
             # the solver's tolerance let a point through that the real model rejects
             retries += 1
@@ -150,7 +153,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         rows.append(cf.iloc[0])
         if hasattr(bar, "update"):
             bar.update(1)
-        changes.append([space.features_[l].name for l in mip.changed(v)])
+        changes.append([space.features_[l].name for l in sorted(set(mip.changed(v)) | set(keep))])
         statuses.append(sol.status)
         objectives.append(float(sol.objective))
         if len(rows) < n and not mip.exclude(v, tol=diversity_tol):
@@ -197,13 +200,14 @@ def _raw_distance(space, dist, x: pd.Series, row: pd.Series) -> float:
     return float(dist.aggregate(feature_distances(space, x, _restore_dtypes(space, row.to_frame().T)))[0])
 
 
-def _decode(space, x: pd.Series, v: np.ndarray, z0: np.ndarray) -> pd.DataFrame:
-    """Raw counterfactual: decoded values for changed features, the instance's own raw
-    values elsewhere (so unchanged numerics keep their exact value)."""
+def _decode(space, x: pd.Series, v: np.ndarray, z0: np.ndarray, keep=()) -> pd.DataFrame:
+    """Raw counterfactual: decoded values for changed features (and the feature indices in
+    ``keep``, however small their change), the instance's own raw values elsewhere (so
+    unchanged numerics keep their exact value)."""
     decoded = space.inverse_transform(v[None, :])
     values = {}
-    for f in space:
-        changed = np.any(np.abs(v[f.columns] - z0[f.columns]) > change_tol(f))
+    for l, f in enumerate(space):
+        changed = l in keep or np.any(np.abs(v[f.columns] - z0[f.columns]) > change_tol(f))
         values[f.name] = [decoded.at[0, f.name] if changed else x[f.name]]
     return _restore_dtypes(space, pd.DataFrame(values).infer_objects())
 

@@ -62,3 +62,11 @@ def snap_to_cells(space, v: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.nd
         if found is not None:
             v[c] = enc(found)
     return v
+
+
+def off_cell(space, z0: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> set[int]:
+    """Indices of the features with a continuous column whose cell ``[lo, hi]`` excludes
+    the query's value ``z0``: changed in the model's eyes, however small the move."""
+    z0 = np.asarray(z0, dtype=float)
+    return {l for l, f in enumerate(space) if f.encoding == "continuous"
+            and not lo[f.columns[0]] <= z0[f.columns[0]] <= hi[f.columns[0]]}
