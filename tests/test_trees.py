@@ -540,3 +540,42 @@ def test_query_a_hair_below_a_threshold():
     res = gcf.explain_group(X.iloc[[5]], pipe, 1, progress=False)
     assert res.is_optimal and res.n_explanations == 1
     res.validate()
+
+
+def test_snap_to_cells_when_a_raw_float_is_much_finer_than_a_scaled_one():
+    """An LSVT feature (range 2118, the threshold at raw -14.4): one float of the raw value
+    moves the scaled value by ~1e-18, far below one of its floats, so stepping one raw
+    float at a time (64 steps) never re-entered the cell after rounding the solver's value
+    to 9 decimals put it 1e-10 past the threshold (MACE raised ValidationError); the
+    bisection does."""
+    from groupcf.single.snap import snap_to_cells
+
+    low, high = -2116.7358554548264, 1.4016187324506195
+    space = gcf.FeatureSpace(numeric="passthrough").fit(pd.DataFrame({"a": [low, -14.0, high]}))
+    hi = 0.9925529658794402                           # the tree's threshold (scaled)
+    v = np.array([0.992552966])                       # the solver's value rounded to 9 decimals
+    out = snap_to_cells(space, v, np.array([0.0]), np.array([hi]))
+    raw = space.inverse_transform(out[None, :]).iloc[0]["a"]
+    assert space.transform(pd.DataFrame({"a": [raw]}))[0, 0] <= hi
+    assert hi - out[0] < 1e-12
+
+
+@pytest.mark.parametrize("kind", ["tree", "logistic"])
+def test_mace_keeps_a_value_outside_the_training_range(kind):
+    """A test row above the training maximum on an irrelevant feature: MACE must not force
+    that feature back into the range (which cost distance, and with trees made the numpy
+    upper bound's radius cut off every MIP point: NoCounterfactualError on an Arrhythmia
+    forest although PSO found counterfactuals)."""
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.uniform(0, 1, 200), "b": rng.uniform(0, 1, 200)})
+    y = (X.a > 0.6).astype(int)
+    clf = DecisionTreeClassifier(max_depth=3, random_state=0) if kind == "tree" else LogisticRegression(C=100)
+    pipe = make_pipeline(gcf.FeatureSpace(numeric="passthrough"), clf).fit(X, y)
+    x = pd.Series({"a": 0.3, "b": 1.5}, name="q")                 # b far above its range
+    for dist in ("l1", "l0"):
+        e = gcf.explain(x, pipe, method="mace", distance=dist)
+        cf = e.counterfactuals.iloc[0]
+        assert e.is_optimal and pipe.predict(e.counterfactuals)[0] == 1
+        assert e.changes[0] == ["a"] and cf["b"] == 1.5

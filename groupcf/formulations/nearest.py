@@ -64,7 +64,9 @@ def actionable_bounds(space: FeatureSpace, z0: np.ndarray) -> tuple[np.ndarray, 
     already at their maximum).
     """
     dom = space.domain()
-    lb, ub = dom.lb.copy(), dom.ub.copy()
+    # the instance's own value is always allowed: a value outside the data's range (a test
+    # row above the training maximum) must not force a change
+    lb, ub = np.minimum(dom.lb, z0), np.maximum(dom.ub, z0)
     can_change = np.ones(len(space), dtype=bool)
     for l, f in enumerate(space):
         cols = f.columns

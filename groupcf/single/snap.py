@@ -59,9 +59,26 @@ def snap_to_cells(space, v: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.nd
                     found = raw
                     break
                 raw = float(np.nextafter(raw, toward))
+            if found is None and inside(toward):
+                found = _bisect_inside(inside, target, toward)
         if found is not None:
             v[c] = enc(found)
     return v
+
+
+def _bisect_inside(inside, out: float, inn: float) -> float:
+    """The raw value nearest ``out`` (outside the cell) on the way to ``inn`` (inside) for
+    which ``inside`` holds, by bisection: stepping one float at a time can take millions
+    of steps when a float of the raw value is much finer than one of the scaled value."""
+    for _ in range(200):
+        mid = 0.5 * (out + inn)
+        if mid == out or mid == inn:
+            break
+        if inside(mid):
+            inn = mid
+        else:
+            out = mid
+    return inn
 
 
 def off_cell(space, z0: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> set[int]:
