@@ -52,6 +52,7 @@ from ..solvers.base import Status
 from ..utils import EPS, Deadline
 from .branching import branch_and_price
 from .common import GroupSolution, Stats, initial_columns, integer_master
+from .components import certify_by_components
 from .enumeration import close_gap_by_enumeration, enumerate_classes
 from .formulations.master import RestrictedMaster
 from .formulations.pricing import PricingMIP
@@ -102,6 +103,11 @@ class ColgenOptions:
         ``"linear"``, ``"lazy"`` or ``"embedded"``
         (:class:`~groupcf.group.formulations.seed.SeedPricing`; default: the first that
         applies).
+    components
+        Certify one component of the compatibility graph at a time
+        (:mod:`~groupcf.group.components`): the bound becomes the sum of the components'
+        rounded-up LP values and branch-and-price runs per component. ``False``: one
+        branch-and-price over every type.
     """
 
     n_solutions: int = 10
@@ -112,6 +118,7 @@ class ColgenOptions:
     pricing: str = "auto"
     max_enumerated_sets: int = 20000
     seed_mode: str | None = None
+    components: bool = True
 
     def __post_init__(self):
         if self.pricing not in ("auto", "seed", "mip"):
@@ -240,15 +247,25 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
             if gap.columns is not None and len(gap.columns) < best_ip:
                 best_ip, best_cols = len(gap.columns), gap.columns
     if best_ip > lower and stats.converged and seed is not None and not deadline.passed:
-        # the integer master is above the LP bound: branch-and-price certifies
+        # the integer master is above the LP bound: branch-and-price certifies, one
+        # component of the compatibility graph at a time (components) or on the whole
         t = time.perf_counter()
-        tree = branch_and_price(problem, in_master + list(ctx.pool.values()), seed, solver, deadline,
-                                best_cols, lower, active, max_columns=opt.n_solutions)
-        stats.extra["bp_nodes"] = tree.nodes
+        cols = in_master + list(ctx.pool.values())
+        by_comp = certify_by_components(problem, cols, seed, solver, deadline, best_cols, master.cover_matrix(),
+                                        lp.x[master.y], active, stats.extra, opt.n_solutions) \
+            if opt.components else None
+        if by_comp is not None:
+            if len(by_comp[0]) < best_ip:
+                best_ip, best_cols = len(by_comp[0]), by_comp[0]
+            lower = max(lower, by_comp[1])
+        else:
+            tree = branch_and_price(problem, cols, seed, solver, deadline, best_cols, lower, active,
+                                    max_columns=opt.n_solutions)
+            stats.extra["bp_nodes"] = tree.nodes
+            if tree.best < best_ip:
+                best_ip, best_cols = tree.best, tree.columns
+            lower = max(lower, tree.lower)
         stats.extra["time_branch_and_price"] = time.perf_counter() - t
-        if tree.best < best_ip:
-            best_ip, best_cols = tree.best, tree.columns
-        lower = max(lower, tree.lower)
     _finish_stats(stats, levels, master, ctx, seed)
     if best_ip <= lower:
         status = Status.OPTIMAL
