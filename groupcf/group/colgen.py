@@ -52,7 +52,7 @@ from ..solvers.base import Status
 from ..utils import EPS, Deadline
 from .branching import branch_and_price
 from .common import GroupSolution, Stats, initial_columns, integer_master
-from .components import certify_by_components
+from .components import branch_and_price_by_component, split_by_components
 from .enumeration import close_gap_by_enumeration, enumerate_classes
 from .formulations.master import RestrictedMaster
 from .formulations.pricing import PricingMIP
@@ -238,6 +238,14 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
                                   cap=2 * IP_CAP if seed is not None else None)
         if ip < best_ip:
             best_ip, best_cols = ip, cols
+    split = None
+    if best_ip > lower and stats.converged and seed is not None and opt.components:
+        # the bound per component of the compatibility graph: sum of rounded-up LP values
+        split = split_by_components(seed.compat, master.cover_matrix(), lp.x[master.y], active,
+                                    in_master + list(ctx.pool.values()))
+        if split is not None:
+            stats.extra.update(components=len(split[1]), components_bound=int(split[1].sum()))
+            lower = max(lower, int(split[1].sum()))
     if best_ip > lower and not deadline.passed:
         # the integer master is above the bound: the set cover over every class of every
         # maximal change set (complete for an additive model, else a relaxation verified lazily)
@@ -251,13 +259,13 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
         # component of the compatibility graph at a time (components) or on the whole
         t = time.perf_counter()
         cols = in_master + list(ctx.pool.values())
-        by_comp = certify_by_components(problem, cols, seed, solver, deadline, best_cols, master.cover_matrix(),
-                                        lp.x[master.y], active, stats.extra, opt.n_solutions) \
-            if opt.components else None
-        if by_comp is not None:
-            if len(by_comp[0]) < best_ip:
-                best_ip, best_cols = len(by_comp[0]), by_comp[0]
-            lower = max(lower, by_comp[1])
+        if split is not None:
+            comp_cols, comp_lower, nodes, searched, closed = branch_and_price_by_component(
+                problem, cols, seed, solver, deadline, best_cols, split[0], split[1], active, opt.n_solutions)
+            stats.extra.update(bp_nodes=nodes, components_searched=searched, components_closed=closed)
+            if len(comp_cols) < best_ip:
+                best_ip, best_cols = len(comp_cols), comp_cols
+            lower = max(lower, comp_lower)
         else:
             tree = branch_and_price(problem, cols, seed, solver, deadline, best_cols, lower, active,
                                     max_columns=opt.n_solutions)

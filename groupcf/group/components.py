@@ -121,24 +121,17 @@ def branch_and_price_by_component(problem, columns: list[Column], pricing, solve
     return cols, int(lower.sum()), nodes, searched, closed
 
 
-def certify_by_components(problem, columns: list[Column], pricing, solver, deadline: Deadline,
-                          incumbent: list[Column], covers: np.ndarray, lam: np.ndarray, active: np.ndarray,
-                          stats: dict, max_columns: int = 10):
+def split_by_components(compat: np.ndarray, covers: np.ndarray, lam: np.ndarray, active: np.ndarray,
+                        columns: list[Column]):
     """After converged column generation (``covers``/``lam``: the master's columns and LP
-    solution): the components' bound and branch-and-price per component. Returns
-    ``(columns, lower bound)``, or ``None`` when some column spans two components (cannot
-    happen for exact coverage; then the caller branches on the whole problem)."""
-    labels = component_labels(pricing.compat, active)
-    for C in (covers, np.array([c.cover for c in columns + incumbent])):
+    solution): ``(labels, per-component bounds)``, or ``None`` when some column spans two
+    components (cannot happen for exact coverage; then the caller branches on the whole)."""
+    labels = component_labels(compat, active)
+    for C in (covers, np.array([c.cover for c in columns]).reshape(-1, len(labels))):
         lab = np.where(C & (labels >= 0)[None, :], labels[None, :], -1)
         if ((lab.max(axis=1)[:, None] != lab) & (lab >= 0)).any():
             return None
-    lower = component_bounds(labels, covers, lam)
-    stats.update(components=len(lower), components_bound=int(lower.sum()))
-    cols, bound, nodes, searched, closed = branch_and_price_by_component(
-        problem, columns, pricing, solver, deadline, incumbent, labels, lower, active, max_columns)
-    stats.update(bp_nodes=nodes, components_searched=searched, components_closed=closed)
-    return cols, bound
+    return labels, component_bounds(labels, covers, lam)
 
 
-__all__ = ["branch_and_price_by_component", "certify_by_components", "component_bounds", "component_labels", "count_by_component"]
+__all__ = ["branch_and_price_by_component", "split_by_components", "component_bounds", "component_labels", "count_by_component"]

@@ -50,8 +50,12 @@ by ``mode``, chosen automatically:
 
 **Screening** (mode ``"embedded"``): the combinatorial search above, without the score
 and increase-only rows, is a relaxation of the seed's MIP; when it proves that no union
-of weight above 1 fits in :math:`T_{\max}` features, the MIP is skipped (at a converged
-master most seeds end there: measured on Adult MLP(20,20), |S| = 500, see BENCHMARKS.md).
+of weight above 1 fits in :math:`T_{\max}` features, the MIP is skipped. Otherwise its
+best union is checked without a MIP (:mod:`~groupcf.group.formulations.exact_check`:
+closed form or enumeration): feasible with the chosen types' lower codes is the seed's
+optimum; infeasible even with the seed's own codes is a no-good (as in ``"lazy"``);
+anything else (a MIP would be needed, or only the chosen types' codes conflict) leaves
+the seed to its MIP.
 The MIP itself carries the cutoff row :math:`\sum_k w_k z_k \ge 1 + \varepsilon` (only
 improving columns are wanted): infeasible means the seed's optimum is at most
 :math:`1 + \varepsilon`, a bound the solver proves without closing the gap to a smaller optimum.
@@ -84,6 +88,7 @@ from .subsets import decisions
 from ...formulations.completion import Completions
 from ...utils import EPS
 from .coverage import add_inclusion_coverage
+from .exact_check import check_union
 from .pricing import PricingResult
 from ...formulations.rows import RowBuffer
 
@@ -246,8 +251,9 @@ class SeedPricing:
     def _seed_dfs(self, s, w, J, group, same, differ, eps, screen: bool = False):
         """Modes "linear" and "lazy": the relaxation over the covered types solved by
         :func:`~groupcf.group.formulations.subsets.max_weight_union` (module doc). With
-        ``screen`` (mode "embedded") only its proof that nothing beats 1 is used; any
-        other outcome returns a ``None`` bound (the MIP decides).
+        ``screen`` (mode "embedded") its best union is checked exactly
+        (:mod:`~groupcf.group.formulations.exact_check`): a column, a no-good, or a
+        ``None`` bound (unknown or conflicting lower codes: the MIP decides).
 
         Branching decisions: a "same" group is one *unit* (covered iff all its members
         are, weight = their sum), the seed's unit must be covered, and "differ" pairs are
@@ -282,11 +288,18 @@ class SeedPricing:
                 return 0.0, None, None
             if chosen is None:
                 return val, floor, None        # nothing above 1 for this seed
-            if screen:
-                return 0.0, None, None
             union = int(np.bitwise_or.reduce(U_mask[chosen]))
             core = subsets.bits(union)
-            if self.linear:
+            if screen:                 # increase-only features: exact checks or the MIP
+                members = ks[np.isin(unit, chosen)]
+                ok, v, F = check_union(self.completions, p, s, core, self._low(members), self.mutable)
+                if ok is False and check_union(self.completions, p, s, core, self._low([s]), self.mutable)[0] is False:
+                    self._add_nogood(s, core)
+                    continue
+                if ok is not True:     # unknown, or only the chosen types' lower codes conflict
+                    return 0.0, None, None
+                col = p.make_column(v, F, "seed")
+            elif self.linear:
                 F = self._extend(s, core)
                 col = p.make_column(self.completion(s, F), F, "seed")
             else:
@@ -306,6 +319,10 @@ class SeedPricing:
             return float(col.cover @ w), val, col
         log.warning("seed %d: no proof after %d no-good cuts", s, self.MAX_ROUNDS)
         return 0.0, None, None
+
+    def _low(self, members) -> np.ndarray:
+        """Lowest codes of the increase-only features that cover ``members``."""
+        return np.where(self.inc, self.problem.codes[np.asarray(members)].max(axis=0), 0.0)
 
     def _linear_test(self, s):
         """Monotone feasibility of a union of difference sets for a linear model: the

@@ -1,0 +1,44 @@
+r"""Exact completion checks for seed pricing with increase-only features (mode ``"embedded"``).
+
+For a seed :math:`s`, a union :math:`U` of difference sets and lower codes
+:math:`\ell` of the increase-only features, the question is whether some change set
+:math:`F \supseteq U`, :math:`|F| \le T_{\max}`, admits an accepted completion of
+:math:`x_s` with every increase-only feature :math:`l \in F` at least :math:`\ell_l`.
+Feasibility is monotone in :math:`F`, so only the maximal sets
+:math:`F = U \cup E` (:math:`E` over the other mutable features,
+:math:`|F| = \min(T_{\max}, \#\text{mutable})`) are tried, each answered exactly by
+:meth:`~groupcf.formulations.completion.Completions.best` without a MIP (closed form for
+an additive model, enumeration of every completion of a discrete space) — or "unknown".
+
+With :math:`\ell` the codes of the chosen types, "feasible" gives a column covering all
+of them (the seed's relaxation value is attained). With :math:`\ell` the seed's own
+codes (every column of seed :math:`s` respects them), "infeasible" holds for every union
+:math:`U' \supseteq U` and is a no-good for the seed's search.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+
+def check_union(completions, problem, s: int, core, low: np.ndarray, mutable: np.ndarray
+                ) -> tuple[bool | None, np.ndarray | None, frozenset]:
+    """``(True, v, F)`` for an accepted completion of seed ``s`` on a maximal ``F ⊇ core``
+    with increase-only features at least ``low``; ``(False, None, ∅)`` when none exists;
+    ``(None, None, ∅)`` when some question needed a MIP (module doc)."""
+    core = frozenset(int(l) for l in core)
+    rest = [int(l) for l in np.flatnonzero(mutable) if int(l) not in core]
+    size = min(problem.Tmax, int(mutable.sum()))
+    if len(core) > size:
+        return False, None, frozenset()
+    unknown = False
+    for extra in itertools.combinations(rest, size - len(core)):
+        F = core | frozenset(extra)
+        score, v = completions.best(problem.Z[s], F, low, allow_mip=False)
+        if v is None:
+            unknown |= score > 0          # +inf: a MIP would be needed
+            continue
+        if score >= problem.score_lo:
+            return True, v, F
+    return (None if unknown else False), None, frozenset()
