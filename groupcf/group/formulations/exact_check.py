@@ -13,13 +13,18 @@ an additive model, enumeration of every completion of a discrete space) — or "
 With :math:`\ell` the codes of the chosen types, "feasible" gives a column covering all
 of them (the seed's relaxation value is attained). With :math:`\ell` the seed's own
 codes (every column of seed :math:`s` respects them), "infeasible" holds for every union
-:math:`U' \supseteq U` and is a no-good for the seed's search.
+:math:`U' \supseteq U`. As a test of the chosen types :math:`K` (:func:`items_test`,
+:math:`\ell` = their largest codes) it is monotone — adding types only grows :math:`U`
+and :math:`\ell` — so the seed's depth-first search prunes with it and its optimum is the
+seed's exact pricing value, no MIP involved.
 """
 from __future__ import annotations
 
 import itertools
 
 import numpy as np
+
+from .subsets import bits
 
 
 def check_union(completions, problem, s: int, core, low: np.ndarray, mutable: np.ndarray
@@ -42,3 +47,26 @@ def check_union(completions, problem, s: int, core, low: np.ndarray, mutable: np
         if score >= problem.score_lo:
             return True, v, F
     return (None if unknown else False), None, frozenset()
+
+
+def lower_codes(problem, inc: np.ndarray, members) -> np.ndarray:
+    """Lowest codes of the increase-only features ``inc`` (bool) covering ``members``."""
+    return np.where(inc, problem.codes[np.asarray(members)].max(axis=0), 0.0)
+
+
+def items_test(completions, problem, s: int, ks: np.ndarray, unit: np.ndarray, inc: np.ndarray,
+               mutable: np.ndarray):
+    """``(union, chosen units) -> bool`` for the seed's search: ``False`` only when
+    :func:`check_union` proves that no completion covers the chosen types (``ks``: the
+    candidate types, ``unit``: each one's unit); memoised on the union and lower codes."""
+    memo: dict = {}
+    cols = np.flatnonzero(inc)
+
+    def test(U, chosen) -> bool:
+        members = ks[np.isin(unit, chosen)]
+        key = (int(U), problem.codes[np.ix_(members, cols)].max(axis=0).tobytes())
+        if key not in memo:
+            low = lower_codes(problem, inc, members)
+            memo[key] = check_union(completions, problem, s, bits(int(U)), low, mutable)[0] is not False
+        return memo[key]
+    return test

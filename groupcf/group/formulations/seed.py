@@ -50,11 +50,11 @@ by ``mode``, chosen automatically:
 
 **Screening** (mode ``"embedded"``): the combinatorial search above, without the score
 and increase-only rows, is a relaxation of the seed's MIP; when it proves that no union
-of weight above 1 fits in :math:`T_{\max}` features, the MIP is skipped. Otherwise its
-best union is checked without a MIP (:mod:`~groupcf.group.formulations.exact_check`:
-closed form or enumeration): feasible with the chosen types' lower codes is the seed's
-optimum; infeasible even with the seed's own codes is a no-good (as in ``"lazy"``);
-anything else (a MIP would be needed, or only the chosen types' codes conflict) leaves
+of weight above 1 fits in :math:`T_{\max}` features, the MIP is skipped. When every
+completion question can be answered without a MIP (closed form, or enumeration of a
+discrete space: :mod:`~groupcf.group.formulations.exact_check`) the search also prunes
+every set of types no completion can cover (a monotone test), so its optimum is the
+seed's exact value and its point the column; a question that would need a MIP leaves
 the seed to its MIP.
 The MIP itself carries the cutoff row :math:`\sum_k w_k z_k \ge 1 + \varepsilon` (only
 improving columns are wanted): infeasible means the seed's optimum is at most
@@ -88,7 +88,7 @@ from .subsets import decisions
 from ...formulations.completion import Completions
 from ...utils import EPS
 from .coverage import add_inclusion_coverage
-from .exact_check import check_union
+from .exact_check import check_union, items_test, lower_codes
 from .pricing import PricingResult
 from ...formulations.rows import RowBuffer
 
@@ -278,11 +278,12 @@ class SeedPricing:
         edges = [(pos[same[i]], pos[same[j]]) for i, j in differ if same[i] in pos and same[j] in pos]
         seed_unit = pos[int(same[s])]
         feasible = self._linear_test(s) if self.linear else None
+        items = items_test(self.completions, p, s, ks, unit, self.inc, self.mutable) if screen else None
         floor = 1 + eps
         for _ in range(self.MAX_ROUNDS):
             val, chosen, complete = subsets.max_weight_union(
-                U_mask, U_w, p.Tmax, floor, must=seed_unit, conflicts=edges,
-                forbidden=self._nogoods.get(s, ()), feasible=feasible, node_limit=self.node_limit)
+                U_mask, U_w, p.Tmax, floor, must=seed_unit, conflicts=edges, forbidden=self._nogoods.get(s, ()),
+                feasible=feasible, feasible_items=items, node_limit=self.node_limit)
             if not complete:
                 self._dfs_failed[s] = True     # node limit: this seed uses the MIP from now on
                 return 0.0, None, None
@@ -290,13 +291,10 @@ class SeedPricing:
                 return val, floor, None        # nothing above 1 for this seed
             union = int(np.bitwise_or.reduce(U_mask[chosen]))
             core = subsets.bits(union)
-            if screen:                 # increase-only features: exact checks or the MIP
-                members = ks[np.isin(unit, chosen)]
-                ok, v, F = check_union(self.completions, p, s, core, self._low(members), self.mutable)
-                if ok is False and check_union(self.completions, p, s, core, self._low([s]), self.mutable)[0] is False:
-                    self._add_nogood(s, core)
-                    continue
-                if ok is not True:     # unknown, or only the chosen types' lower codes conflict
+            if screen:                 # increase-only features: exact checks (else the MIP)
+                ok, v, F = check_union(self.completions, p, s, core,
+                                       lower_codes(p, self.inc, ks[np.isin(unit, chosen)]), self.mutable)
+                if ok is not True:     # unknown: a MIP would be needed
                     return 0.0, None, None
                 col = p.make_column(v, F, "seed")
             elif self.linear:
@@ -319,10 +317,6 @@ class SeedPricing:
             return float(col.cover @ w), val, col
         log.warning("seed %d: no proof after %d no-good cuts", s, self.MAX_ROUNDS)
         return 0.0, None, None
-
-    def _low(self, members) -> np.ndarray:
-        """Lowest codes of the increase-only features that cover ``members``."""
-        return np.where(self.inc, self.problem.codes[np.asarray(members)].max(axis=0), 0.0)
 
     def _linear_test(self, s):
         """Monotone feasibility of a union of difference sets for a linear model: the
