@@ -294,3 +294,11 @@ def test_gurobi_size_limit_is_explained():
     else:
         assert res.stats["compact_vars"] > 2000
         pytest.skip("this Gurobi licence is not size-limited")
+
+
+def test_compact_when_highs_returns_the_mip_start():
+    """Random case 9030: HiGHS (1.16) solves the compact MIP in presolve, reports 2 but hands
+    back the warm start (3 copies); the backend detects the mismatch and solves again."""
+    pipe, S, Tmax = random_case(9030)
+    best = check_case(pipe, S, Tmax, methods=("compact",))
+    assert best == 2
