@@ -191,6 +191,9 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
             z = float(lp.objective)
             stats.lp_bound = z      # last restricted-master LP value
             w = np.maximum(lp.row_duals[master.rows], 0.0) * active
+            if seed is not None:      # Farley's bound from the trivial pricing bound (every cover
+                trivial = float((seed.compat @ w).max())     # lies in one type's compatible set)
+                lower = max(lower, math.ceil(z / max(1.0, trivial) - EPS))
             bar.set_postfix(lp=f"{z:.3f}", lb=lower, ub=best_ip, cols=master.n_columns)
             bar.update(1)
             done = False
@@ -305,7 +308,7 @@ def _levels(problem, solver, opt: ColgenOptions, completions, seed, deadline, st
         levels.append(CompleteColumnsLevel(full, opt.n_solutions))
     elif all_F or completions.additive or seed is None:
         # skipped when each class would need a MIP and seed pricing is available (cheaper)
-        levels.append(KnownChangeSetsLevel(completions, all_F, exact_enumeration))
+        levels.append(KnownChangeSetsLevel(completions, all_F, exact_enumeration, allow_mip=seed is None))
     levels.append(ExactLevel(problem, solver, seed, mip, opt.n_solutions, opt.aux))
     stats.extra["exact_pricing"] = levels[-1].name
     return levels, full
