@@ -126,6 +126,8 @@ def _add_initial(problem, best_F, cols, covered, i, v) -> np.ndarray:
     weights[i] = problem.n_types + 1.0   # ... but always this one
     F, _ = best_F.best(v, weights)
     col = problem.make_column(v, F, "initial")
+    if not col.cover[i]:   # the search for F stopped early (its MIP's time limit): i's own changes
+        col = problem.make_column(v, np.flatnonzero(problem.differences(v)[i]), "initial")
     if not col.cover[i]:   # cannot happen: type i's own changes fit in Tmax
         raise SolverError(f"internal error: the initial column of type {i} does not cover it")
     cols.setdefault(col.key(), col)
