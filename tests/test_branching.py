@@ -16,6 +16,12 @@ from sklearn.pipeline import make_pipeline
 
 import groupcf as gcf
 from groupcf.group.branching import choose_pair, repair
+from groupcf.group.common import initial_columns
+from groupcf.group.components import branch_and_price_by_component, component_labels
+from groupcf.group.formulations.seed import SeedPricing
+from groupcf.group.problem import GroupProblem
+from groupcf.models import resolve_model
+from groupcf.utils import Deadline
 from group_reference import brute_force_group
 
 N = 8   # binary features x0..x7; accepted iff x0..x5 are all 1 (x6, x7 play no role)
@@ -70,10 +76,18 @@ def test_branch_and_price_closes_the_gap(triangles, kind):
     best, _, explainable = brute_force_group(pipe[0], lambda P: pipe.decision_function(P) if kind == "lr"
                                              else _logit(pipe, P), S, 2)
     assert explainable.all() and best == 4
-    # max_enumerated_sets=0: the logistic model may not close the gap by enumeration
+    # max_enumerated_sets=0: the logistic model may not close the gap by enumeration;
+    # components=False: one tree over both triangles (the root alone cannot certify)
+    res = gcf.explain_group(S, pipe, 2, progress=False, max_change_sets=0, max_enumerated_sets=0,
+                            components=False)
+    assert res.stats["lp_bound"] == pytest.approx(3.0)
+    assert res.stats["bp_nodes"] >= 2
+    assert res.n_explanations == 4 and res.lower_bound == 4 and res.is_optimal
+    res.validate()
+    # per component (the two triangles): ceil(1.5) + ceil(1.5) = 4 certifies without branching
     res = gcf.explain_group(S, pipe, 2, progress=False, max_change_sets=0, max_enumerated_sets=0)
     assert res.stats["lp_bound"] == pytest.approx(3.0)
-    assert res.stats["bp_nodes"] >= 2           # the root alone cannot certify
+    assert res.stats["components"] == 2 and res.stats["components_bound"] == 4
     assert res.n_explanations == 4 and res.lower_bound == 4 and res.is_optimal
     res.validate()
     compact = gcf.explain_group(S, pipe, 2, method="compact", progress=False)
@@ -91,6 +105,32 @@ def test_branching_under_a_time_limit_reports_the_gap(triangles):
     res = gcf.explain_group(S, models["nn"], 2, progress=False, time_limit=1e-9)
     res.validate()
     assert not res.is_optimal and res.lower_bound < res.n_explanations
+
+
+@pytest.mark.parametrize("kind", ["lr", "nn"])
+def test_branch_and_price_per_component(triangles, kind):
+    """Branch-and-price restricted to one component (the other types' rows relaxed) from a
+    weak bound of 1 per triangle closes each triangle at 2; an unexplained type elsewhere
+    (inactive) does not make the node masters infeasible."""
+    S, models = triangles
+    p = GroupProblem(S, resolve_model(models[kind]), 2)
+    seed = SeedPricing(p, "highs")
+    cols, no_cf = initial_columns(p, "highs", Deadline(None), completions=p.completions("highs"))
+    assert not no_cf.any()
+    active = np.ones(p.n_types, dtype=bool)
+    active[0] = False                                      # as if type 0 had no counterfactual
+    labels = component_labels(seed.compat, active)
+    assert labels[0] == -1 and len(set(labels[1:])) == 2
+    incumbent = [problem_col for problem_col in cols if (problem_col.cover & active).any()]
+    out, lower, nodes, searched, closed = branch_and_price_by_component(
+        p, cols, seed, "highs", Deadline(None), incumbent, labels, np.ones(2, dtype=int), active)
+    covered = np.zeros(p.n_types, dtype=bool)
+    for c in out:
+        assert p.is_positive(c.v)
+        covered |= c.cover
+    assert covered[active].all()
+    # triangle of types 1, 2 (type 0 inactive): one column; the other triangle: two
+    assert len(out) == lower == 3 and searched >= 1 and closed == searched
 
 
 def test_repair_and_pair_choice():

@@ -123,9 +123,10 @@ def test_undecided_checks_leave_a_valid_bound_and_no_claim():
 
 def test_enumeration_closes_the_triangles_gap_without_branching(triangles):  # noqa: F811
     """LP 3, optimum 4 (test_branching): for the network the relaxation over all classes
-    certifies 4 at once; with enumeration off, branch-and-price has to."""
+    certifies 4 at once; with enumeration off, branch-and-price has to (components=False:
+    the bound per triangle would certify before either)."""
     S, models = triangles
-    res = gcf.explain_group(S, models["nn"], 2, progress=False, max_change_sets=0)
+    res = gcf.explain_group(S, models["nn"], 2, progress=False, max_change_sets=0, components=False)
     res.validate()
     assert res.stats["lp_bound"] == pytest.approx(3.0)
     assert res.stats["gap_closed_by_enumeration"] and res.stats.get("bp_nodes", 0) == 0
@@ -144,7 +145,7 @@ def test_a_solver_refusing_the_relaxation_falls_back_to_branch_and_price(triangl
     monkeypatch.setattr(colgen, "close_gap_by_enumeration", refuse)
     S, models = triangles
     with pytest.warns(gcf.exceptions.GroupCFWarning, match="could not be solved"):
-        res = gcf.explain_group(S, models["nn"], 2, progress=False, max_change_sets=0)
+        res = gcf.explain_group(S, models["nn"], 2, progress=False, max_change_sets=0, components=False)
     assert res.stats["bp_nodes"] >= 2 and "gap_closed_by_enumeration" not in res.stats
     assert res.n_explanations == 4 and res.is_optimal
     res.validate()

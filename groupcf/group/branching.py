@@ -143,6 +143,8 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
         master = RestrictedMaster.from_covers(
             n, np.vstack([art] + [c.cover[None, :] for c in node_cols]),
             np.r_[np.full(n_art, n + 1.0), np.ones(len(node_cols))], solver)
+        if not active.all():           # types outside ``active`` need no cover here
+            master.backend.set_row_bounds(master.rows[~active], 0.0, np.inf)
 
         def add(col: Column, cover: np.ndarray, seen=seen, node_cols=node_cols, master=master) -> bool:
             cover = cover & active

@@ -52,6 +52,7 @@ from ..solvers.base import Status
 from ..utils import EPS, Deadline
 from .branching import branch_and_price
 from .common import GroupSolution, Stats, initial_columns, integer_master
+from .components import branch_and_price_by_component, split_by_components
 from .enumeration import close_gap_by_enumeration, enumerate_classes
 from .formulations.master import RestrictedMaster
 from .formulations.pricing import PricingMIP
@@ -102,6 +103,11 @@ class ColgenOptions:
         ``"linear"``, ``"lazy"`` or ``"embedded"``
         (:class:`~groupcf.group.formulations.seed.SeedPricing`; default: the first that
         applies).
+    components
+        Certify one component of the compatibility graph at a time
+        (:mod:`~groupcf.group.components`): the bound becomes the sum of the components'
+        rounded-up LP values and branch-and-price runs per component. ``False``: one
+        branch-and-price over every type.
     """
 
     n_solutions: int = 10
@@ -112,6 +118,7 @@ class ColgenOptions:
     pricing: str = "auto"
     max_enumerated_sets: int = 20000
     seed_mode: str | None = None
+    components: bool = True
 
     def __post_init__(self):
         if self.pricing not in ("auto", "seed", "mip"):
@@ -184,6 +191,9 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
             z = float(lp.objective)
             stats.lp_bound = z      # last restricted-master LP value
             w = np.maximum(lp.row_duals[master.rows], 0.0) * active
+            if seed is not None:      # Farley's bound from the trivial pricing bound (every cover
+                trivial = float((seed.compat @ w).max())     # lies in one type's compatible set)
+                lower = max(lower, math.ceil(z / max(1.0, trivial) - EPS))
             bar.set_postfix(lp=f"{z:.3f}", lb=lower, ub=best_ip, cols=master.n_columns)
             bar.update(1)
             done = False
@@ -231,6 +241,14 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
                                   cap=2 * IP_CAP if seed is not None else None)
         if ip < best_ip:
             best_ip, best_cols = ip, cols
+    split = None
+    if best_ip > lower and stats.converged and seed is not None and opt.components:
+        # the bound per component of the compatibility graph: sum of rounded-up LP values
+        split = split_by_components(seed.compat, master.cover_matrix(), lp.x[master.y], active,
+                                    in_master + list(ctx.pool.values()))
+        if split is not None:
+            stats.extra.update(components=len(split[1]), components_bound=int(split[1].sum()))
+            lower = max(lower, int(split[1].sum()))
     if best_ip > lower and not deadline.passed:
         # the integer master is above the bound: the set cover over every class of every
         # maximal change set (complete for an additive model, else a relaxation verified lazily)
@@ -240,15 +258,25 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
             if gap.columns is not None and len(gap.columns) < best_ip:
                 best_ip, best_cols = len(gap.columns), gap.columns
     if best_ip > lower and stats.converged and seed is not None and not deadline.passed:
-        # the integer master is above the LP bound: branch-and-price certifies
+        # the integer master is above the LP bound: branch-and-price certifies, one
+        # component of the compatibility graph at a time (components) or on the whole
         t = time.perf_counter()
-        tree = branch_and_price(problem, in_master + list(ctx.pool.values()), seed, solver, deadline,
-                                best_cols, lower, active, max_columns=opt.n_solutions)
-        stats.extra["bp_nodes"] = tree.nodes
+        cols = in_master + list(ctx.pool.values())
+        if split is not None:
+            comp_cols, comp_lower, nodes, searched, closed = branch_and_price_by_component(
+                problem, cols, seed, solver, deadline, best_cols, split[0], split[1], active, opt.n_solutions)
+            stats.extra.update(bp_nodes=nodes, components_searched=searched, components_closed=closed)
+            if len(comp_cols) < best_ip:
+                best_ip, best_cols = len(comp_cols), comp_cols
+            lower = max(lower, comp_lower)
+        else:
+            tree = branch_and_price(problem, cols, seed, solver, deadline, best_cols, lower, active,
+                                    max_columns=opt.n_solutions)
+            stats.extra["bp_nodes"] = tree.nodes
+            if tree.best < best_ip:
+                best_ip, best_cols = tree.best, tree.columns
+            lower = max(lower, tree.lower)
         stats.extra["time_branch_and_price"] = time.perf_counter() - t
-        if tree.best < best_ip:
-            best_ip, best_cols = tree.best, tree.columns
-        lower = max(lower, tree.lower)
     _finish_stats(stats, levels, master, ctx, seed)
     if best_ip <= lower:
         status = Status.OPTIMAL
@@ -280,7 +308,7 @@ def _levels(problem, solver, opt: ColgenOptions, completions, seed, deadline, st
         levels.append(CompleteColumnsLevel(full, opt.n_solutions))
     elif all_F or completions.additive or seed is None:
         # skipped when each class would need a MIP and seed pricing is available (cheaper)
-        levels.append(KnownChangeSetsLevel(completions, all_F, exact_enumeration))
+        levels.append(KnownChangeSetsLevel(completions, all_F, exact_enumeration, allow_mip=seed is None))
     levels.append(ExactLevel(problem, solver, seed, mip, opt.n_solutions, opt.aux))
     stats.extra["exact_pricing"] = levels[-1].name
     return levels, full

@@ -17,6 +17,7 @@ from ..formulations.nearest import NearestCounterfactual
 from ..solvers import make_backend
 from ..solvers.base import Status
 from ..utils import Deadline
+from .formulations.exact_check import check_union
 from .formulations.master import solve_set_cover
 from .formulations.pricing import BestChangeSet
 from .problem import Column, GroupProblem
@@ -73,10 +74,14 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
     search, then a feasibility MIP) when given, else from the nearest-counterfactual MIP
     (l0; only a feasible point of that MIP when ``completions`` is given). With
     ``prove=False`` (increase-only features, which the completion service
-    never changes unless asked) only its greedy answers are used: a point it finds is a
-    valid counterfactual, its failure proves nothing and the MIP decides."""
+    never changes unless asked) its greedy points are valid counterfactuals and, where it
+    fails, every maximal change set is checked without a MIP when possible
+    (:func:`~groupcf.group.formulations.exact_check.check_union`: closed form or
+    enumeration, a proof either way); otherwise the MIP decides."""
     space, emb = problem.space, problem.tm.embedding
     best_F = BestChangeSet(problem, solver)
+    mutable = np.array([not f.immutable for f in space])
+    inc = np.array([f.increase_only and not f.immutable for f in space])
     cols: dict[bytes, Column] = {}
     no_cf = np.zeros(problem.n_types, dtype=bool)
     covered = np.zeros(problem.n_types, dtype=bool)
@@ -88,7 +93,11 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
         if completions is not None:
             ok, v, _ = completions.check(problem.Z[i], (), problem.Tmax, time_limit=deadline.left(),
                                          prove=prove)
-            if ok is False and prove:
+            proof = prove
+            if not ok and not prove:        # exact without a MIP when it can (closed form, enumeration)
+                ok, v, _ = check_union(completions, problem, i, (), np.where(inc, problem.codes[i], 0.0), mutable)
+                proof = ok is False
+            if ok is False and proof:
                 no_cf[i] = True
                 continue
             if ok:
@@ -117,6 +126,8 @@ def _add_initial(problem, best_F, cols, covered, i, v) -> np.ndarray:
     weights[i] = problem.n_types + 1.0   # ... but always this one
     F, _ = best_F.best(v, weights)
     col = problem.make_column(v, F, "initial")
+    if not col.cover[i]:   # the search for F stopped early (its MIP's time limit): i's own changes
+        col = problem.make_column(v, np.flatnonzero(problem.differences(v)[i]), "initial")
     if not col.cover[i]:   # cannot happen: type i's own changes fit in Tmax
         raise SolverError(f"internal error: the initial column of type {i} does not cover it")
     cols.setdefault(col.key(), col)

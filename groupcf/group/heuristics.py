@@ -27,20 +27,25 @@ from .problem import Column, GroupProblem
 
 
 def price_known_change_sets(problem: GroupProblem, completions: Completions, change_sets, w: np.ndarray,
-                            max_columns: int = 20) -> tuple[list[Column], bool]:
+                            max_columns: int = 20, allow_mip: bool = True, deadline=None
+                            ) -> tuple[list[Column], bool]:
     """Improving columns (dual value > 1) from the given change sets, best first, and
-    whether every class was decided (``False`` when a question was answered "unknown")."""
+    whether every class was decided (``False`` when a question was answered "unknown",
+    needed a MIP with ``allow_mip=False``, or the ``deadline`` passed)."""
     inc = np.array([f.increase_only for f in problem.space])
     found: dict[bytes, tuple[float, Column]] = {}
     decided = True
     for F in change_sets:
+        if deadline is not None and deadline.passed:
+            decided = False
+            break
         _, cls = np.unique(problem.outside_keys(F), return_inverse=True)
         cls = cls.ravel()
         weight = np.bincount(cls, weights=w)
         for c in np.flatnonzero(weight > 1 + EPS):
             members = np.flatnonzero(cls == c)
             low = np.where(inc, problem.codes[members].max(axis=0), 0.0)
-            score, v = completions.best(problem.Z[members[0]], F, low)
+            score, v = completions.best(problem.Z[members[0]], F, low, allow_mip=allow_mip)
             if v is None:
                 decided &= score < problem.score_lo      # +inf: unknown
                 continue

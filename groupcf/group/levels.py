@@ -118,13 +118,15 @@ class KnownChangeSetsLevel(PricingLevel):
 
     name = "known_change_sets"
 
-    def __init__(self, completions, all_F: list, exact_enumeration: bool):
+    def __init__(self, completions, all_F: list, exact_enumeration: bool, allow_mip: bool = True):
         super().__init__()
         self.completions, self.all_F, self.exact_enumeration = completions, all_F, exact_enumeration
+        self.allow_mip = allow_mip     # False: a class needing a MIP is left to the exact level
 
     def price(self, w, ctx):
         cols, decided = price_known_change_sets(ctx.problem, self.completions,
-                                                self.all_F if self.all_F else ctx.known_F, w)
+                                                self.all_F if self.all_F else ctx.known_F, w,
+                                                allow_mip=self.allow_mip, deadline=ctx.deadline)
         return Priced(cols, proof=bool(self.all_F) and self.exact_enumeration and decided)
 
 

@@ -170,6 +170,7 @@ class HighsBackend(C.TableBoundsMixin, Backend):
         h = self._h
         is_mip = self._vars.is_mip
         self._apply_options()
+        started = self._start is not None
         if self._start is not None:
             idx, val = self._start
             self._start = None
@@ -216,6 +217,13 @@ class HighsBackend(C.TableBoundsMixin, Backend):
         hs = h.getSolution()
         sol.x = C.round_integers(np.array(hs.col_value, dtype=np.float64), is_int)
         sol.objective = float(self._vars.cost.view @ sol.x + self._offset)
+        if is_mip and started and abs(sol.objective - float(info.objective_function_value)) > 1e-6 * max(1.0, abs(sol.objective)):
+            # seen with highspy 1.16 when presolve solves the MIP: the solution read back
+            # is the MIP start, not the optimum HiGHS reports; solve again without it
+            logger.info("HiGHS returned the MIP start (objective %g) instead of its solution (%g); "
+                        "solving again without the start", sol.objective, info.objective_function_value)
+            h.clearSolver()
+            return self.solve(n_solutions)
         if is_mip:
             sol.gap = C.relative_gap(sol.objective, sol.dual_bound)
             if collect:

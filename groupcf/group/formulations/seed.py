@@ -48,6 +48,18 @@ by ``mode``, chosen automatically:
 * ``"embedded"`` — with increase-only features the network is embedded in the seed MIP
   as written above.
 
+**Screening** (mode ``"embedded"``): the combinatorial search above, without the score
+and increase-only rows, is a relaxation of the seed's MIP; when it proves that no union
+of weight above 1 fits in :math:`T_{\max}` features, the MIP is skipped. When every
+completion question can be answered without a MIP (closed form, or enumeration of a
+discrete space: :mod:`~groupcf.group.formulations.exact_check`) the search also prunes
+every set of types no completion can cover (a monotone test), so its optimum is the
+seed's exact value and its point the column; a question that would need a MIP leaves
+the seed to its MIP.
+The MIP itself carries the cutoff row :math:`\sum_k w_k z_k \ge 1 + \varepsilon` (only
+improving columns are wanted): infeasible means the seed's optimum is at most
+:math:`1 + \varepsilon`, a bound the solver proves without closing the gap to a smaller optimum.
+
 **Seeds in order.** Seeds are taken in decreasing order of the trivial bound
 :math:`\sum_{k \in J_s} w_k`; a seed already solved is excluded from later seeds'
 :math:`J` (every column containing it was considered there), and a seed whose bound
@@ -76,6 +88,7 @@ from .subsets import decisions
 from ...formulations.completion import Completions
 from ...utils import EPS
 from .coverage import add_inclusion_coverage
+from .exact_check import check_union, items_test, lower_codes
 from .pricing import PricingResult
 from ...formulations.rows import RowBuffer
 
@@ -123,6 +136,7 @@ class SeedPricing:
         self.cuts = 0
         self._dmask = subsets.masks_of(self.D) if len(space) <= 62 else None
         self._dfs_failed: dict[int, bool] = {}   # seeds whose search hit the node limit
+        self._cutoff: dict[int, tuple] = {}      # seed -> (backend, its cutoff row)
         self.node_limit = node_limit
 
     def completion(self, i: int, F) -> np.ndarray:
@@ -193,11 +207,14 @@ class SeedPricing:
         """``(value, dual bound, column)`` for seed ``s``; ``dual`` is ``None`` when the
         MIP stopped without a proof."""
         p = self.problem
-        if self.mode != "embedded" and not self._dfs_failed.get(s):
-            res = self._seed_dfs(s, w, J, group, same, differ, eps)
+        if not self._dfs_failed.get(s) and self._dmask is not None:
+            # "embedded": the search without score and increase-only rows is a relaxation;
+            # when nothing beats 1 there, the seed's MIP is not needed (module doc)
+            res = self._seed_dfs(s, w, J, group, same, differ, eps, screen=self.mode == "embedded")
             if res[1] is not None:
                 return res
-            self._dfs_failed[s] = True     # node limit: this seed uses the MIP from now on
+            if self.mode != "embedded":
+                self._dfs_failed[s] = True     # no answer: this seed uses the MIP from now on
         be, f, z, v = self._model(s, branching, same, differ)
         zub = J.astype(float)
         zlb = np.zeros(p.n_types)
@@ -206,9 +223,14 @@ class SeedPricing:
         be.set_objective(z, np.where(J, w, 0.0), sense="max")
         if self.mode == "lazy":
             return self._lazy(s, w, be, f, z, branching, eps)
+        # cutoff row: only improving columns (the previous call's row is freed)
+        old = self._cutoff.get(s)
+        if old is not None and old[0] is be:
+            be.set_row_bounds([old[1]], -INF, INF)
+        self._cutoff[s] = (be, be.add_row(z, np.where(J, w, 0.0), 1 + eps, INF))
         sol = be.solve()
         if sol.status == Status.INFEASIBLE:
-            return 0.0, 0.0, None
+            return 0.0, 1 + eps, None      # nothing above 1 + eps for this seed
         if not sol.status.has_solution:
             return 0.0, None, None
         dual = sol.dual_bound if sol.dual_bound is not None else sol.objective
@@ -226,9 +248,12 @@ class SeedPricing:
             col.cover = chosen
         return float(col.cover @ w), float(max(dual, sol.objective)), col
 
-    def _seed_dfs(self, s, w, J, group, same, differ, eps):
+    def _seed_dfs(self, s, w, J, group, same, differ, eps, screen: bool = False):
         """Modes "linear" and "lazy": the relaxation over the covered types solved by
-        :func:`~groupcf.group.formulations.subsets.max_weight_union` (module doc).
+        :func:`~groupcf.group.formulations.subsets.max_weight_union` (module doc). With
+        ``screen`` (mode "embedded") its best union is checked exactly
+        (:mod:`~groupcf.group.formulations.exact_check`): a column, a no-good, or a
+        ``None`` bound (unknown or conflicting lower codes: the MIP decides).
 
         Branching decisions: a "same" group is one *unit* (covered iff all its members
         are, weight = their sum), the seed's unit must be covered, and "differ" pairs are
@@ -253,18 +278,26 @@ class SeedPricing:
         edges = [(pos[same[i]], pos[same[j]]) for i, j in differ if same[i] in pos and same[j] in pos]
         seed_unit = pos[int(same[s])]
         feasible = self._linear_test(s) if self.linear else None
+        items = items_test(self.completions, p, s, ks, unit, self.inc, self.mutable) if screen else None
         floor = 1 + eps
         for _ in range(self.MAX_ROUNDS):
             val, chosen, complete = subsets.max_weight_union(
-                U_mask, U_w, p.Tmax, floor, must=seed_unit, conflicts=edges,
-                forbidden=self._nogoods.get(s, ()), feasible=feasible, node_limit=self.node_limit)
+                U_mask, U_w, p.Tmax, floor, must=seed_unit, conflicts=edges, forbidden=self._nogoods.get(s, ()),
+                feasible=feasible, feasible_items=items, node_limit=self.node_limit)
             if not complete:
+                self._dfs_failed[s] = True     # node limit: this seed uses the MIP from now on
                 return 0.0, None, None
             if chosen is None:
                 return val, floor, None        # nothing above 1 for this seed
             union = int(np.bitwise_or.reduce(U_mask[chosen]))
             core = subsets.bits(union)
-            if self.linear:
+            if screen:                 # increase-only features: exact checks (else the MIP)
+                ok, v, F = check_union(self.completions, p, s, core,
+                                       lower_codes(p, self.inc, ks[np.isin(unit, chosen)]), self.mutable)
+                if ok is not True:     # unknown: a MIP would be needed
+                    return 0.0, None, None
+                col = p.make_column(v, F, "seed")
+            elif self.linear:
                 F = self._extend(s, core)
                 col = p.make_column(self.completion(s, F), F, "seed")
             else:

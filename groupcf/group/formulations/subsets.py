@@ -27,7 +27,7 @@ def bits(mask: int) -> list[int]:
 
 
 def max_weight_union(masks: np.ndarray, weights: np.ndarray, T: int, floor: float, *, must: int | None = None,
-                     conflicts=(), forbidden=(), feasible=None, node_limit: int = 200_000):
+                     conflicts=(), forbidden=(), feasible=None, feasible_items=None, node_limit: int = 200_000):
     """The heaviest set of items (bitmasks ``masks``, weights ``weights`` ≥ 0) whose union
     has at most ``T`` bits, if heavier than ``floor`` — depth-first branch-and-bound.
 
@@ -35,7 +35,8 @@ def max_weight_union(masks: np.ndarray, weights: np.ndarray, T: int, floor: floa
     compatible item cannot beat the best so far (initially ``floor``). ``must``: an item
     that is always taken; ``conflicts``: pairs never taken together; ``forbidden``:
     masks the union may not contain (known infeasible); ``feasible(union)``: a monotone
-    test (a union that fails it has no feasible superset either).
+    test (a union that fails it has no feasible superset either); ``feasible_items(union,
+    items)``: the same, monotone in the chosen items.
 
     Returns ``(value, chosen, complete)``: ``chosen`` (item indices) is ``None`` when
     nothing beats ``floor``; ``complete`` is ``False`` when ``node_limit`` stopped the
@@ -68,7 +69,7 @@ def max_weight_union(masks: np.ndarray, weights: np.ndarray, T: int, floor: floa
             if W + suffix[i] <= best_val:
                 return
             U2 = U | masks[k]
-            if not ok(U2):
+            if not ok(U2) or (feasible_items is not None and not feasible_items(U2, chosen + [int(k)])):
                 continue
             rest = cand[i + 1:]
             if len(rest):
@@ -85,7 +86,7 @@ def max_weight_union(masks: np.ndarray, weights: np.ndarray, T: int, floor: floa
             dfs(np.int64(0), 0.0, order[np.bitwise_count(masks[order]) <= T], [])
         else:
             U0 = masks[must]
-            if bin(int(U0)).count("1") <= T and ok(U0):
+            if bin(int(U0)).count("1") <= T and ok(U0) and (feasible_items is None or feasible_items(U0, [int(must)])):
                 cand = order[(order != must) & (np.bitwise_count(U0 | masks[order]) <= T)]
                 cand = cand[~np.isin(cand, list(nbrs[must]))]
                 dfs(U0, float(weights[must]), cand, [int(must)])
