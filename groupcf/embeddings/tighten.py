@@ -1,6 +1,18 @@
-"""LP-based tightening of a ReLU network's second-layer bounds inside a MIP (used by
-:mod:`groupcf.sequential.bound`): smaller big-M constants, same model. Any other
-embedding is returned unchanged."""
+r"""Tighter pre-activation bounds for a ReLU network inside a MIP: smaller big-M
+constants and fewer unstable neurons, same model. Any other embedding is returned
+unchanged.
+
+* :func:`tightened` (used by :mod:`groupcf.sequential.bound`): LP-based, second layer.
+* :func:`budget_tightened` (used by MACE with a radius, :mod:`groupcf.single.net_bound`):
+  over the domain intersected with an l1 budget :math:`\sum_{c \in B} |x_c - z_c| \le \beta`
+  on the continuous columns :math:`B`. Layer 1 is exact per neuron: with the other columns
+  over their domain (:meth:`InputDomain.interval_bounds`, the columns of :math:`B` at
+  :math:`z`) plus the largest (smallest) :math:`\sum_{c\in B} W_{jc}\delta_c` over
+  :math:`\delta_c \in [lb_c - z_c, ub_c - z_c]`, :math:`\sum|\delta_c| \le \beta` —
+  a fractional knapsack: columns by decreasing :math:`|W_{jc}|`, each moved as far as its
+  bound allows in the favourable direction until the budget is spent. Later layers by
+  interval arithmetic.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -56,4 +68,43 @@ def tightened(emb, build) -> ReLUNetwork:
         ylo, yhi = np.maximum(lo, 0), np.maximum(hi, 0)
         lo, hi = b + Wp @ ylo + Wn @ yhi, b + Wp @ yhi + Wn @ ylo
         out.append((lo, hi))
+    return _Tight(emb.layers, out)
+
+
+def _knapsack(W: np.ndarray, room: np.ndarray, budget: float) -> np.ndarray:
+    """Per row ``j``: max of ``sum_c |W[j, c]| d_c`` over ``0 <= d_c <= room[j, c]``,
+    ``sum_c d_c <= budget`` (greedy by decreasing ``|W|``: exact for a fractional knapsack)."""
+    A = np.abs(W)
+    order = np.argsort(-A, axis=1)
+    a = np.take_along_axis(A, order, axis=1)
+    r = np.take_along_axis(room, order, axis=1)
+    before = np.cumsum(r, axis=1) - r                  # budget spent by the better columns
+    take = np.clip(budget - before, 0.0, r)
+    return (a * take).sum(axis=1)
+
+
+def budget_tightened(emb, domain, z: np.ndarray, cols: np.ndarray, budget: float):
+    """``emb`` with pre-activation bounds over ``domain`` and the l1 budget (module doc)."""
+    if not isinstance(emb, ReLUNetwork) or emb.is_linear or not np.isfinite(budget):
+        return emb
+    from groupcf.features.domain import InputDomain
+
+    cols = np.asarray(cols, dtype=np.int64)
+    lb, ub = domain.lb.copy(), domain.ub.copy()
+    lb[cols] = ub[cols] = z[cols]
+    rest = InputDomain(lb, ub, domain.integer, domain.onehot, domain.grids)
+    W, b = emb.layers[0]
+    lo, hi = rest.interval_bounds(W, b)
+    Wc = W[:, cols]
+    up, down = np.maximum(domain.ub[cols] - z[cols], 0.0), np.maximum(z[cols] - domain.lb[cols], 0.0)
+    hi = hi + _knapsack(Wc, np.where(Wc > 0, up, down), budget)
+    lo = lo - _knapsack(Wc, np.where(Wc > 0, down, up), budget)
+    base = emb.bounds(domain)
+    out = [(np.maximum(lo, base[0][0]), np.minimum(hi, base[0][1]))]
+    for W, b in emb.layers[1:]:
+        Wp, Wn = np.maximum(W, 0), np.minimum(W, 0)
+        ylo, yhi = np.maximum(out[-1][0], 0), np.maximum(out[-1][1], 0)
+        L, U = b + Wp @ ylo + Wn @ yhi, b + Wp @ yhi + Wn @ ylo
+        k = len(out)
+        out.append((np.maximum(L, base[k][0]), np.minimum(U, base[k][1])))
     return _Tight(emb.layers, out)

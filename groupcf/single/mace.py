@@ -25,12 +25,13 @@ from ..exceptions import (
 )
 from ..embeddings.trees import TreeEnsemble
 from ..formulations.distances import feature_distances, parse_distance
-from ..formulations.nearest import NearestCounterfactual, change_tol
+from ..formulations.nearest import NearestCounterfactual, actionable_bounds, change_tol
 from ..models import DEFAULT_MARGIN, TrainedModel
 from ..progress import progress_bar
 from ..results.explanation import Explanation
 from ..solvers import make_backend
 from ..solvers.base import Backend, Status
+from . import net_bound
 from .snap import snap_to_cells
 from .tree_bound import start_and_radius
 
@@ -61,12 +62,14 @@ class MaceOptions:
     threads: int | None = None         # passed to the solver
     verbose: bool = False              # solver log
     progress: bool = False             # a bar over the n counterfactuals (n > 1)
+    upper_bound: bool = True           # ReLU networks: numpy incumbent as the MIP start
+    radius: bool = True                # ... and its radius (box, cardinality cut, single-change proof; n = 1)
 
 
 def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = None, solver="highs",
          n: int = 1, time_limit: float | None = None, mip_gap: float | None = None,
          margin: float = DEFAULT_MARGIN, diversity_tol: float = DIVERSITY_TOL, progress: bool = False,
-         **options) -> Explanation:
+         upper_bound: bool = True, radius: bool = True, **options) -> Explanation:
     """Nearest counterfactual(s) of ``x`` under the MACE ``distance`` (see
     :func:`groupcf.explain` for the arguments).
 
@@ -90,12 +93,22 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     elif not (isinstance(solver, Backend) and solver.options.mip_gap is not None):
         kw["mip_gap"] = MACE_MIP_GAP
     backend = make_backend(solver, **kw)
-    mip = NearestCounterfactual(space, tm.embedding, z0, backend, distance=dist,
-                                score_lo=tm.logit_threshold + margin, Tmax=Tmax).build()
-    tree_stats, ub_point = {}, None
-    if isinstance(tm.embedding, TreeEnsemble):   # upper bound: MIP start (+ radius when n == 1)
-        strict = tm.logit_threshold + margin * 10 ** MAX_MARGIN_RETRIES   # valid for every retry
+    emb, score_lo = tm.embedding, tm.logit_threshold + margin
+    strict = tm.logit_threshold + margin * 10 ** MAX_MARGIN_RETRIES   # valid for every retry
+    tree_stats, ub_point, box = {}, None, None
+    if upper_bound and hasattr(emb, "first_crossing") and emb.additive() is None:   # ReLU networks
+        lb, ub, can = actionable_bounds(space, z0)
+        tree_stats, ub_point, box = net_bound.search(space, emb, z0, lb, np.maximum(ub, lb), can, dist,
+                                                     strict, score_lo, Tmax=Tmax, radius=radius and n == 1)
+    mip = NearestCounterfactual(space, net_bound.tightened_embedding(space, emb, z0, box) if box else emb, z0,
+                                backend, distance=dist, score_lo=score_lo, Tmax=Tmax,
+                                box=box[:3] if box else None).build()
+    if isinstance(emb, TreeEnsemble):   # upper bound: MIP start (+ radius when n == 1)
         tree_stats, ub_point = start_and_radius(mip, space, dist, strict, Tmax=Tmax, radius=n == 1)
+    elif ub_point is not None:
+        mip.start_from(ub_point)
+        if box is not None and box.k is not None and box.k < len(space):   # cardinality cut
+            backend.add_row(mip.f, np.ones(len(mip.f)), hi=float(box.k))
     else:
         mip.start_greedy()   # an incumbent from the greedy completion, when one fits
     integer_cols = space.domain().integer
@@ -105,7 +118,8 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         cf = _decode(space, x, ub_point, z0)
         if tm.is_positive(cf)[0]:
             rows, statuses, objectives = [cf.iloc[0]], [Status.OPTIMAL], [tree_stats["upper_bound"]]
-            changes, lower_bound = [[space.features_[l].name for l in mip.changed(ub_point)]], objectives[0]
+            changes = [[space.features_[l].name for l in mip.changed(ub_point)]]
+            lower_bound = tree_stats.get("lower_bound", objectives[0])
     retries = 0
     bar = progress_bar(range(n), enabled=progress and n > 1, total=n, desc="MACE")
     while len(rows) < n:
@@ -117,7 +131,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         sol = backend.solve()
         if not sol.status.has_solution:
             if sol.status == Status.INFEASIBLE:
-                if rows:
+                if rows or ub_point is not None:   # (the start is feasible: numerical trouble)
                     break  # no further distinct counterfactual
                 within = f" within Tmax={Tmax} changed features" if Tmax is not None else ""
                 raise NoCounterfactualError(
@@ -133,6 +147,8 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         v[integer_cols] = np.round(v[integer_cols])
         if hasattr(mip.constr, "input_cells"):   # tree ensembles: stay inside the leaves' cells
             v = snap_to_cells(space, v, *mip.constr.input_cells(sol.x))
+        else:
+            v = _round_wide(space, mip, v, z0)
         cf = _decode(space, x, v, z0)
         if not tm.is_positive(cf)[0]:
             # the solver's tolerance let a point through that the real model rejects
@@ -191,6 +207,18 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         objectives=[objectives[k] for k in order],
         stats={**tree_stats, "margin": margin, "binaries": mip.constr.n_binaries, "distance_weights": dist.weights,
                "integer_features": [space.features_[l].name for l in mip.u]})
+
+
+def _round_wide(space, mip, v: np.ndarray, z0: np.ndarray) -> np.ndarray:
+    """Integer columns the MIP solved as real (ranges above ``MAX_INTEGER_RANGE``) rounded
+    *away* from the instance (nearest rounding can fall back below the threshold; at most
+    one unit further, ``1 / range`` in the scaled distance)."""
+    for l, f in enumerate(space):
+        if f.encoding == "continuous" and f.integer and l not in mip.u:
+            c = f.columns[0]
+            if abs(v[c] - z0[c]) > change_tol(f):
+                v[c] = min(max(net_bound.round_away(f, v[c], v[c] > z0[c]), mip.lb[c]), mip.ub[c])
+    return v
 
 
 def _raw_distance(space, dist, x: pd.Series, row: pd.Series) -> float:
