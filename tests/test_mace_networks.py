@@ -16,9 +16,9 @@ from groupcf.features.domain import InputDomain
 
 from test_mace import TOL, _check_cf, _data, _pipe, brute_force
 
-OPTIONS = [dict(upper_bound=True, radius=True), dict(upper_bound=True, radius=False),
-           dict(upper_bound=False, radius=False)]
-OPT_IDS = ["bound+radius", "bound", "off"]
+OPTIONS = [dict(upper_bound=True, radius=True, obbt=True), dict(upper_bound=True, radius=True, obbt=False),
+           dict(upper_bound=True, radius=False), dict(upper_bound=False, radius=False)]
+OPT_IDS = ["bound+radius+obbt", "bound+radius", "bound", "off"]
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +92,7 @@ def test_real_valued_columns_match_the_plain_mip(distance):
     X, pipe = _real_data(0)
     for _, x in X[pipe.predict(X) == 0].head(6).iterrows():
         off = gcf.explain(x, pipe, distance=distance, upper_bound=False, radius=False)
-        for opts in OPTIONS[:2]:
+        for opts in OPTIONS[:3]:
             on = gcf.explain(x, pipe, distance=distance, **opts)
             assert on.is_optimal and off.is_optimal
             # equal up to the rounding of the wide integer column (one unit in 200,000)
@@ -129,8 +129,8 @@ def test_first_crossing_is_the_first_point_above_the_bound():
 
 def test_budget_bounds_hold_inside_the_budget():
     """Sampled points of the box with sum |x_c - z_c| <= budget (and the one-hot group
-    anywhere) keep every pre-activation inside the budget bounds, which are within the
-    box's own."""
+    anywhere) keep every pre-activation inside the budget bounds (with the second layer by
+    LP too), which are within the box's own."""
     rng = np.random.default_rng(1)
     n = 7                                          # columns 0-3 continuous, 4-6 one one-hot group
     for _ in range(20):
@@ -143,11 +143,14 @@ def test_budget_bounds_hold_inside_the_budget():
         B, B0 = tight.bounds(dom), net.bounds(dom)
         for (L, U), (L0, U0) in zip(B, B0):
             assert np.all(L >= L0 - 1e-12) and np.all(U <= U0 + 1e-12)
+        B_lp = budget_tightened(net, dom, z, np.arange(4), budget, lp=True).bounds(dom)
+        for (L, U), (L0, U0) in zip(B_lp, B):
+            assert np.all(L >= L0 - 1e-12) and np.all(U <= U0 + 1e-12)
         for _ in range(300):
             delta = rng.normal(size=4) * rng.exponential(size=4)
             delta *= rng.uniform(0, budget) / max(np.abs(delta).sum(), 1e-12)
             x = z.copy()
             x[:4] = np.clip(z[:4] + delta, 0, 1)
             x[4:] = np.eye(3)[rng.integers(3)]
-            for (L, U), a in zip(B, net.preactivations(x[None])):
-                assert np.all(a[0] >= L - 1e-9) and np.all(a[0] <= U + 1e-9)
+            for (L, U), a in zip(B_lp, net.preactivations(x[None])):
+                assert np.all(a[0] >= L - 1e-6) and np.all(a[0] <= U + 1e-6)

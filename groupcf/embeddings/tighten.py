@@ -11,14 +11,21 @@ unchanged.
   :math:`\delta_c \in [lb_c - z_c, ub_c - z_c]`, :math:`\sum|\delta_c| \le \beta` —
   a fractional knapsack: columns by decreasing :math:`|W_{jc}|`, each moved as far as its
   bound allows in the favourable direction until the budget is spent. Later layers by
-  interval arithmetic.
+  interval arithmetic. With ``lp=True`` the second layer's still unstable neurons are
+  then minimised and maximised over the LP: the domain (one-hot rows), the budget row
+  :math:`\\sum_c e_c \\le \\beta`, :math:`e_c \\ge \\pm(x_c - z_c)`, and layer 1
+  by its big-M hull over the bounds just computed (binaries relaxed).
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from groupcf.embeddings.network import ReLUNetwork
 from groupcf.solvers.base import Status
+
+INF = math.inf
 
 
 class _Tight(ReLUNetwork):
@@ -83,7 +90,7 @@ def _knapsack(W: np.ndarray, room: np.ndarray, budget: float) -> np.ndarray:
     return (a * take).sum(axis=1)
 
 
-def budget_tightened(emb, domain, z: np.ndarray, cols: np.ndarray, budget: float):
+def budget_tightened(emb, domain, z: np.ndarray, cols: np.ndarray, budget: float, lp: bool = False):
     """``emb`` with pre-activation bounds over ``domain`` and the l1 budget (module doc)."""
     if not isinstance(emb, ReLUNetwork) or emb.is_linear or not np.isfinite(budget):
         return emb
@@ -107,4 +114,40 @@ def budget_tightened(emb, domain, z: np.ndarray, cols: np.ndarray, budget: float
         L, U = b + Wp @ ylo + Wn @ yhi, b + Wp @ yhi + Wn @ ylo
         k = len(out)
         out.append((np.maximum(L, base[k][0]), np.minimum(U, base[k][1])))
+        if lp and k == 1 and len(emb.layers) > 2:
+            out[1] = _lp_second_layer(emb, domain, z, cols, budget, out[0], out[1])
     return _Tight(emb.layers, out)
+
+
+def _lp_second_layer(emb, domain, z, cols, budget, first, second):
+    """Second-layer bounds by LP over the budget (module doc); ``second`` where the LP
+    does not improve them."""
+    from groupcf.solvers import make_backend
+
+    be = make_backend("highs")
+    x = be.add_vars(domain.n, lb=domain.lb, ub=domain.ub)
+    for g in domain.onehot:
+        be.add_row(x[g], np.ones(len(g)), 1.0, 1.0)
+    e = be.add_vars(len(cols), lb=0.0)
+    for c, ec in zip(cols, e):
+        be.add_row([ec, x[c]], [1.0, -1.0], -z[c], INF)       # e >= x - z
+        be.add_row([ec, x[c]], [1.0, 1.0], z[c], INF)         # e >= z - x
+    be.add_row(e, np.ones(len(e)), -INF, budget)
+    (W0, b0), (W1, b1) = emb.layers[0], emb.layers[1]
+    con = _Tight([(W0, b0), (W1[:1], b1[:1])], [first, (second[0][:1], second[1][:1])]).add_to(be, x, domain)
+    be.set_vtype(np.arange(be.num_vars), "C")
+    h = con.hidden[0]
+    alive = h >= 0
+    L, U = second[0].copy(), second[1].copy()
+    for k in np.flatnonzero((L < 0) & (U > 0)):
+        for sense in ("min", "max"):
+            be.set_objective(h[alive], W1[k, alive], sense, float(b1[k]))
+            sol = be.solve()
+            if sol.status is Status.OPTIMAL and sol.objective is not None:
+                if sense == "min":
+                    L[k] = max(L[k], sol.objective - 1e-7 * max(1.0, abs(sol.objective)))
+                else:
+                    U[k] = min(U[k], sol.objective + 1e-7 * max(1.0, abs(sol.objective)))
+            if not L[k] < 0 < U[k]:
+                break
+    return L, U

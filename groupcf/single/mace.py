@@ -64,12 +64,13 @@ class MaceOptions:
     progress: bool = False             # a bar over the n counterfactuals (n > 1)
     upper_bound: bool = True           # ReLU networks: numpy incumbent as the MIP start
     radius: bool = True                # ... and its radius (box, cardinality cut, single-change proof; n = 1)
+    obbt: bool = True                  # ... and second-layer neuron bounds by LP within the radius
 
 
 def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = None, solver="highs",
          n: int = 1, time_limit: float | None = None, mip_gap: float | None = None,
          margin: float = DEFAULT_MARGIN, diversity_tol: float = DIVERSITY_TOL, progress: bool = False,
-         upper_bound: bool = True, radius: bool = True, **options) -> Explanation:
+         upper_bound: bool = True, radius: bool = True, obbt: bool = True, **options) -> Explanation:
     """Nearest counterfactual(s) of ``x`` under the MACE ``distance`` (see
     :func:`groupcf.explain` for the arguments).
 
@@ -100,7 +101,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         lb, ub, can = actionable_bounds(space, z0)
         tree_stats, ub_point, box = net_bound.search(space, emb, z0, lb, np.maximum(ub, lb), can, dist,
                                                      strict, score_lo, Tmax=Tmax, radius=radius and n == 1)
-    mip = NearestCounterfactual(space, net_bound.tightened_embedding(space, emb, z0, box) if box else emb, z0,
+    mip = NearestCounterfactual(space, net_bound.tightened_embedding(space, emb, z0, box, lp=obbt) if box else emb, z0,
                                 backend, distance=dist, score_lo=score_lo, Tmax=Tmax,
                                 box=box[:3] if box else None).build()
     if isinstance(emb, TreeEnsemble):   # upper bound: MIP start (+ radius when n == 1)

@@ -232,13 +232,15 @@ def radius_box(space, distance, bound: float, z0, lb, ub, can_change) -> Radius:
     return Radius(lb, ub, can_change, max_changes(space, distance, bound), max(budget, 0.0))
 
 
-def tightened_embedding(space, emb, z0, box: Radius):
+def tightened_embedding(space, emb, z0, box: Radius, lp: bool = False):
     """The network with pre-activation bounds over the box and the l1 budget
-    (:func:`~groupcf.embeddings.tighten.budget_tightened`): for the MIP built over ``box``."""
+    (:func:`~groupcf.embeddings.tighten.budget_tightened`; with ``lp``, the second layer
+    by LP over the budget): for the MIP built over ``box``."""
     dom = space.domain()
     domain = InputDomain(box.lb, box.ub, dom.integer, dom.onehot, dom.grids)
     cols = [f.columns[0] for l, f in enumerate(space) if f.encoding == "continuous" and box.can_change[l]]
-    return budget_tightened(emb, domain, np.asarray(z0, dtype=float), np.array(cols, dtype=np.int64), box.budget)
+    return budget_tightened(emb, domain, np.asarray(z0, dtype=float), np.array(cols, dtype=np.int64), box.budget,
+                            lp=lp)
 
 
 def search(space, emb, z0, lb, ub, can_change, distance, strict, score_lo, Tmax=None, radius=True):
