@@ -15,10 +15,14 @@ most neurons are stable (no binary) and the big-M constants are small.
    segment: the score is piecewise linear there). An integer column with a wider range
    (solved continuous by the MIP, rounded when decoded) is rounded away from
    :math:`x^0`; the unrounded crossing is the lower bound.
-2. **Several changes** (:func:`upper_bound`): the greedy completion
-   (:meth:`~groupcf.formulations.completion.Completions.check`), polished by coordinate
-   descent: each changed feature is reset to :math:`x^0` when the point stays accepted,
-   else a real-valued one is moved back to the first crossing from :math:`x^0`.
+2. **Several changes** (:func:`upper_bound`, when the best single change leaves room for
+   two changes): the greedy completion
+   (:meth:`~groupcf.formulations.completion.Completions.check`) and a pair search
+   (:func:`best_pair`: the discrete changes of highest score combined with every other
+   discrete change, or moved along every real-valued column to the first crossing), each
+   polished by coordinate descent: each changed feature is reset to :math:`x^0` when the
+   point stays accepted, else a real-valued one is moved back to the first crossing from
+   :math:`x^0`.
 3. **Radius** (:func:`radius_box`): with weights :math:`w_0, w_1, w_\infty`, changing
    feature :math:`l` by :math:`\delta > 0` costs at least
    :math:`(w_0 + w_1\delta)/|T| + w_\infty\delta`, so no solution of objective
@@ -42,6 +46,9 @@ from ..features.domain import InputDomain
 from ..formulations.completion import Completions
 from ..formulations.nearest import MAX_INTEGER_RANGE
 from .tree_bound import _deltas, max_changes
+
+#: discrete changes (highest score first) that :func:`best_pair` extends by a second change
+PAIR_BEAM = 12
 
 
 def _grid(f, z0c: float):
@@ -75,50 +82,69 @@ def _crossing(emb, z, c: int, target: float, lo: float):
     return None if t is None else float(z[c] + d[c] * t)
 
 
-def best_single(space, emb, z0, lb, ub, can_change, distance, score_lo):
-    """The cheapest accepted single-feature change: ``(point, objective, lower)``, or
-    ``(None, inf, inf)``; ``lower`` (``<= objective``) is the exact minimum over single
-    changes when wide integer columns may take real values (module doc, step 1)."""
-    z0 = np.asarray(z0, dtype=float)
-    rows, lows = [], []
+def _discrete_changes(space, z0, lb, ub, can_change):
+    """Every single change of a one-hot, binary or integer-grid feature: rows of points and
+    the feature each changes."""
+    rows, feats = [], []
     for l, f in enumerate(space):
         if not can_change[l] or f.immutable:
             continue
         cols = np.asarray(f.columns)
         if f.encoding == "onehot":
             h0 = int(np.argmax(z0[cols]))
-            for h in range(len(cols)):
-                if h != h0 and ub[cols[h]] >= 0.5:
-                    z = z0.copy()
-                    z[cols] = np.eye(len(cols))[h]
-                    rows.append(z)
+            vals = [np.eye(len(cols))[h] for h in range(len(cols)) if h != h0 and ub[cols[h]] >= 0.5]
         elif f.encoding == "binary":
             new = 1.0 - z0[cols[0]]
-            if lb[cols[0]] <= new <= ub[cols[0]]:
-                z = z0.copy()
-                z[cols[0]] = new
-                rows.append(z)
-        else:
+            vals = [np.array([new])] if lb[cols[0]] <= new <= ub[cols[0]] else []
+        elif (grid := _grid(f, z0[cols[0]])) is not None:
+            low, rng = grid
             c = int(cols[0])
-            grid = _grid(f, z0[c])
-            if grid is not None:
-                low, rng = grid
-                vals = (np.arange(math.ceil(low + lb[c] * rng - 1e-9), math.floor(low + ub[c] * rng + 1e-9) + 1)
-                        - low) / rng
-                vals = vals[np.abs(vals - z0[c]) > 1e-12]
-                Z = np.repeat(z0[None, :], len(vals), axis=0)
-                Z[:, c] = vals
-                rows.extend(Z)
-                continue
-            for target in (lb[c], ub[c]):
-                v = _crossing(emb, z0, c, float(target), score_lo)
-                if v is None:
-                    continue
-                z = z0.copy()
-                z[c] = v
-                lows.append(z.copy())
-                z[c] = min(max(round_away(f, v, target > z0[c]), lb[c]), ub[c])
-                rows.append(z)
+            raw = np.arange(math.ceil(low + lb[c] * rng - 1e-9), math.floor(low + ub[c] * rng + 1e-9) + 1)
+            vals = [np.array([v]) for v in (raw - low) / rng if abs(v - z0[c]) > 1e-12]
+        else:
+            continue
+        for val in vals:
+            z = z0.copy()
+            z[cols] = val
+            rows.append(z)
+            feats.append(l)
+    return np.array(rows).reshape(-1, len(z0)), np.array(feats, dtype=np.int64)
+
+
+def _real_columns(space, z0, can_change):
+    """``(feature, column)`` of the mutable real-valued columns (no integer grid)."""
+    return [(l, int(f.columns[0])) for l, f in enumerate(space)
+            if can_change[l] and not f.immutable and f.encoding == "continuous" and _grid(f, z0[f.columns[0]]) is None]
+
+
+def _along(space, emb, z, l, c, lb, ub, score_lo):
+    """From ``z``, the first accepted points along column ``c`` (both directions):
+    ``(rounded, unrounded)`` lists (wide integers rounded away from ``z``)."""
+    f = space.features_[l]
+    out, raw = [], []
+    for target in (lb[c], ub[c]):
+        v = _crossing(emb, z, c, float(target), score_lo)
+        if v is None:
+            continue
+        p = z.copy()
+        p[c] = v
+        raw.append(p.copy())
+        p[c] = min(max(round_away(f, v, target > z[c]), lb[c]), ub[c])
+        out.append(p)
+    return out, raw
+
+
+def best_single(space, emb, z0, lb, ub, can_change, distance, score_lo):
+    """The cheapest accepted single-feature change: ``(point, objective, lower)``, or
+    ``(None, inf, inf)``; ``lower`` (``<= objective``) is the exact minimum over single
+    changes when wide integer columns may take real values (module doc, step 1)."""
+    z0 = np.asarray(z0, dtype=float)
+    Z, _ = _discrete_changes(space, z0, lb, ub, can_change)
+    rows, lows = list(Z), []
+    for l, c in _real_columns(space, z0, can_change):
+        out, raw = _along(space, emb, z0, l, c, lb, ub, score_lo)
+        rows.extend(out)
+        lows.extend(raw)
     if not rows:
         return None, math.inf, math.inf
     Z = np.array(rows)
@@ -129,6 +155,38 @@ def best_single(space, emb, z0, lb, ub, can_change, distance, score_lo):
     obj = distance.aggregate(_deltas(space, z0, Z[ok]))
     k = int(np.argmin(obj))
     return Z[ok][k], float(obj[k]), min(lower, float(obj[k]))
+
+
+def best_pair(space, emb, z0, lb, ub, can_change, distance, score_lo, bound):
+    """A cheap accepted two-feature change below ``bound`` (a heuristic, module doc step 2):
+    the :data:`PAIR_BEAM` discrete changes of highest score that leave room for a second
+    change, combined with every other discrete change and moved along every real-valued
+    column to the first crossing. ``(point, objective)`` or ``(None, inf)``."""
+    z0 = np.asarray(z0, dtype=float)
+    Z, feat = _discrete_changes(space, z0, lb, ub, can_change)
+    if not len(Z):
+        return None, math.inf
+    cost = distance.aggregate(_deltas(space, z0, Z))
+    keep = np.flatnonzero(cost + distance.l0 / max(len(space), 1) < bound)
+    top = keep[np.argsort(-emb.score(Z[keep]))][:PAIR_BEAM]
+    cand = []
+    for i in top:
+        others = keep[feat[keep] != feat[i]]
+        P = Z[others].copy()
+        cols = space.features_[feat[i]].columns
+        P[:, cols] = Z[i, cols]
+        cand.extend(P)
+        for l, c in _real_columns(space, z0, can_change):
+            cand.extend(_along(space, emb, Z[i], l, c, lb, ub, score_lo)[0])
+    if not cand:
+        return None, math.inf
+    P = np.array(cand)
+    P = P[emb.score(P) >= score_lo]
+    if not len(P):
+        return None, math.inf
+    obj = distance.aggregate(_deltas(space, z0, P))
+    k = int(np.argmin(obj))
+    return P[k], float(obj[k])
 
 
 def polish(space, emb, z0, v, distance, score_lo, lb, ub):
@@ -173,20 +231,33 @@ def _only(z0, v, cols):
     return z[None, :]
 
 
-def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=None):
-    """``(point, objective)`` of the best accepted point found by the greedy completion
-    and polish, or ``(None, inf)``; points break no bound and change at most ``Tmax``."""
+def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=None, bound=math.inf):
+    """``(point, objective)`` of the best accepted point below ``bound`` found by the
+    greedy completion and the pair search, polished, or ``(None, inf)``; points break no
+    bound and change at most ``Tmax`` features."""
     z0 = np.asarray(z0, dtype=float)
-    k = len(space) if Tmax is None else int(Tmax)
-    ok, v, _ = Completions(space, emb, score_lo).check(z0, (), k, prove=False)
-    if not ok:
-        return None, math.inf
-    v = polish(space, emb, z0, v, distance, score_lo, lb, ub)
-    changed = [l for l, f in enumerate(space) if np.abs(v[f.columns] - z0[f.columns]).max() > 1e-12]
-    if (emb.score(v)[0] < score_lo or np.any(v < lb - 1e-12) or np.any(v > ub + 1e-12)
-            or not all(can_change[l] for l in changed) or (Tmax is not None and len(changed) > Tmax)):
-        return None, math.inf
-    return v, float(distance.aggregate(_deltas(space, z0, v[None, :]))[0])
+    found = []
+    ok, v, _ = Completions(space, emb, score_lo).check(z0, (), len(space) if Tmax is None else int(Tmax),
+                                                       prove=False)
+    if ok:
+        found.append(polish(space, emb, z0, v, distance, score_lo, lb, ub))
+        bound = min(bound, _objective(space, distance, z0, found[-1]))
+    if Tmax is None or Tmax >= 2:
+        pair, _ = best_pair(space, emb, z0, lb, ub, can_change, distance, score_lo, bound)
+        if pair is not None:
+            found.append(polish(space, emb, z0, pair, distance, score_lo, lb, ub))
+    best, best_obj = None, math.inf
+    for v in found:
+        changed = [l for l, f in enumerate(space) if np.abs(v[f.columns] - z0[f.columns]).max() > 1e-12]
+        obj = _objective(space, distance, z0, v)
+        if (obj < best_obj and emb.score(v)[0] >= score_lo and np.all(v >= lb - 1e-12) and np.all(v <= ub + 1e-12)
+                and all(can_change[l] for l in changed) and (Tmax is None or len(changed) <= Tmax)):
+            best, best_obj = v, obj
+    return best, best_obj
+
+
+def _objective(space, distance, z0, v) -> float:
+    return float(distance.aggregate(_deltas(space, z0, v[None, :]))[0])
 
 
 class Radius(NamedTuple):
@@ -250,10 +321,12 @@ def search(space, emb, z0, lb, ub, can_change, distance, strict, score_lo, Tmax=
     (a :class:`Radius`, ``None`` without ``radius``) the radius. With
     ``stats["single_optimal"]`` the point is the proven optimum (the best single change,
     at ``score_lo``) and ``stats["lower_bound"]`` its bound."""
-    point, obj = upper_bound(space, emb, z0, lb, ub, can_change, distance, strict, Tmax=Tmax)
-    single, s_obj, s_low = best_single(space, emb, z0, lb, ub, can_change, distance, strict)
-    if single is not None and s_obj <= obj:
-        point, obj = single, s_obj
+    point, obj, _ = best_single(space, emb, z0, lb, ub, can_change, distance, strict)
+    k = max_changes(space, distance, obj) if point is not None else None
+    if not (radius and k is not None and k <= 1):     # (else no better point changes two features)
+        more, m_obj = upper_bound(space, emb, z0, lb, ub, can_change, distance, strict, Tmax=Tmax, bound=obj)
+        if more is not None and m_obj < obj:
+            point, obj = more, m_obj
     stats = {"upper_bound": obj}
     if point is None or not radius:
         return stats, point, None
