@@ -128,6 +128,11 @@ class NearestCounterfactual:
     big-M constants are computed over the actionable region only. An instance outside
     the data's range on a mutable continuous feature must move into it.
 
+    ``box = (lb, ub, can_change)`` restricts the region further (MACE's radius around
+    an upper bound, :mod:`groupcf.single.net_bound`); a continuous feature whose box
+    :math:`[L_l, U_l]` is narrower than the range then gets the tighter change rows
+    :math:`v_l - x^0_l \le (U_l - x^0_l) f_l`, :math:`x^0_l - v_l \le (x^0_l - L_l) f_l`.
+
     **Diversity cut** (:meth:`exclude`): after a solution :math:`\hat v`, every later one
     differs from it in at least one original feature,
 

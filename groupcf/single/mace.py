@@ -5,6 +5,12 @@ The distance is MACE's weighted mix of normalised l0 / l1 / linf
 :class:`~groupcf.formulations.nearest.NearestCounterfactual`. Every counterfactual is
 re-checked with the real model; if the solver's tolerance let through a point the real
 model rejects, the logit margin is enlarged and the MIP re-solved.
+
+Tree ensembles start from a numpy upper bound and its radius
+(:mod:`groupcf.single.tree_bound`); ReLU networks likewise
+(:mod:`groupcf.single.net_bound`; options ``upper_bound``, ``radius``, ``obbt``). Integer
+columns the MIP solves as real (ranges above ``MAX_INTEGER_RANGE``) are rounded away from
+the instance when decoded.
 """
 from __future__ import annotations
 
