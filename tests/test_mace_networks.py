@@ -10,7 +10,7 @@ from sklearn.pipeline import make_pipeline
 
 import groupcf as gcf
 from groupcf.embeddings.network import ReLUNetwork
-from groupcf.embeddings.tighten import budget_tightened
+from groupcf.embeddings.tighten import Option, budget_tightened
 from groupcf.exceptions import NoCounterfactualError
 from groupcf.features.domain import InputDomain
 
@@ -127,30 +127,39 @@ def test_first_crossing_is_the_first_point_above_the_bound():
     assert net.first_crossing(z, np.ones(5), 1.0, net.score(z)[0] - 1.0) == 0.0
 
 
-def test_budget_bounds_hold_inside_the_budget():
-    """Sampled points of the box with sum |x_c - z_c| <= budget (and the one-hot group
-    anywhere) keep every pre-activation inside the budget bounds (with the second layer by
-    LP too), which are within the box's own."""
+@pytest.mark.parametrize("with_options", [False, True], ids=["continuous", "with-options"])
+def test_budget_bounds_hold_inside_the_budget(with_options):
+    """Sampled points of the box within the budget keep every pre-activation inside the
+    budget bounds (with the second layer by LP too), which are within the box's own.
+    Columns 0-3 are continuous (cost |x_c - z_c|), 4-6 one one-hot group: free (outside
+    the budget) or its other categories as options costing 1 and 0.5."""
     rng = np.random.default_rng(1)
-    n = 7                                          # columns 0-3 continuous, 4-6 one one-hot group
+    n = 7
     for _ in range(20):
         net = _net(rng, n)
         z = np.r_[rng.uniform(0, 1, 4), 1.0, 0.0, 0.0]
         dom = InputDomain(np.zeros(n), np.ones(n), np.r_[np.zeros(4, bool), np.ones(3, bool)],
                           [np.array([4, 5, 6])], {})
-        budget = rng.uniform(0.05, 0.8)
-        tight = budget_tightened(net, dom, z, np.arange(4), budget)
+        budget = rng.uniform(0.05, 1.5)
+        g = np.array([4, 5, 6])
+        costs = {5: 1.0, 6: 0.5}
+        options = [Option(g, np.eye(3)[h - 4], costs[h], h, 1.0, 0.0) for h in (5, 6)] if with_options else []
+        tight = budget_tightened(net, dom, z, np.arange(4), budget, options=options)
         B, B0 = tight.bounds(dom), net.bounds(dom)
         for (L, U), (L0, U0) in zip(B, B0):
             assert np.all(L >= L0 - 1e-12) and np.all(U <= U0 + 1e-12)
-        B_lp = budget_tightened(net, dom, z, np.arange(4), budget, lp=True).bounds(dom)
+        B_lp = budget_tightened(net, dom, z, np.arange(4), budget, lp=True, options=options).bounds(dom)
         for (L, U), (L0, U0) in zip(B_lp, B):
             assert np.all(L >= L0 - 1e-12) and np.all(U <= U0 + 1e-12)
         for _ in range(300):
+            h = int(rng.integers(3)) + 4
+            left = budget - (costs.get(h, 0.0) if with_options else 0.0)
+            if left < 0:
+                h, left = 4, budget
             delta = rng.normal(size=4) * rng.exponential(size=4)
-            delta *= rng.uniform(0, budget) / max(np.abs(delta).sum(), 1e-12)
+            delta *= rng.uniform(0, left) / max(np.abs(delta).sum(), 1e-12)
             x = z.copy()
             x[:4] = np.clip(z[:4] + delta, 0, 1)
-            x[4:] = np.eye(3)[rng.integers(3)]
+            x[4:] = np.eye(3)[h - 4]
             for (L, U), a in zip(B_lp, net.preactivations(x[None])):
                 assert np.all(a[0] >= L - 1e-6) and np.all(a[0] <= U + 1e-6)

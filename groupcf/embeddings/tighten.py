@@ -4,21 +4,27 @@ unchanged.
 
 * :func:`tightened` (used by :mod:`groupcf.sequential.bound`): LP-based, second layer.
 * :func:`budget_tightened` (used by MACE with a radius, :mod:`groupcf.single.net_bound`):
-  over the domain intersected with an l1 budget :math:`\sum_{c \in B} |x_c - z_c| \le \beta`
-  on the continuous columns :math:`B`. Layer 1 is exact per neuron: with the other columns
-  over their domain (:meth:`InputDomain.interval_bounds`, the columns of :math:`B` at
-  :math:`z`) plus the largest (smallest) :math:`\sum_{c\in B} W_{jc}\delta_c` over
-  :math:`\delta_c \in [lb_c - z_c, ub_c - z_c]`, :math:`\sum|\delta_c| \le \beta` —
-  a fractional knapsack: columns by decreasing :math:`|W_{jc}|`, each moved as far as its
-  bound allows in the favourable direction until the budget is spent. Later layers by
+  over the domain intersected with a budget
+  :math:`\sum_{c \in B} |x_c - z_c| + \sum_o \kappa_o\, [\text{option } o] \le \beta`
+  on the continuous columns :math:`B` and discrete changes ("options" :math:`o`: another
+  category or binary value, costing :math:`\kappa_o > 0`). Layer 1 per neuron: the other
+  columns over their domain (:meth:`InputDomain.interval_bounds`, budgeted columns at
+  :math:`z`) plus the largest (smallest) change of the pre-activation within the budget,
+  bounded by a fractional knapsack — items are the continuous columns (gain
+  :math:`|W_{jc}|` per unit, as far as the column's bound allows in the favourable
+  direction) and the options (gain :math:`W_j (x^o - z)` for cost :math:`\kappa_o`, at
+  most once each; several options of one feature may be taken, which only loosens the
+  bound), taken by decreasing gain per cost until the budget is spent. Later layers by
   interval arithmetic. With ``lp=True`` the second layer's still unstable neurons are
   then minimised and maximised over the LP: the domain (one-hot rows), the budget row
-  :math:`\\sum_c e_c \\le \\beta`, :math:`e_c \\ge \\pm(x_c - z_c)`, and layer 1
-  by its big-M hull over the bounds just computed (binaries relaxed).
+  (:math:`e_c \ge \pm(x_c - z_c)` for the continuous part, each option's indicator
+  linear in :math:`x`), and layer 1 by its big-M hull over the bounds just computed
+  (binaries relaxed).
 """
 from __future__ import annotations
 
 import math
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -78,34 +84,54 @@ def tightened(emb, build) -> ReLUNetwork:
     return _Tight(emb.layers, out)
 
 
-def _knapsack(W: np.ndarray, room: np.ndarray, budget: float) -> np.ndarray:
-    """Per row ``j``: max of ``sum_c |W[j, c]| d_c`` over ``0 <= d_c <= room[j, c]``,
-    ``sum_c d_c <= budget`` (greedy by decreasing ``|W|``: exact for a fractional knapsack)."""
-    A = np.abs(W)
+def _knapsack(A: np.ndarray, room: np.ndarray, budget: float) -> np.ndarray:
+    """Per row ``j``: max of ``sum_i A[j, i] d_i`` over ``0 <= d_i <= room[j, i]``,
+    ``sum_i d_i <= budget`` (``A >= 0``; greedy by decreasing ``A``: exact for a
+    fractional knapsack)."""
     order = np.argsort(-A, axis=1)
     a = np.take_along_axis(A, order, axis=1)
     r = np.take_along_axis(room, order, axis=1)
-    before = np.cumsum(r, axis=1) - r                  # budget spent by the better columns
+    before = np.cumsum(r, axis=1) - r                  # budget spent by the better items
     take = np.clip(budget - before, 0.0, r)
     return (a * take).sum(axis=1)
 
 
-def budget_tightened(emb, domain, z: np.ndarray, cols: np.ndarray, budget: float, lp: bool = False):
-    """``emb`` with pre-activation bounds over ``domain`` and the l1 budget (module doc)."""
+class Option(NamedTuple):
+    """A discrete change in the budget: columns ``cols`` set to ``values``, costing
+    ``cost`` (> 0); in the LP its indicator is ``const + sign * x[col]``."""
+
+    cols: np.ndarray
+    values: np.ndarray
+    cost: float
+    col: int
+    sign: float
+    const: float
+
+
+def budget_tightened(emb, domain, z: np.ndarray, cols: np.ndarray, budget: float, lp: bool = False,
+                     options: Sequence[Option] = ()):
+    """``emb`` with pre-activation bounds over ``domain`` and the budget (module doc):
+    continuous columns ``cols`` cost ``|x_c - z_c|``, discrete changes their ``options``."""
     if not isinstance(emb, ReLUNetwork) or emb.is_linear or not np.isfinite(budget):
         return emb
     from groupcf.features.domain import InputDomain
 
     cols = np.asarray(cols, dtype=np.int64)
     lb, ub = domain.lb.copy(), domain.ub.copy()
-    lb[cols] = ub[cols] = z[cols]
+    for c in [cols, *(o.cols for o in options)]:
+        lb[c] = ub[c] = z[c]
     rest = InputDomain(lb, ub, domain.integer, domain.onehot, domain.grids)
     W, b = emb.layers[0]
     lo, hi = rest.interval_bounds(W, b)
     Wc = W[:, cols]
     up, down = np.maximum(domain.ub[cols] - z[cols], 0.0), np.maximum(z[cols] - domain.lb[cols], 0.0)
-    hi = hi + _knapsack(Wc, np.where(Wc > 0, up, down), budget)
-    lo = lo - _knapsack(Wc, np.where(Wc > 0, down, up), budget)
+    cost = np.array([o.cost for o in options])
+    G = np.array([W[:, o.cols] @ (o.values - z[o.cols]) for o in options]).reshape(len(options), len(W)).T / cost
+    room_o = np.broadcast_to(cost, G.shape)
+    hi = hi + _knapsack(np.hstack([np.abs(Wc), np.maximum(G, 0)]),
+                        np.hstack([np.where(Wc > 0, up, down), room_o]), budget)
+    lo = lo - _knapsack(np.hstack([np.abs(Wc), np.maximum(-G, 0)]),
+                        np.hstack([np.where(Wc > 0, down, up), room_o]), budget)
     base = emb.bounds(domain)
     out = [(np.maximum(lo, base[0][0]), np.minimum(hi, base[0][1]))]
     for W, b in emb.layers[1:]:
@@ -115,11 +141,11 @@ def budget_tightened(emb, domain, z: np.ndarray, cols: np.ndarray, budget: float
         k = len(out)
         out.append((np.maximum(L, base[k][0]), np.minimum(U, base[k][1])))
         if lp and k == 1 and len(emb.layers) > 2:
-            out[1] = _lp_second_layer(emb, domain, z, cols, budget, out[0], out[1])
+            out[1] = _lp_second_layer(emb, domain, z, cols, budget, options, out[0], out[1])
     return _Tight(emb.layers, out)
 
 
-def _lp_second_layer(emb, domain, z, cols, budget, first, second):
+def _lp_second_layer(emb, domain, z, cols, budget, options, first, second):
     """Second-layer bounds by LP over the budget (module doc); ``second`` where the LP
     does not improve them."""
     from groupcf.solvers import make_backend
@@ -132,7 +158,9 @@ def _lp_second_layer(emb, domain, z, cols, budget, first, second):
     for c, ec in zip(cols, e):
         be.add_row([ec, x[c]], [1.0, -1.0], -z[c], INF)       # e >= x - z
         be.add_row([ec, x[c]], [1.0, 1.0], z[c], INF)         # e >= z - x
-    be.add_row(e, np.ones(len(e)), -INF, budget)
+    idx = np.concatenate([e, [x[o.col] for o in options]]).astype(np.int64)
+    coef = np.concatenate([np.ones(len(e)), [o.cost * o.sign for o in options]])
+    be.add_row(idx, coef, -INF, budget - sum(o.cost * o.const for o in options))
     (W0, b0), (W1, b1) = emb.layers[0], emb.layers[1]
     con = _Tight([(W0, b0), (W1[:1], b1[:1])], [first, (second[0][:1], second[1][:1])]).add_to(be, x, domain)
     be.set_vtype(np.arange(be.num_vars), "C")

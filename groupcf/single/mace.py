@@ -15,6 +15,7 @@ the instance when decoded.
 from __future__ import annotations
 
 import logging
+import math
 import time
 import warnings
 from dataclasses import dataclass
@@ -121,6 +122,8 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     integer_cols = space.domain().integer
 
     rows, changes, statuses, objectives, lower_bound = [], [], [], [], None
+    if ub_point is not None and not isinstance(emb, TreeEnsemble):
+        ub_point = _round_wide(space, mip, ub_point, z0, tm, x)
     if tree_stats.get("single_optimal"):          # proven by the exact single-change scan
         cf = _decode(space, x, ub_point, z0)
         if tm.is_positive(cf)[0]:
@@ -155,7 +158,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         if hasattr(mip.constr, "input_cells"):   # tree ensembles: stay inside the leaves' cells
             v = snap_to_cells(space, v, *mip.constr.input_cells(sol.x))
         else:
-            v = _round_wide(space, mip, v, z0)
+            v = _round_wide(space, mip, v, z0, tm, x)
         cf = _decode(space, x, v, z0)
         if not tm.is_positive(cf)[0]:
             # the solver's tolerance let a point through that the real model rejects
@@ -216,15 +219,26 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
                "integer_features": [space.features_[l].name for l in mip.u]})
 
 
-def _round_wide(space, mip, v: np.ndarray, z0: np.ndarray) -> np.ndarray:
-    """Integer columns the MIP solved as real (ranges above ``MAX_INTEGER_RANGE``) rounded
-    *away* from the instance (nearest rounding can fall back below the threshold; at most
-    one unit further, ``1 / range`` in the scaled distance)."""
-    for l, f in enumerate(space):
-        if f.encoding == "continuous" and f.integer and l not in mip.u:
-            c = f.columns[0]
-            if abs(v[c] - z0[c]) > change_tol(f):
-                v[c] = min(max(net_bound.round_away(f, v[c], v[c] > z0[c]), mip.lb[c]), mip.ub[c])
+def _round_wide(space, mip, v: np.ndarray, z0: np.ndarray, tm, x: pd.Series) -> np.ndarray:
+    """Integer columns the MIP solves as real (ranges above ``MAX_INTEGER_RANGE``), when
+    changed, rounded *away* from the instance (nearest rounding can fall back below the
+    threshold), then each moved one unit back towards it when the real model still accepts
+    the point (it may, inside the logit margin): at most one unit from the real-valued
+    optimum, ``1 / range`` in the scaled distance, and never farther than rounding allows."""
+    wide = [(f, f.columns[0]) for l, f in enumerate(space)
+            if f.encoding == "continuous" and f.integer and l not in mip.u
+            and abs(v[f.columns[0]] - z0[f.columns[0]]) > change_tol(f)]
+    if not wide:
+        return v
+    v = v.copy()
+    for f, c in wide:
+        v[c] = min(max(net_bound.round_away(f, v[c], v[c] > z0[c]), mip.lb[c]), mip.ub[c])
+    for f, c in wide:
+        back = v.copy()
+        back[c] -= math.copysign(1.0 / (f.high - f.low), v[c] - z0[c])
+        if (back[c] - z0[c]) * (v[c] - z0[c]) >= 0 and mip.lb[c] <= back[c] <= mip.ub[c] \
+                and tm.is_positive(_decode(space, x, back, z0))[0]:
+            v = back
     return v
 
 

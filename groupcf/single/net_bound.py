@@ -29,10 +29,13 @@ most neurons are stable (no binary) and the big-M constants are small.
    :math:`\le U` moves a continuous column by more than
    :math:`r = (U - w_0/|T|)/(w_1/|T| + w_\infty)` nor changes a discrete feature whose
    cheapest change costs more than :math:`U`; and at most
-   :math:`k = \lfloor U|T|/w_0 \rfloor` features change. The MIP is built over the box
-   :math:`[x^0 - r, x^0 + r]` (big-M constants and neuron states from that box), with
-   :math:`\sum_l f_l \le k`. When :math:`k \le 1` the optimum is the best single change
-   of step 1 and no MIP is solved. Valid for the best counterfactual only (``n = 1``).
+   :math:`k = \lfloor U|T|/w_0 \rfloor` features change; their l1 part (continuous
+   moves plus discrete distances) is at most :math:`(U - w_0/|T|)\,|T|/w_1`. The MIP is
+   built over the box :math:`[x^0 - r, x^0 + r]` with :math:`\sum_l f_l \le k`, and its
+   neuron bounds (big-M constants, which neurons need a binary) hold over the box within
+   that budget (:func:`tightened_embedding`; the second layer by LP with ``obbt``). When
+   :math:`k \le 1` the optimum is the best single change of step 1 and no MIP is solved.
+   Valid for the best counterfactual only (``n = 1``).
 """
 from __future__ import annotations
 
@@ -41,9 +44,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..embeddings.tighten import budget_tightened
+from ..embeddings.tighten import Option, budget_tightened
 from ..features.domain import InputDomain
 from ..formulations.completion import Completions
+from ..formulations.distances import feature_measure
 from ..formulations.nearest import MAX_INTEGER_RANGE
 from .tree_bound import _deltas, max_changes
 
@@ -304,14 +308,34 @@ def radius_box(space, distance, bound: float, z0, lb, ub, can_change) -> Radius:
 
 
 def tightened_embedding(space, emb, z0, box: Radius, lp: bool = False):
-    """The network with pre-activation bounds over the box and the l1 budget
+    """The network with pre-activation bounds over the box and the budget
     (:func:`~groupcf.embeddings.tighten.budget_tightened`; with ``lp``, the second layer
-    by LP over the budget): for the MIP built over ``box``."""
+    by LP): for the MIP built over ``box``. Every solution of objective ``<= U`` changes
+    some feature, so its l1 part, the continuous moves :math:`|\\delta_c|` plus the
+    discrete distances (1 for another category or binary value, :math:`|h - h_0|/(k-1)`
+    on an ordinal), is at most ``box.budget`` :math:`= (U - w_0/|T|)\\,|T|/w_1`."""
+    z0 = np.asarray(z0, dtype=float)
     dom = space.domain()
     domain = InputDomain(box.lb, box.ub, dom.integer, dom.onehot, dom.grids)
-    cols = [f.columns[0] for l, f in enumerate(space) if f.encoding == "continuous" and box.can_change[l]]
-    return budget_tightened(emb, domain, np.asarray(z0, dtype=float), np.array(cols, dtype=np.int64), box.budget,
-                            lp=lp)
+    cols, options = [], []
+    for l, f in enumerate(space):
+        if not box.can_change[l]:
+            continue
+        c = np.asarray(f.columns)
+        if f.encoding == "continuous":
+            cols.append(int(c[0]))
+        elif f.encoding == "binary":
+            new = 1.0 - z0[c[0]]
+            if box.lb[c[0]] <= new <= box.ub[c[0]]:
+                options.append(Option(c, np.array([new]), 1.0, int(c[0]), 1.0 - 2.0 * z0[c[0]], z0[c[0]]))
+        else:
+            h0 = int(np.argmax(z0[c]))
+            ordinal = feature_measure(f) == "ordinal"
+            for h in range(len(c)):
+                if h != h0 and box.ub[c[h]] >= 0.5:
+                    cost = abs(h - h0) / (len(c) - 1) if ordinal else 1.0
+                    options.append(Option(c, np.eye(len(c))[h], cost, int(c[h]), 1.0, 0.0))
+    return budget_tightened(emb, domain, z0, np.array(cols, dtype=np.int64), box.budget, lp=lp, options=options)
 
 
 def search(space, emb, z0, lb, ub, can_change, distance, strict, score_lo, Tmax=None, radius=True):
