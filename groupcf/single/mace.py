@@ -104,9 +104,10 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     emb, score_lo = tm.embedding, tm.logit_threshold + margin
     strict = tm.logit_threshold + margin * 10 ** MAX_MARGIN_RETRIES   # valid for every retry
     tree_stats, ub_point, box = {}, None, None
+    lb, ub, can = actionable_bounds(space, z0)
+    bounds = (lb, np.maximum(ub, lb))             # (for rounding: the box may be narrower)
     if upper_bound and hasattr(emb, "first_crossing") and emb.additive() is None:   # ReLU networks
-        lb, ub, can = actionable_bounds(space, z0)
-        tree_stats, ub_point, box = net_bound.search(space, emb, z0, lb, np.maximum(ub, lb), can, dist,
+        tree_stats, ub_point, box = net_bound.search(space, emb, z0, *bounds, can, dist,
                                                      strict, score_lo, Tmax=Tmax, radius=radius and n == 1)
     mip = NearestCounterfactual(space, net_bound.tightened_embedding(space, emb, z0, box, lp=obbt) if box else emb, z0,
                                 backend, distance=dist, score_lo=score_lo, Tmax=Tmax,
@@ -123,7 +124,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
 
     rows, changes, statuses, objectives, lower_bound = [], [], [], [], None
     if ub_point is not None and not isinstance(emb, TreeEnsemble):
-        ub_point = _round_wide(space, mip, ub_point, z0, tm, x)
+        ub_point = _round_wide(space, mip, bounds, ub_point, z0, tm, x)
     if tree_stats.get("single_optimal"):          # proven by the exact single-change scan
         cf = _decode(space, x, ub_point, z0)
         if tm.is_positive(cf)[0]:
@@ -158,7 +159,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         if hasattr(mip.constr, "input_cells"):   # tree ensembles: stay inside the leaves' cells
             v = snap_to_cells(space, v, *mip.constr.input_cells(sol.x))
         else:
-            v = _round_wide(space, mip, v, z0, tm, x)
+            v = _round_wide(space, mip, bounds, v, z0, tm, x)
         cf = _decode(space, x, v, z0)
         if not tm.is_positive(cf)[0]:
             # the solver's tolerance let a point through that the real model rejects
@@ -219,7 +220,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
                "integer_features": [space.features_[l].name for l in mip.u]})
 
 
-def _round_wide(space, mip, v: np.ndarray, z0: np.ndarray, tm, x: pd.Series) -> np.ndarray:
+def _round_wide(space, mip, bounds, v: np.ndarray, z0: np.ndarray, tm, x: pd.Series) -> np.ndarray:
     """Integer columns the MIP solves as real (ranges above ``MAX_INTEGER_RANGE``), when
     changed, rounded *away* from the instance (nearest rounding can fall back below the
     threshold), then each moved one unit back towards it when the real model still accepts
@@ -230,13 +231,13 @@ def _round_wide(space, mip, v: np.ndarray, z0: np.ndarray, tm, x: pd.Series) -> 
             and abs(v[f.columns[0]] - z0[f.columns[0]]) > change_tol(f)]
     if not wide:
         return v
-    v = v.copy()
+    v, (lb, ub) = v.copy(), bounds
     for f, c in wide:
-        v[c] = min(max(net_bound.round_away(f, v[c], v[c] > z0[c]), mip.lb[c]), mip.ub[c])
+        v[c] = min(max(net_bound.round_away(f, v[c], v[c] > z0[c]), lb[c]), ub[c])
     for f, c in wide:
         back = v.copy()
         back[c] -= math.copysign(1.0 / (f.high - f.low), v[c] - z0[c])
-        if (back[c] - z0[c]) * (v[c] - z0[c]) >= 0 and mip.lb[c] <= back[c] <= mip.ub[c] \
+        if (back[c] - z0[c]) * (v[c] - z0[c]) >= 0 and lb[c] <= back[c] <= ub[c] \
                 and tm.is_positive(_decode(space, x, back, z0))[0]:
             v = back
     return v
