@@ -132,6 +132,10 @@ class NearestCounterfactual:
     an upper bound, :mod:`groupcf.single.net_bound`); a continuous feature whose box
     :math:`[L_l, U_l]` is narrower than the range then gets the tighter change rows
     :math:`v_l - x^0_l \le (U_l - x^0_l) f_l`, :math:`x^0_l - v_l \le (x^0_l - L_l) f_l`.
+    With ``scale_objective`` the solver minimises the objective divided by its smallest
+    cost (``objective_scale``): solvers ignore improvements below an absolute tolerance
+    (HiGHS prunes nodes within 1e-6 of the incumbent), about 1e-4 relative at MACE's
+    distances; the caller divides the solver's objective and bound by it.
 
     **Diversity cut** (:meth:`exclude`): after a solution :math:`\hat v`, every later one
     differs from it in at least one original feature,
@@ -162,6 +166,8 @@ class NearestCounterfactual:
     Tmax: int | None = None
     integer: bool = True
     box: tuple | None = None      # (lb, ub, can_change): a tighter region (e.g. a radius)
+    scale_objective: bool = False  # solver sees the objective / its smallest cost (see build)
+    objective_scale: float = field(init=False, default=1.0)
     v: np.ndarray = field(init=False)
     f: np.ndarray = field(init=False)
     constr: EmbeddingConstr = field(init=False)
@@ -230,7 +236,11 @@ class NearestCounterfactual:
         rows.flush(be)
         self.objective_idx = np.array(list(obj), dtype=np.int64)
         self.objective_coefs = np.array(list(obj.values()), dtype=float)
-        be.set_objective(self.objective_idx, self.objective_coefs, sense="min")
+        if self.scale_objective and len(self.objective_coefs) and self.objective_coefs.min() > 0:
+            # the solver ignores improvements below an absolute tolerance (HiGHS: 1e-6, ~1e-4
+            # relative at MACE's distances); the solver's objective is this many times ours
+            self.objective_scale = 1.0 / float(self.objective_coefs.min())
+        be.set_objective(self.objective_idx, self.objective_coefs * self.objective_scale, sense="min")
         return self
 
     def _tight_indicators(self, rows: RowBuffer) -> None:

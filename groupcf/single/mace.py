@@ -49,6 +49,9 @@ MAX_MARGIN_RETRIES = 3
 
 #: MACE's default relative MIP gap ("optimal within epsilon"); the solvers' own is 1e-4
 MACE_MIP_GAP = 1e-6
+#: MACE's absolute MIP gap: HiGHS' default (1e-6) is a relative 1e-4 at MACE's typical
+#: distances (~0.005) and let a near-optimal MIP start pass as optimal
+MACE_MIP_ABS_GAP = 1e-10
 
 #: default tolerance (fraction of a feature's range) for "a real-valued feature differs"
 DIVERSITY_TOL = 1e-3
@@ -100,6 +103,8 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         kw["mip_gap"] = mip_gap
     elif not (isinstance(solver, Backend) and solver.options.mip_gap is not None):
         kw["mip_gap"] = MACE_MIP_GAP
+    if not (isinstance(solver, Backend) and solver.options.mip_abs_gap is not None):
+        kw.setdefault("mip_abs_gap", MACE_MIP_ABS_GAP)
     backend = make_backend(solver, **kw)
     emb, score_lo = tm.embedding, tm.logit_threshold + margin
     strict = tm.logit_threshold + margin * 10 ** MAX_MARGIN_RETRIES   # valid for every retry
@@ -111,7 +116,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
                                                      strict, score_lo, Tmax=Tmax, radius=radius and n == 1)
     mip = NearestCounterfactual(space, net_bound.tightened_embedding(space, emb, z0, box, lp=obbt) if box else emb, z0,
                                 backend, distance=dist, score_lo=score_lo, Tmax=Tmax,
-                                box=box[:3] if box else None).build()
+                                box=box[:3] if box else None, scale_objective=True).build()
     if isinstance(emb, TreeEnsemble):   # upper bound: MIP start (+ radius when n == 1)
         tree_stats, ub_point = start_and_radius(mip, space, dist, strict, Tmax=Tmax, radius=n == 1)
     elif ub_point is not None:
@@ -173,13 +178,13 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
             backend.set_row_bounds([mip.constr.lo_row], [tm.logit_threshold + margin], [np.inf])
             continue
         if not rows:
-            lower_bound = sol.dual_bound
+            lower_bound = None if sol.dual_bound is None else sol.dual_bound / mip.objective_scale
         rows.append(cf.iloc[0])
         if hasattr(bar, "update"):
             bar.update(1)
         changes.append([space.features_[l].name for l in mip.changed(v)])
         statuses.append(sol.status)
-        objectives.append(float(sol.objective))
+        objectives.append(float(sol.objective) / mip.objective_scale)
         if len(rows) < n and not mip.exclude(v, tol=diversity_tol):
             break
     if hasattr(bar, "close"):
