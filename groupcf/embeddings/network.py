@@ -69,6 +69,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from groupcf.embeddings._relu_line import first_crossing
 from groupcf.embeddings._relu_rows import add_relu_layer, affine_block
 from groupcf.embeddings.base import AdditiveForm, DeltaEvaluator, Embedding, EmbeddingConstr
 
@@ -187,6 +188,11 @@ class ReLUNetwork(Embedding):
                 return A[:, 0]
             Y = np.maximum(A, 0.0)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def first_crossing(self, z, d, t_max: float, lo: float) -> float | None:
+        """Smallest ``t`` in ``[0, t_max]`` with ``score(z + t d) >= lo``, exact up to
+        floating point (walks the linear pieces, :mod:`._relu_line`); ``None`` if none."""
+        return first_crossing(self.layers, z, d, t_max, lo)
 
     # -- partial evaluation -------------------------------------------------------------
     def partial(self, fixed_idx, fixed_values) -> "ReLUNetwork":

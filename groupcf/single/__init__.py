@@ -96,6 +96,14 @@ def explain(x, model, method: str = "mace", **options) -> Explanation:
         counterfactual when it moves by at least this fraction of its range (integer
         features: by whole units, at least one). Categorical, ordinal and binary features
         differ when their category differs.
+    upper_bound, radius, obbt
+        ReLU networks only (speed-ups that keep the answer exact; all on by default,
+        :mod:`groupcf.single.net_bound`): a numpy upper bound (the exact best single
+        change, a greedy completion and a pair search) as the MIP start; its radius
+        (``n = 1``: the box, fixed features, a cardinality cut and neuron bounds within
+        the l1 budget it implies; when at most one feature can change, the single-change
+        scan is the proof and no MIP is solved); second-layer neuron bounds by LP within
+        that radius.
 
     Plausibility: numeric passthrough features stay inside the training data's range and
     integer ones (``Feature.integer``) take integer values; one-hot features take exactly

@@ -5,10 +5,17 @@ The distance is MACE's weighted mix of normalised l0 / l1 / linf
 :class:`~groupcf.formulations.nearest.NearestCounterfactual`. Every counterfactual is
 re-checked with the real model; if the solver's tolerance let through a point the real
 model rejects, the logit margin is enlarged and the MIP re-solved.
+
+Tree ensembles start from a numpy upper bound and its radius
+(:mod:`groupcf.single.tree_bound`); ReLU networks likewise
+(:mod:`groupcf.single.net_bound`; options ``upper_bound``, ``radius``, ``obbt``). Integer
+columns the MIP solves as real (ranges above ``MAX_INTEGER_RANGE``) are rounded away from
+the instance when decoded.
 """
 from __future__ import annotations
 
 import logging
+import math
 import time
 import warnings
 from dataclasses import dataclass
@@ -25,12 +32,13 @@ from ..exceptions import (
 )
 from ..embeddings.trees import TreeEnsemble
 from ..formulations.distances import feature_distances, parse_distance
-from ..formulations.nearest import NearestCounterfactual, change_tol
+from ..formulations.nearest import NearestCounterfactual, actionable_bounds, change_tol
 from ..models import DEFAULT_MARGIN, TrainedModel
 from ..progress import progress_bar
 from ..results.explanation import Explanation
 from ..solvers import make_backend
 from ..solvers.base import Backend, Status
+from . import net_bound
 from .snap import off_cell, snap_to_cells
 from .tree_bound import start_and_radius
 
@@ -41,6 +49,9 @@ MAX_MARGIN_RETRIES = 3
 
 #: MACE's default relative MIP gap ("optimal within epsilon"); the solvers' own is 1e-4
 MACE_MIP_GAP = 1e-6
+#: MACE's absolute MIP gap: HiGHS' default (1e-6) is a relative 1e-4 at MACE's typical
+#: distances (~0.005) and let a near-optimal MIP start pass as optimal
+MACE_MIP_ABS_GAP = 1e-10
 
 #: default tolerance (fraction of a feature's range) for "a real-valued feature differs"
 DIVERSITY_TOL = 1e-3
@@ -61,12 +72,15 @@ class MaceOptions:
     threads: int | None = None         # passed to the solver
     verbose: bool = False              # solver log
     progress: bool = False             # a bar over the n counterfactuals (n > 1)
+    upper_bound: bool = True           # ReLU networks: numpy incumbent as the MIP start
+    radius: bool = True                # ... and its radius (box, cardinality cut, single-change proof; n = 1)
+    obbt: bool = True                  # ... and second-layer neuron bounds by LP within the radius
 
 
 def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = None, solver="highs",
          n: int = 1, time_limit: float | None = None, mip_gap: float | None = None,
          margin: float = DEFAULT_MARGIN, diversity_tol: float = DIVERSITY_TOL, progress: bool = False,
-         **options) -> Explanation:
+         upper_bound: bool = True, radius: bool = True, obbt: bool = True, **options) -> Explanation:
     """Nearest counterfactual(s) of ``x`` under the MACE ``distance`` (see
     :func:`groupcf.explain` for the arguments).
 
@@ -89,23 +103,39 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         kw["mip_gap"] = mip_gap
     elif not (isinstance(solver, Backend) and solver.options.mip_gap is not None):
         kw["mip_gap"] = MACE_MIP_GAP
+    if not (isinstance(solver, Backend) and solver.options.mip_abs_gap is not None):
+        kw.setdefault("mip_abs_gap", MACE_MIP_ABS_GAP)
     backend = make_backend(solver, **kw)
-    mip = NearestCounterfactual(space, tm.embedding, z0, backend, distance=dist,
-                                score_lo=tm.logit_threshold + margin, Tmax=Tmax).build()
-    tree_stats, ub_point = {}, None
-    if isinstance(tm.embedding, TreeEnsemble):   # upper bound: MIP start (+ radius when n == 1)
-        strict = tm.logit_threshold + margin * 10 ** MAX_MARGIN_RETRIES   # valid for every retry
+    emb, score_lo = tm.embedding, tm.logit_threshold + margin
+    strict = tm.logit_threshold + margin * 10 ** MAX_MARGIN_RETRIES   # valid for every retry
+    tree_stats, ub_point, box = {}, None, None
+    lb, ub, can = actionable_bounds(space, z0)
+    bounds = (lb, np.maximum(ub, lb))             # (for rounding: the box may be narrower)
+    if upper_bound and hasattr(emb, "first_crossing") and emb.additive() is None:   # ReLU networks
+        tree_stats, ub_point, box = net_bound.search(space, emb, z0, *bounds, can, dist,
+                                                     strict, score_lo, Tmax=Tmax, radius=radius and n == 1)
+    mip = NearestCounterfactual(space, net_bound.tightened_embedding(space, emb, z0, box, lp=obbt) if box else emb, z0,
+                                backend, distance=dist, score_lo=score_lo, Tmax=Tmax,
+                                box=box[:3] if box else None, scale_objective=True).build()
+    if isinstance(emb, TreeEnsemble):   # upper bound: MIP start (+ radius when n == 1)
         tree_stats, ub_point = start_and_radius(mip, space, dist, strict, Tmax=Tmax, radius=n == 1)
+    elif ub_point is not None:
+        mip.start_from(ub_point)
+        if box is not None and box.k is not None and box.k < len(space):   # cardinality cut
+            backend.add_row(mip.f, np.ones(len(mip.f)), hi=float(box.k))
     else:
         mip.start_greedy()   # an incumbent from the greedy completion, when one fits
     integer_cols = space.domain().integer
 
     rows, changes, statuses, objectives, lower_bound = [], [], [], [], None
+    if ub_point is not None and not isinstance(emb, TreeEnsemble):
+        ub_point = _round_wide(space, mip, bounds, ub_point, z0, tm, x)
     if tree_stats.get("single_optimal"):          # proven by the exact single-change scan
         cf = _decode(space, x, ub_point, z0)
         if tm.is_positive(cf)[0]:
             rows, statuses, objectives = [cf.iloc[0]], [Status.OPTIMAL], [tree_stats["upper_bound"]]
-            changes, lower_bound = [[space.features_[l].name for l in mip.changed(ub_point)]], objectives[0]
+            changes = [[space.features_[l].name for l in mip.changed(ub_point)]]
+            lower_bound = tree_stats.get("lower_bound", objectives[0])
     retries = 0
     bar = progress_bar(range(n), enabled=progress and n > 1, total=n, desc="MACE")
     while len(rows) < n:
@@ -117,7 +147,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         sol = backend.solve()
         if not sol.status.has_solution:
             if sol.status == Status.INFEASIBLE:
-                if rows:
+                if rows or ub_point is not None:   # (the start is feasible: numerical trouble)
                     break  # no further distinct counterfactual
                 within = f" within Tmax={Tmax} changed features" if Tmax is not None else ""
                 raise NoCounterfactualError(
@@ -136,6 +166,8 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
             cells = mip.constr.input_cells(sol.x)
             v = snap_to_cells(space, v, *cells)
             keep = off_cell(space, z0, *cells)    # a crossing closer to x than change_tol is kept
+        else:
+            v = _round_wide(space, mip, bounds, v, z0, tm, x)
         cf = _decode(space, x, v, z0, keep)
         if not tm.is_positive(cf)[0]:
             # the solver's tolerance let a point through that the real model rejects
@@ -149,13 +181,13 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
             backend.set_row_bounds([mip.constr.lo_row], [tm.logit_threshold + margin], [np.inf])
             continue
         if not rows:
-            lower_bound = sol.dual_bound
+            lower_bound = None if sol.dual_bound is None else sol.dual_bound / mip.objective_scale
         rows.append(cf.iloc[0])
         if hasattr(bar, "update"):
             bar.update(1)
         changes.append([space.features_[l].name for l in sorted(set(mip.changed(v)) | set(keep))])
         statuses.append(sol.status)
-        objectives.append(float(sol.objective))
+        objectives.append(float(sol.objective) / mip.objective_scale)
         if len(rows) < n and not mip.exclude(v, tol=diversity_tol):
             break
     if hasattr(bar, "close"):
@@ -194,6 +226,29 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         objectives=[objectives[k] for k in order],
         stats={**tree_stats, "margin": margin, "binaries": mip.constr.n_binaries, "distance_weights": dist.weights,
                "integer_features": [space.features_[l].name for l in mip.u]})
+
+
+def _round_wide(space, mip, bounds, v: np.ndarray, z0: np.ndarray, tm, x: pd.Series) -> np.ndarray:
+    """Integer columns the MIP solves as real (ranges above ``MAX_INTEGER_RANGE``), when
+    changed, rounded *away* from the instance (nearest rounding can fall back below the
+    threshold), then each moved one unit back towards it when the real model still accepts
+    the point (it may, inside the logit margin): at most one unit from the real-valued
+    optimum, ``1 / range`` in the scaled distance, and never farther than rounding allows."""
+    wide = [(f, f.columns[0]) for l, f in enumerate(space)
+            if f.encoding == "continuous" and f.integer and l not in mip.u
+            and abs(v[f.columns[0]] - z0[f.columns[0]]) > change_tol(f)]
+    if not wide:
+        return v
+    v, (lb, ub) = v.copy(), bounds
+    for f, c in wide:
+        v[c] = min(max(net_bound.round_away(f, v[c], v[c] > z0[c]), lb[c]), ub[c])
+    for f, c in wide:
+        back = v.copy()
+        back[c] -= math.copysign(1.0 / (f.high - f.low), v[c] - z0[c])
+        if (back[c] - z0[c]) * (v[c] - z0[c]) >= 0 and lb[c] <= back[c] <= ub[c] \
+                and tm.is_positive(_decode(space, x, back, z0))[0]:
+            v = back
+    return v
 
 
 def _raw_distance(space, dist, x: pd.Series, row: pd.Series) -> float:

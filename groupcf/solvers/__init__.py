@@ -62,7 +62,7 @@ def make_backend(solver: str | type[Backend] | Backend = "highs",
     ``solver`` is a name (``"highs"``, ``"gurobi"``, ``"pyomo"``, ``"pyomo:cbc"``, ...),
     a :class:`Backend` subclass, or a backend instance -- then a fresh, empty model of
     the same type and options is returned (:meth:`Backend.spawn`). ``options`` and
-    keyword arguments (``time_limit``, ``mip_gap``, ``threads``, ``verbose``) set the
+    keyword arguments (``time_limit``, ``mip_gap``, ``mip_abs_gap``, ``threads``, ``verbose``) set the
     :class:`SolverOptions`; with an instance they override its options.
     """
     if isinstance(solver, Backend):

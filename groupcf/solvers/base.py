@@ -61,6 +61,7 @@ class SolverOptions:
 
     time_limit: float | None = None   # seconds
     mip_gap: float | None = None      # relative MIP gap
+    mip_abs_gap: float | None = None  # absolute MIP gap (None: the solver's default)
     threads: int | None = None
     verbose: bool = False
 

@@ -224,6 +224,7 @@ class GurobiBackend(C.TableBoundsMixin, Backend):
         p.OutputFlag = 1 if o.verbose else 0
         p.TimeLimit = float(o.time_limit) if o.time_limit is not None else self._gp.GRB.INFINITY
         p.MIPGap = float(o.mip_gap) if o.mip_gap is not None else 1e-4
+        p.MIPGapAbs = float(o.mip_abs_gap) if o.mip_abs_gap is not None else 1e-10
         p.Threads = int(o.threads) if o.threads else 0
         if is_mip and n_solutions > 1:
             p.PoolSearchMode = 2

@@ -164,6 +164,7 @@ class HighsBackend(C.TableBoundsMixin, Backend):
         h.setOptionValue("output_flag", bool(o.verbose))
         h.setOptionValue("time_limit", float(o.time_limit) if o.time_limit is not None else INF)
         h.setOptionValue("mip_rel_gap", float(o.mip_gap) if o.mip_gap is not None else 1e-4)
+        h.setOptionValue("mip_abs_gap", float(o.mip_abs_gap) if o.mip_abs_gap is not None else 1e-6)
         h.setOptionValue("threads", C.sync_scheduler(o.threads))
 
     def solve(self, n_solutions: int = 1) -> Solution:

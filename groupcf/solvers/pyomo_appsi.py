@@ -44,6 +44,7 @@ class PyomoAppsiBackend(PyomoBackend):
             "output_flag": bool(o.verbose),
             "time_limit": float(o.time_limit) if o.time_limit is not None else INF,
             "mip_rel_gap": float(o.mip_gap) if o.mip_gap is not None else 1e-4,
+            "mip_abs_gap": float(o.mip_abs_gap) if o.mip_abs_gap is not None else 1e-6,
             "threads": C.sync_scheduler(o.threads),
         }
         opt.config.warmstart = False
