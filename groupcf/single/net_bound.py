@@ -40,7 +40,6 @@ most neurons are stable (no binary) and the big-M constants are small.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 
@@ -49,7 +48,7 @@ from ..features.domain import InputDomain
 from ..formulations.completion import Completions
 from ..formulations.distances import feature_measure
 from ..formulations.nearest import MAX_INTEGER_RANGE
-from .tree_bound import _deltas, max_changes
+from .tree_bound import Radius, _deltas, max_changes, radius_box
 
 #: discrete changes (highest score first) that :func:`best_pair` extends by a second change
 PAIR_BEAM = 12
@@ -262,49 +261,6 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
 
 def _objective(space, distance, z0, v) -> float:
     return float(distance.aggregate(_deltas(space, z0, v[None, :]))[0])
-
-
-class Radius(NamedTuple):
-    """What a bound ``U`` on the objective implies (module doc, step 3)."""
-
-    lb: np.ndarray            # column bounds (the box; fixed features at the instance)
-    ub: np.ndarray
-    can_change: np.ndarray    # per feature
-    k: int | None             # most changed features (None without an l0 weight)
-    budget: float             # sum of |v_c - x0_c| over continuous columns (inf without l1)
-
-
-def radius_box(space, distance, bound: float, z0, lb, ub, can_change) -> Radius:
-    """The box, fixed features, cardinality and l1 budget of the solutions of objective
-    ``<= bound`` (module doc, step 3)."""
-    n = max(len(space), 1)
-    w0, w1, winf = distance.l0, distance.l1, distance.linf
-    slack = bound + 1e-9 * max(1.0, abs(bound))
-    lb, ub, can_change = lb.copy(), ub.copy(), can_change.copy()
-    for l, f in enumerate(space):
-        if not can_change[l] or f.immutable:
-            continue
-        cols = f.columns
-        if f.encoding == "continuous":
-            slope = w1 / n + winf
-            if w0 / n > slack:
-                r = 0.0
-            elif slope > 0:
-                r = (slack - w0 / n) / slope
-            else:
-                continue
-            c = int(cols[0])
-            lb[c] = max(lb[c], z0[c] - r)
-            ub[c] = min(ub[c], max(z0[c] + r, lb[c]))
-            can_change[l] = ub[c] > lb[c]
-        else:
-            step = 1.0 if (f.encoding == "binary" or f.kind == "categorical") else 1.0 / max(len(cols) - 1, 1)
-            if (w0 + w1 * step) / n + winf * step > slack:
-                can_change[l] = False
-        if not can_change[l]:
-            lb[cols] = ub[cols] = z0[cols]
-    budget = (slack - w0 / n) * n / w1 if w1 > 0 else math.inf
-    return Radius(lb, ub, can_change, max_changes(space, distance, bound), max(budget, 0.0))
 
 
 def tightened_embedding(space, emb, z0, box: Radius, lp: bool = False):

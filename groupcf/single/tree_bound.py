@@ -33,6 +33,7 @@ r"""MACE on tree ensembles: an upper bound from a numpy search, as a MIP start a
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -245,17 +246,25 @@ def best_single(space, emb, z0, lb, ub, can_change, distance, score_lo):
     return Z[ok][k], float(obj[k])
 
 
-def apply_radius(mip, space, distance, bound: float) -> dict:
-    """Tighten ``mip`` (a built NearestCounterfactual with a tree ensemble) to the
-    solutions of objective ``<= bound`` (module docstring); returns what was fixed."""
-    be, z0 = mip.backend, mip.z0
+class Radius(NamedTuple):
+    """What a bound ``U`` on the objective implies (module doc, step 3)."""
+
+    lb: np.ndarray            # column bounds (the box; fixed features at the instance)
+    ub: np.ndarray
+    can_change: np.ndarray    # per feature
+    k: int | None             # most changed features (None without an l0 weight)
+    budget: float             # sum of |v_c - x0_c| over continuous columns (inf without l1)
+
+
+def radius_box(space, distance, bound: float, z0, lb, ub, can_change) -> Radius:
+    """The box, fixed features, cardinality and l1 budget of the solutions of objective
+    ``<= bound`` (module doc, step 3)."""
     n = max(len(space), 1)
     w0, w1, winf = distance.l0, distance.l1, distance.linf
     slack = bound + 1e-9 * max(1.0, abs(bound))
-    lb, ub = mip.lb.copy(), mip.ub.copy()
-    n_fixed_features = 0
+    lb, ub, can_change = lb.copy(), ub.copy(), can_change.copy()
     for l, f in enumerate(space):
-        if not mip.can_change[l] or f.immutable:
+        if not can_change[l] or f.immutable:
             continue
         cols = f.columns
         if f.encoding == "continuous":
@@ -268,17 +277,39 @@ def apply_radius(mip, space, distance, bound: float) -> dict:
                 continue
             c = int(cols[0])
             lb[c] = max(lb[c], z0[c] - r)
-            ub[c] = min(ub[c], z0[c] + r)
-            be.set_bounds([mip.v[c]], [lb[c]], [ub[c]])
+            ub[c] = min(ub[c], max(z0[c] + r, lb[c]))
+            can_change[l] = ub[c] > lb[c]
         else:
             step = 1.0 if (f.encoding == "binary" or f.kind == "categorical") else 1.0 / max(len(cols) - 1, 1)
             if (w0 + w1 * step) / n + winf * step > slack:
-                be.set_bounds([mip.f[l]], [0.0], [0.0])
-                n_fixed_features += 1
-    k = max_changes(space, distance, bound)
-    if k is not None and k < len(space):              # a cardinality cut: sum f <= k
-        be.add_row(mip.f, np.ones(len(mip.f)), hi=float(k))
-    n_levels = mip.constr.fix_levels(be, lb, ub) if hasattr(mip.constr, "fix_levels") else 0
+                can_change[l] = False
+        if not can_change[l]:
+            lb[cols] = ub[cols] = z0[cols]
+    budget = (slack - w0 / n) * n / w1 if w1 > 0 else math.inf
+    return Radius(lb, ub, can_change, max_changes(space, distance, bound), max(budget, 0.0))
+
+
+def apply_radius(mip, space, distance, bound: float) -> dict:
+    """Tighten ``mip`` (a built NearestCounterfactual with a tree ensemble) to the
+    solutions of objective ``<= bound`` (module docstring, :func:`radius_box`): the
+    continuous columns' box as variable bounds, the discrete features it rules out fixed
+    unchanged, the cardinality cut, and the split levels the box decides. Returns what
+    was fixed."""
+    be = mip.backend
+    box = radius_box(space, distance, bound, mip.z0, mip.lb, mip.ub, mip.can_change)
+    n_fixed_features = 0
+    for l, f in enumerate(space):
+        if not mip.can_change[l] or f.immutable:
+            continue
+        if f.encoding == "continuous":
+            c = int(f.columns[0])
+            be.set_bounds([mip.v[c]], [box.lb[c]], [box.ub[c]])
+        elif not box.can_change[l]:
+            be.set_bounds([mip.f[l]], [0.0], [0.0])
+            n_fixed_features += 1
+    if box.k is not None and box.k < len(space):      # a cardinality cut: sum f <= k
+        be.add_row(mip.f, np.ones(len(mip.f)), hi=float(box.k))
+    n_levels = mip.constr.fix_levels(be, box.lb, box.ub) if hasattr(mip.constr, "fix_levels") else 0
     return {"fixed_features": n_fixed_features, "fixed_levels": n_levels}
 
 
