@@ -16,7 +16,6 @@ import numpy as np
 
 from ..solvers.base import Status
 from ..utils import EPS, Deadline
-from .enumeration import Classes
 from .formulations.pricing import BestChangeSet, PricingMIP
 from .formulations.seed import SeedPricing
 from .heuristics import price_known_change_sets
@@ -94,13 +93,14 @@ class PoolLevel(PricingLevel):
 
 
 class CompleteColumnsLevel(PricingLevel):
-    """Every maximal column (additive model, :class:`CompleteColumns`): exact pricing
+    """Every maximal column (additive model,
+    :class:`~groupcf.group.complete.CompleteColumns`): exact pricing
     as a matrix product."""
 
     name = "complete"
     exact = True
 
-    def __init__(self, full: "CompleteColumns", n_solutions: int):
+    def __init__(self, full, n_solutions: int):
         super().__init__()
         self.full, self.n_solutions = full, n_solutions
 
@@ -171,17 +171,3 @@ class ExactLevel(PricingLevel):
             out.columns.extend(c for c in more.columns if float(c.cover @ w) > 1 + EPS)
         self.time_aux += time.perf_counter() - t
         return out
-
-
-class CompleteColumns:
-    """Every maximal column of an additive model (its classes, filtered in closed form);
-    Column objects on demand."""
-
-    def __init__(self, problem: GroupProblem, completions, classes: Classes):
-        self.problem, self.completions, self.classes = problem, completions, classes
-        self.covers = classes.covers
-
-    def column(self, j: int) -> Column:
-        F, seed = self.classes.representative(j)
-        v = self.completions.completion(self.problem.Z[seed], F)
-        return self.problem.make_column(v, F, "enumeration")
