@@ -34,7 +34,6 @@ increase-only features excluded.
 """
 from __future__ import annotations
 
-import itertools
 import logging
 
 import numpy as np
@@ -79,6 +78,8 @@ class Completions:
         self.form = embedding.additive()
         self.mutable = np.array([not f.immutable and not f.increase_only for f in space])
         self._cache: dict = {}
+        self._candidates: dict = {}
+        self._columns = [f.columns for f in space]
         self.calls = {"closed_form": 0, "enumeration": 0, "mip": 0, "cached": 0,
                       "greedy": 0, "infeasible": 0, "unknown": 0}
 
@@ -90,7 +91,14 @@ class Completions:
     # ------------------------------------------------------------------ candidates
     def candidates(self, l: int, low: float = 0.0) -> np.ndarray:
         """Allowed values of feature ``l`` over its expanded columns, one per row
-        (codes ``>= low`` for an increase-only feature)."""
+        (codes ``>= low`` for an increase-only feature). Cached; do not modify."""
+        key = (l, low)
+        hit = self._candidates.get(key)
+        if hit is None:
+            hit = self._candidates[key] = self._make_candidates(l, low)
+        return hit
+
+    def _make_candidates(self, l: int, low: float) -> np.ndarray:
         f = self.space.features_[l]
         k = len(f.columns)
         if f.encoding == "onehot":
@@ -139,7 +147,9 @@ class Completions:
         F = tuple(sorted(int(l) for l in F))
         space = self.space
         lows = tuple(0.0 if low is None else float(low[l]) for l in F)
-        fixed, lb, ub = box_outside(space, z, F)
+        fixed = np.ones(space.n_features_out_, dtype=bool)
+        for l in F:
+            fixed[self._columns[l]] = False
         key = (value_key(z[fixed]), F, lows)
         hit = self._cache.get(key)
         if hit is not None:
@@ -155,9 +165,10 @@ class Completions:
         elif n_comb <= self.max_enumeration and not continuous:
             self.calls["enumeration"] += 1
             V = np.repeat(np.asarray(z, dtype=float)[None, :], n_comb, axis=0)
-            for r, combo in enumerate(itertools.product(*allowed)):
-                for l, o in zip(F, combo):
-                    V[r, space.features_[l].columns] = o
+            # every combination of the allowed values, as row indices per feature of F
+            idx = np.indices([len(a) for a in allowed]).reshape(len(F), -1) if F else None
+            for t, (l, a) in enumerate(zip(F, allowed)):
+                V[:, self._columns[l]] = a[idx[t]]
             s = self.embedding.score(V)
             j = int(np.argmax(s))
             res = (float(s[j]), V[j])
@@ -165,6 +176,7 @@ class Completions:
             return np.inf, None
         else:
             self.calls["mip"] += 1
+            _, lb, ub = box_outside(space, z, F)
             res = self._max_score(F, lows, lb, ub)
         self._cache[key] = res
         return res

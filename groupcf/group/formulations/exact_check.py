@@ -34,23 +34,34 @@ BUDGET = 50_000
 
 
 def check_union(completions, problem, s: int, core, low: np.ndarray, mutable: np.ndarray,
-                budget: int = BUDGET) -> tuple[bool | None, np.ndarray | None, frozenset]:
+                budget: int = BUDGET, refute_only: bool = False) -> tuple[bool | None, np.ndarray | None, frozenset]:
     """``(True, v, F)`` for an accepted completion of seed ``s`` on a maximal ``F ⊇ core``
     with increase-only features at least ``low``; ``(False, None, ∅)`` when none exists;
     ``(None, None, ∅)`` when some question needed a MIP or more than ``budget``
-    completions would be enumerated (module doc)."""
+    completions would be enumerated (module doc). ``refute_only``: the caller only needs
+    to know whether the answer is ``False``, so ``None`` is returned as soon as some
+    extension is known to need a MIP (then ``False`` is impossible)."""
     core = frozenset(int(l) for l in core)
     rest = [int(l) for l in np.flatnonzero(mutable) if int(l) not in core]
     size = min(problem.Tmax, int(mutable.sum()))
     if len(core) > size:
         return False, None, frozenset()
-    extensions = list(itertools.combinations(rest, size - len(core)))
-    if not completions.additive:
-        n = {l: len(completions.candidates(l, float(low[l]))) for l in core.union(rest)}
-        base = int(np.prod([n[l] for l in core])) if core else 1
-        if sum(base * int(np.prod([n[l] for l in e])) for e in extensions) > budget:
-            return None, None, frozenset()
     unknown = False
+    if not completions.additive:
+        # a continuous feature needs a MIP (Completions.best): only the extensions made
+        # of discrete features can be decided here, the others leave the answer open
+        continuous = {l for l in core.union(rest) if problem.space.features_[l].encoding == "continuous"}
+        if core & continuous:
+            return None, None, frozenset()
+        unknown = size > len(core) and any(l in continuous for l in rest)
+        if unknown and refute_only:
+            return None, None, frozenset()
+        rest = [l for l in rest if l not in continuous]
+        n = [len(completions.candidates(l, float(low[l]))) for l in rest]
+        base = int(np.prod([len(completions.candidates(l, float(low[l]))) for l in core])) if core else 1
+        if base * _sum_of_products(n, size - len(core)) > budget:
+            return None, None, frozenset()
+    extensions = itertools.combinations(rest, size - len(core))
     for extra in extensions:
         F = core | frozenset(extra)
         score, v = completions.best(problem.Z[s], F, low, allow_mip=False)
@@ -62,24 +73,42 @@ def check_union(completions, problem, s: int, core, low: np.ndarray, mutable: np
     return (None if unknown else False), None, frozenset()
 
 
+def _sum_of_products(n: list[int], k: int) -> int:
+    """Sum over the ``k``-subsets of ``n`` of their products (the elementary symmetric
+    polynomial of degree ``k``): how many completions the extensions enumerate."""
+    e = [1] + [0] * k
+    for x in n:
+        for j in range(k, 0, -1):
+            e[j] += e[j - 1] * x
+    return e[k] if k >= 0 else 0
+
+
 def lower_codes(problem, inc: np.ndarray, members) -> np.ndarray:
     """Lowest codes of the increase-only features ``inc`` (bool) covering ``members``."""
     return np.where(inc, problem.codes[np.asarray(members)].max(axis=0), 0.0)
 
 
 def items_test(completions, problem, s: int, ks: np.ndarray, unit: np.ndarray, inc: np.ndarray,
-               mutable: np.ndarray):
+               mutable: np.ndarray, memo: dict | None = None):
     """``(union, chosen units) -> bool`` for the seed's search: ``False`` only when
     :func:`check_union` proves that no completion covers the chosen types (``ks``: the
-    candidate types, ``unit``: each one's unit); memoised on the union and lower codes."""
-    memo: dict = {}
+    candidate types, ``unit``: each one's unit); memoised on the union and lower codes in
+    ``memo`` (answers do not depend on the duals: pass the seed's dict to keep them across
+    pricing rounds)."""
+    memo = {} if memo is None else memo
     cols = np.flatnonzero(inc)
+    # each unit's largest codes on the increase-only features
+    unit_low = np.full((int(unit.max()) + 1 if len(unit) else 0, len(cols)), -np.inf)
+    np.maximum.at(unit_low, unit, problem.codes[np.ix_(ks, cols)])
 
     def test(U, chosen) -> bool:
-        members = ks[np.isin(unit, chosen)]
-        key = (int(U), problem.codes[np.ix_(members, cols)].max(axis=0).tobytes())
-        if key not in memo:
-            low = lower_codes(problem, inc, members)
-            memo[key] = check_union(completions, problem, s, bits(int(U)), low, mutable)[0] is not False
-        return memo[key]
+        top = unit_low[chosen].max(axis=0)
+        key = (int(U), top.tobytes())
+        hit = memo.get(key)
+        if hit is None:
+            low = np.zeros(problem.n_features)
+            low[cols] = top
+            hit = memo[key] = check_union(completions, problem, s, bits(int(U)), low, mutable,
+                                          refute_only=True)[0] is not False
+        return hit
     return test

@@ -137,6 +137,7 @@ class SeedPricing:
         self._dmask = subsets.masks_of(self.D) if len(space) <= 62 else None
         self._dfs_failed: dict[int, bool] = {}   # seeds whose search hit the node limit
         self._cutoff: dict[int, tuple] = {}      # seed -> (backend, its cutoff row)
+        self._refuted: dict[int, dict] = {}      # seed -> memo of exact_check.items_test
         self.node_limit = node_limit
 
     def completion(self, i: int, F) -> np.ndarray:
@@ -278,7 +279,8 @@ class SeedPricing:
         edges = [(pos[same[i]], pos[same[j]]) for i, j in differ if same[i] in pos and same[j] in pos]
         seed_unit = pos[int(same[s])]
         feasible = self._linear_test(s) if self.linear else None
-        items = items_test(self.completions, p, s, ks, unit, self.inc, self.mutable) if screen else None
+        items = items_test(self.completions, p, s, ks, unit, self.inc, self.mutable,
+                           self._refuted.setdefault(s, {})) if screen else None
         floor = 1 + eps
         for _ in range(self.MAX_ROUNDS):
             val, chosen, complete = subsets.max_weight_union(
