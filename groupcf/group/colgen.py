@@ -254,7 +254,8 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
     if best_ip > lower and not deadline.passed:
         # the integer master is above the bound: the set cover over every class of every
         # maximal change set (complete for an additive model, else a relaxation verified lazily)
-        gap = _close_gap(problem, full, completions, solver, deadline, stats, active, opt.max_enumerated_sets)
+        gap = _close_gap(problem, full, completions, solver, deadline, stats, active, opt.max_enumerated_sets,
+                         best_cols)
         if gap is not None:
             lower = max(lower, gap.lower)
             if gap.columns is not None and len(gap.columns) < best_ip:
@@ -339,7 +340,7 @@ def _finish_stats(stats: Stats, levels, master, ctx, seed) -> None:
             stats.extra["completion_checks"] = dict(seed.completions.calls)
 
 
-def _close_gap(problem, full, completions, solver, deadline, stats, active, limit):
+def _close_gap(problem, full, completions, solver, deadline, stats, active, limit, incumbent=()):
     """The exact set cover over the complete columns of an additive model
     (:mod:`~groupcf.group.complete`), or
     :func:`~groupcf.group.enumeration.close_gap_by_enumeration` over every class when the
@@ -348,7 +349,7 @@ def _close_gap(problem, full, completions, solver, deadline, stats, active, limi
     t = time.perf_counter()
     if full is not None:
         try:
-            lower, cols = full.solve(active, solver, deadline)
+            lower, cols = full.solve(active, solver, deadline, incumbent)
         except SolverLicenseError as err:
             warnings.warn(f"the set cover over {len(full)} complete columns could not be solved ({err}); "
                           "branch-and-price continues", GroupCFWarning, stacklevel=2)

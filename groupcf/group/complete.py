@@ -83,21 +83,48 @@ class CompleteColumns:
             raise SolverError(f"internal error: complete column {j} does not cover its enumerated types")
         return col
 
-    def solve(self, active: np.ndarray, solver, deadline) -> tuple[int, list[Column] | None]:
+    def solve(self, active: np.ndarray, solver, deadline, incumbent: list[Column] = ()
+              ) -> tuple[int, list[Column] | None]:
         """The exact optimum over the ``active`` types: ``(lower bound, optimal columns or
-        None when the set cover stopped at the deadline)``."""
-        C = self.covers[:, active]
-        keep = np.flatnonzero(C.any(axis=1))
-        sol = solve_set_cover(C[keep], solver, time_limit=deadline.left())
-        if sol.status == Status.INFEASIBLE:
-            raise SolverError("internal error: the complete columns do not cover every explainable type")
-        bound = sol.dual_bound if sol.dual_bound is not None and np.isfinite(sol.dual_bound) else None
-        if bound is None and sol.status == Status.OPTIMAL:
-            bound = sol.objective
-        lower = 0 if bound is None else math.ceil(bound - EPS)
-        if sol.status != Status.OPTIMAL:
+        None when a set cover stopped at the deadline)``.
+
+        The set cover separates over the connected components of the types–covers graph
+        (no cover reaches two of them), so each is solved alone, smallest first; the
+        bound is the sum of the components' bounds. The ``incumbent`` columns (a cover
+        found before) enter too, as MIP starts: each lies inside a complete cover, so
+        the optimum is unchanged."""
+        import scipy.sparse as sp
+        from scipy.sparse.csgraph import connected_components
+
+        extra = [c for c in incumbent if (c.cover & active).any()]
+        A = np.vstack([self.covers] + [c.cover[None, :] for c in extra]) & active
+        cols = np.flatnonzero(A.any(axis=1))
+        A = A[cols]
+        types = np.flatnonzero(active)
+        m = len(cols)
+        B = sp.csr_matrix(A[:, types])
+        graph = sp.bmat([[None, B], [B.T, None]], format="csr")
+        n_comp, lab = connected_components(graph, directed=False)
+        col_lab, type_lab = lab[:m], lab[m:]
+        lower, chosen, proven = 0, [], True
+        for c in sorted(np.unique(type_lab), key=lambda c: (type_lab == c).sum()):
+            rows = np.flatnonzero(col_lab == c)
+            sub = A[np.ix_(rows, types[type_lab == c])]
+            start = (cols[rows] >= len(self.covers)).astype(float) if extra else None
+            sol = solve_set_cover(sub, solver, time_limit=deadline.left(), start=start)
+            if sol.status == Status.INFEASIBLE:
+                raise SolverError("internal error: the complete columns do not cover every explainable type")
+            bound = sol.dual_bound if sol.dual_bound is not None and np.isfinite(sol.dual_bound) else None
+            if bound is None and sol.status == Status.OPTIMAL:
+                bound = sol.objective
+            lower += max(1, 0 if bound is None else math.ceil(bound - EPS))
+            if sol.status != Status.OPTIMAL:
+                proven = False
+                continue
+            chosen.extend(int(cols[rows[r]]) for r in np.flatnonzero(sol.x[: len(rows)] > 0.5))
+        if not proven:
             return lower, None
-        return lower, [self.column(int(keep[r])) for r in np.flatnonzero(sol.x[: len(keep)] > 0.5)]
+        return lower, [self.column(j) if j < len(self.covers) else extra[j - len(self.covers)] for j in chosen]
 
 
 def complete_columns(problem: GroupProblem, completions, sets, deadline=None, max_staircase: int = 20_000,
