@@ -28,9 +28,11 @@ short driver; each keeps its own statistics.
 
 The integer master over all generated columns gives the answer; it is certified optimal
 when it meets the bound. When it does not and the maximal change sets can be
-enumerated, the set cover over every class of every maximal change set
-(:mod:`groupcf.group.enumeration`) closes the gap: for an additive model the classes are
-the complete column set, for a network a relaxation whose chosen classes are verified
+enumerated, the set cover over them closes the gap: for an additive model over the
+complete column set (:mod:`groupcf.group.complete`: every class of every maximal change
+set, increase-only features by their thresholds; one set cover per connected component),
+for a network without increase-only features over every class
+(:mod:`groupcf.group.enumeration`), a relaxation whose chosen classes are verified
 lazily. Otherwise (or if that leaves a gap) **branch-and-price**
 (:mod:`groupcf.group.branching`, Ryan–Foster branching, seed pricing with the branching
 rows) runs until the tree is exhausted or the time limit passes (then the gap is

@@ -16,9 +16,9 @@ solves the relaxation and verifies only the classes it chooses (a completion che
 :math:`F`: greedy in numpy, a small MIP when the greedy search fails on a network);
 a class proven infeasible under every change set that produces it is removed and the
 relaxation re-solved. The bound stays valid throughout, because only proven-infeasible
-classes are ever removed. For an additive model (logistic regression, linear
-classifiers) the classes are filtered in closed form while they are enumerated, so one
-set cover is the exact optimum.
+classes are ever removed. An additive model (logistic regression, linear classifiers)
+needs no verification: :mod:`~groupcf.group.complete` lists its feasible columns in
+closed form, so one set cover is the exact optimum.
 
 Measured on German, ReLU net 20×20, :math:`|S| = 100`, :math:`T_{max} = 15` (15,504
 change sets, 40,479 distinct classes — all feasible): column generation stops at the LP
@@ -82,13 +82,9 @@ class Classes:
         return self.sets[self.pair_F[j]], int(self.pair_seed[j])
 
 
-def enumerate_classes(problem: GroupProblem, change_sets, feasible=None, deadline=None) -> Classes | None:
-    """Every distinct class of types equal outside some ``F`` in ``change_sets``.
-
-    ``feasible(Fl, first)``, when given, returns a bool per class of ``Fl`` (``first``:
-    one member of each) and only feasible (change set, class) pairs are kept; without it
-    every class is kept (the model-free relaxation). ``None`` when the deadline passes.
-    """
+def enumerate_classes(problem: GroupProblem, change_sets, deadline=None) -> Classes | None:
+    """Every distinct class of types equal outside some ``F`` in ``change_sets`` (the
+    model-free relaxation); ``None`` when the deadline passes."""
     n = problem.n_types
     member = np.random.default_rng(54321).integers(1, 2**63, size=n, dtype=np.uint64)
     row_of: dict[int, int] = {}
@@ -100,20 +96,17 @@ def enumerate_classes(problem: GroupProblem, change_sets, feasible=None, deadlin
         Fl = sorted(F)
         _, first, cls = np.unique(problem.outside_keys(Fl), return_index=True, return_inverse=True)
         cls = cls.ravel()
-        ok = np.flatnonzero(feasible(Fl, first)) if feasible is not None else np.arange(len(first))
-        if not len(ok):
-            continue
         ident = np.zeros(len(first), dtype=np.uint64)
         np.add.at(ident, cls, member)
-        rows = np.empty(len(ok), dtype=np.int64)
-        for t, c in enumerate(ok):
+        rows = np.empty(len(first), dtype=np.int64)
+        for c in range(len(first)):
             r = row_of.setdefault(int(ident[c]), len(row_of))
             if r == len(covers):
                 covers.append(cls == c)
-            rows[t] = r
+            rows[c] = r
         p_row.append(rows)
-        p_F.append(np.full(len(ok), j, dtype=np.int32))
-        p_seed.append(first[ok].astype(np.int32))
+        p_F.append(np.full(len(first), j, dtype=np.int32))
+        p_seed.append(first.astype(np.int32))
     sets = list(change_sets)
     if not covers:
         empty = np.zeros(0, dtype=np.int32)
