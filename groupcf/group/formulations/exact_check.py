@@ -17,6 +17,13 @@ codes (every column of seed :math:`s` respects them), "infeasible" holds for eve
 :math:`\ell` = their largest codes) it is monotone — adding types only grows :math:`U`
 and :math:`\ell` — so the seed's depth-first search prunes with it and its optimum is the
 seed's exact pricing value, no MIP involved.
+
+For a network, a question whose change set holds a continuous feature needs a MIP
+(:meth:`~groupcf.formulations.completion.Completions.best`): when every maximal extension
+of :math:`U` holds one, "infeasible" cannot be shown here and the search is told so at
+once (``refute_only``) instead of enumerating the discrete extensions.
+The additive-model tests of mode ``"linear"`` (:func:`linear_union_test`,
+:func:`extend_by_gain`) live here too.
 """
 from __future__ import annotations
 
@@ -112,3 +119,29 @@ def items_test(completions, problem, s: int, ks: np.ndarray, unit: np.ndarray, i
                                           refute_only=True)[0] is not False
         return hit
     return test
+
+
+def linear_union_test(g: np.ndarray, need: float, Tmax: int):
+    """Monotone feasibility of a union of difference sets (bitmask) for an additive model
+    without increase-only features: the union's gains ``g`` (per feature, ≥ 0; 0 for
+    immutable ones) plus the best further ``Tmax - |union|`` gains reach ``need``."""
+    order = np.argsort(-g, kind="stable")          # features by gain, best first
+    g_sorted = g[order]
+    shifts = order.astype(np.int64)
+
+    def feasible(U) -> bool:
+        inside = ((np.int64(U) >> shifts) & 1).astype(bool)     # in gain order
+        extra = g_sorted[~inside][: Tmax - int(inside.sum())]
+        return float(g_sorted[inside].sum() + extra.sum()) >= need
+
+    return feasible
+
+
+def extend_by_gain(g: np.ndarray, core, Tmax: int) -> frozenset:
+    """``core`` plus the further features of largest positive gain ``g`` (``-inf``: not
+    allowed), up to ``Tmax`` features."""
+    g = g.copy()
+    g[list(core)] = -np.inf
+    k = Tmax - len(core)
+    extra = [int(l) for l in np.argsort(-g, kind="stable")[:k] if np.isfinite(g[l]) and g[l] > 0]
+    return frozenset(core) | frozenset(extra)

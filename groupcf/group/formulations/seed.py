@@ -88,7 +88,7 @@ from .subsets import decisions
 from ...formulations.completion import Completions
 from ...utils import EPS
 from .coverage import add_inclusion_coverage
-from .exact_check import check_union, items_test, lower_codes
+from .exact_check import check_union, extend_by_gain, items_test, linear_union_test, lower_codes
 from .pricing import PricingResult
 from ...formulations.rows import RowBuffer
 
@@ -278,7 +278,8 @@ class SeedPricing:
         pos = {int(lab): u for u, lab in enumerate(labels)}
         edges = [(pos[same[i]], pos[same[j]]) for i, j in differ if same[i] in pos and same[j] in pos]
         seed_unit = pos[int(same[s])]
-        feasible = self._linear_test(s) if self.linear else None
+        feasible = linear_union_test(np.where(self.mutable, self.G[s], 0.0), p.score_lo - self.s[s],
+                                     p.Tmax) if self.linear else None
         items = items_test(self.completions, p, s, ks, unit, self.inc, self.mutable,
                            self._refuted.setdefault(s, {})) if screen else None
         floor = 1 + eps
@@ -300,7 +301,7 @@ class SeedPricing:
                     return 0.0, None, None
                 col = p.make_column(v, F, "seed")
             elif self.linear:
-                F = self._extend(s, core)
+                F = extend_by_gain(np.where(self.mutable, self.G[s], -np.inf), core, p.Tmax)
                 col = p.make_column(self.completion(s, F), F, "seed")
             else:
                 ok, v, changed = self.checker.check(p.Z[s], core, p.Tmax - len(core))
@@ -319,31 +320,6 @@ class SeedPricing:
             return float(col.cover @ w), val, col
         log.warning("seed %d: no proof after %d no-good cuts", s, self.MAX_ROUNDS)
         return 0.0, None, None
-
-    def _linear_test(self, s):
-        """Monotone feasibility of a union of difference sets for a linear model: the
-        seed's score plus the gains of the union and of the best further features."""
-        p = self.problem
-        g = np.where(self.mutable, self.G[s], 0.0)
-        need = p.score_lo - self.s[s]
-        order = np.argsort(-g, kind="stable")          # features by gain, best first
-        g_sorted = g[order]
-        shifts = order.astype(np.int64)
-
-        def feasible(U) -> bool:
-            inside = ((np.int64(U) >> shifts) & 1).astype(bool)     # in gain order
-            extra = g_sorted[~inside][: p.Tmax - int(inside.sum())]
-            return float(g_sorted[inside].sum() + extra.sum()) >= need
-
-        return feasible
-
-    def _extend(self, s, core) -> frozenset:
-        """``core`` plus the further features of largest gain, up to ``Tmax`` (linear)."""
-        g = np.where(self.mutable, self.G[s], -np.inf)
-        g[list(core)] = -np.inf
-        k = self.problem.Tmax - len(core)
-        extra = [int(l) for l in np.argsort(-g, kind="stable")[:k] if np.isfinite(g[l]) and g[l] > 0]
-        return frozenset(core) | frozenset(extra)
 
     def _add_nogood(self, s: int, core) -> tuple[np.ndarray, float]:
         """Record that no completion of seed ``s`` changes only ``core`` plus
