@@ -547,3 +547,17 @@ def test_pyomo_split_picks_backend_class():
     for name in INSTALLED:
         if name.startswith("pyomo:"):
             assert type(make_backend(name)) is PyomoFactoryBackend
+
+
+@pytest.mark.skipif("pyomo:cbc" not in AVAILABLE or "pyomo:glpk" not in AVAILABLE, reason="cbc and glpk needed")
+def test_pyomo_factory_passes_the_absolute_gap():
+    """``mip_abs_gap`` (MACE's exactness on tiny objectives) reaches cbc under its own name;
+    glpk has no such option and stops at its relative gap (0 by default), so nothing is
+    passed and nothing is warned."""
+    import warnings as w
+
+    assert make_backend("pyomo:cbc", mip_abs_gap=1e-10)._solver_options()["allowableGap"] == 1e-10
+    with w.catch_warnings():
+        w.simplefilter("error")
+        opts = make_backend("pyomo:glpk", mip_abs_gap=1e-10)._solver_options()
+    assert not any("gap" in k.lower() for k in opts)

@@ -24,6 +24,10 @@ _TIME_LIMIT = {"cbc": "seconds", "glpk": "tmlim", "gurobi": "TimeLimit", "cplex"
 _MIP_GAP = {"cbc": "ratioGap", "glpk": "mipgap", "gurobi": "MIPGap", "cplex": "mipgap",
             "scip": "limits/gap", "xpress": "miprelstop", "gurobi_direct": "MIPGap",
             "cplex_direct": "mipgap", "gams": "optcr"}
+# absolute MIP gap; glpk has none (it stops at its relative gap, 0 by default: exact)
+_MIP_ABS_GAP = {"cbc": "allowableGap", "gurobi": "MIPGapAbs", "gurobi_direct": "MIPGapAbs",
+                "cplex": "mip_tolerances_absmipgap", "cplex_direct": "mip_tolerances_absmipgap",
+                "scip": "limits/absgap", "xpress": "mipabsstop", "gams": "optca"}
 _THREADS = {"cbc": "threads", "gurobi": "Threads", "cplex": "threads",
             "scip": "parallel/maxnthreads",
             "gurobi_direct": "Threads", "cplex_direct": "threads"}
@@ -61,6 +65,7 @@ class PyomoFactoryBackend(PyomoBackend):
         opts = {}
         for value, table, what in ((o.time_limit, _TIME_LIMIT, "time_limit"),
                                    (o.mip_gap, _MIP_GAP, "mip_gap"),
+                                   (None if name == "glpk" else o.mip_abs_gap, _MIP_ABS_GAP, "mip_abs_gap"),
                                    (o.threads or None, _THREADS, "threads")):
             if value is None:
                 continue
