@@ -81,6 +81,19 @@ def test_complete_columns_are_exact(n_inc):
             members = idx[[i for i in range(len(idx)) if (m >> i) & 1]]
             assert covers[:, members].all(axis=1).any(), (Tmax, members)
         best, _, explainable = brute_force_group(pipe[0], real_logit(pipe), S, Tmax)
+        active = np.zeros(p.n_types, dtype=bool)
+        active[idx[explainable]] = True
+        # the exact set cover per component, alone and with a greedy cover as the start
+        left, greedy = active.copy(), []
+        while left.any():
+            j = int(np.argmax((covers & left).sum(axis=1)))
+            greedy.append(full.column(j))
+            left &= ~covers[j]
+        for incumbent in ([], greedy):
+            lower, cols = full.solve(active, "highs", Deadline(None), incumbent)
+            assert lower == best and len(cols) == best
+            assert (np.any([c.cover for c in cols], axis=0) >= active).all()
+            assert all(p.is_positive(c.v) for c in cols)
         res = gcf.explain_group(S, pipe, Tmax, progress=False, allow_partial=not explainable.all())
         assert res.is_optimal and res.n_explanations == best
         assert res.stats.get("complete_columns") == len(full)
