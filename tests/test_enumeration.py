@@ -149,3 +149,38 @@ def test_a_solver_refusing_the_relaxation_falls_back_to_branch_and_price(triangl
     assert res.stats["bp_nodes"] >= 2 and "gap_closed_by_enumeration" not in res.stats
     assert res.n_explanations == 4 and res.is_optimal
     res.validate()
+
+
+def test_relaxation_with_increase_only_features_is_a_bound():
+    """With increase-only features the class relaxation is only a bound (no class is ever
+    removed): never above the brute-force optimum, and an optimum it returns is one —
+    every type covered by accepted points, as many as brute force. With an incumbent
+    (each type's own initial column) the same holds."""
+    from groupcf.group.common import initial_columns
+
+    done = returned = 0
+    for seed in range(5000):
+        case = random_case(seed)
+        if case is None or not any(f.increase_only and not f.immutable for f in case[0][0]):
+            continue
+        pipe, S, Tmax = case
+        best, _, explainable = brute_force_group(pipe[0], real_logit(pipe), S, Tmax)
+        if not explainable.all():
+            continue
+        p = problem_of(pipe, S, Tmax)
+        sets, _ = maximal_change_sets(p, 10**6)
+        classes = enumerate_classes(p, sets)
+        own, _ = initial_columns(p, "highs", Deadline(None), completions=completions_of(p), prove=False)
+        for incumbent in ([], own):
+            res = close_gap_by_enumeration(p, classes, completions_of(p), np.ones(p.n_types, dtype=bool),
+                                           "highs", Deadline(None), incumbent)
+            assert res.lower <= best and res.removed == 0
+            if res.columns is not None:
+                assert len(res.columns) == best
+                assert np.any([c.cover for c in res.columns], axis=0).all()
+                assert all(p.is_positive(c.v) for c in res.columns)
+                returned += 1
+        done += 1
+        if done == 40:
+            break
+    assert done == 40 and returned >= 20

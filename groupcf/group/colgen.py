@@ -346,8 +346,8 @@ def _close_gap(problem, full, completions, solver, deadline, stats, active, limi
     """The exact set cover over the complete columns of an additive model
     (:mod:`~groupcf.group.complete`), or
     :func:`~groupcf.group.enumeration.close_gap_by_enumeration` over every class when the
-    maximal change sets number at most ``limit`` (no increase-only feature); ``None`` when
-    neither applies."""
+    maximal change sets number at most ``limit`` (with increase-only features a bound,
+    and the optimum only when the chosen classes pass); ``None`` when neither applies."""
     t = time.perf_counter()
     if full is not None:
         try:
@@ -359,15 +359,15 @@ def _close_gap(problem, full, completions, solver, deadline, stats, active, limi
         stats.extra.update(gap_closed_by_enumeration=cols is not None, enumeration_classes=len(full),
                            time_gap_enumeration=time.perf_counter() - t)
         return GapResult(lower, cols, 1, 0, 0)
-    sets, complete = maximal_change_sets(problem, limit)
-    if not sets or not complete:
+    sets, _ = maximal_change_sets(problem, limit)
+    if not sets:
         return None
     classes = enumerate_classes(problem, sets, deadline=deadline)
     stats.extra["time_enumeration"] = time.perf_counter() - t
     if classes is None:
         return None
     try:
-        gap = close_gap_by_enumeration(problem, classes, completions, active, solver, deadline)
+        gap = close_gap_by_enumeration(problem, classes, completions, active, solver, deadline, incumbent)
     except SolverLicenseError as err:      # e.g. a size-limited Gurobi licence
         warnings.warn(f"the set cover over {len(classes)} classes could not be solved ({err}); "
                       "branch-and-price continues", GroupCFWarning, stacklevel=2)

@@ -43,9 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import SolverError
-from ..solvers.base import Status
-from ..utils import EPS
-from .formulations.master import solve_set_cover
+from .formulations.master import set_cover_by_components
 from .problem import Column, GroupProblem
 
 log = logging.getLogger(__name__)
@@ -93,38 +91,15 @@ class CompleteColumns:
         bound is the sum of the components' bounds. The ``incumbent`` columns (a cover
         found before) enter too, as MIP starts: each lies inside a complete cover, so
         the optimum is unchanged."""
-        import scipy.sparse as sp
-        from scipy.sparse.csgraph import connected_components
-
         extra = [c for c in incumbent if (c.cover & active).any()]
         A = np.vstack([self.covers] + [c.cover[None, :] for c in extra]) & active
         cols = np.flatnonzero(A.any(axis=1))
-        A = A[cols]
-        types = np.flatnonzero(active)
-        m = len(cols)
-        B = sp.csr_matrix(A[:, types])
-        graph = sp.bmat([[None, B], [B.T, None]], format="csr")
-        n_comp, lab = connected_components(graph, directed=False)
-        col_lab, type_lab = lab[:m], lab[m:]
-        lower, chosen, proven = 0, [], True
-        for c in sorted(np.unique(type_lab), key=lambda c: (type_lab == c).sum()):
-            rows = np.flatnonzero(col_lab == c)
-            sub = A[np.ix_(rows, types[type_lab == c])]
-            start = (cols[rows] >= len(self.covers)).astype(float) if extra else None
-            sol = solve_set_cover(sub, solver, time_limit=deadline.left(), start=start)
-            if sol.status == Status.INFEASIBLE:
-                raise SolverError("internal error: the complete columns do not cover every explainable type")
-            bound = sol.dual_bound if sol.dual_bound is not None and np.isfinite(sol.dual_bound) else None
-            if bound is None and sol.status == Status.OPTIMAL:
-                bound = sol.objective
-            lower += max(1, 0 if bound is None else math.ceil(bound - EPS))
-            if sol.status != Status.OPTIMAL:
-                proven = False
-                continue
-            chosen.extend(int(cols[rows[r]]) for r in np.flatnonzero(sol.x[: len(rows)] > 0.5))
-        if not proven:
+        start = (cols >= len(self.covers)).astype(float) if extra else None
+        lower, chosen = set_cover_by_components(A[np.ix_(cols, np.flatnonzero(active))], solver, deadline, start)
+        if chosen is None:
             return lower, None
-        return lower, [self.column(j) if j < len(self.covers) else extra[j - len(self.covers)] for j in chosen]
+        n = len(self.covers)
+        return lower, [self.column(j) if j < n else extra[j - n] for j in cols[chosen]]
 
 
 def complete_columns(problem: GroupProblem, completions, sets, deadline=None, max_staircase: int = 20_000,

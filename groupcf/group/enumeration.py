@@ -35,16 +35,13 @@ recomputed exactly from the codes and must equal its class.
 from __future__ import annotations
 
 import logging
-import math
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..exceptions import SolverError
-from .formulations.master import solve_set_cover
-from ..solvers.base import Status
-from ..utils import EPS
+from .formulations.master import set_cover_by_components
 from .problem import Column, GroupProblem
 
 log = logging.getLogger(__name__)
@@ -127,38 +124,49 @@ class GapResult:
 
 
 def close_gap_by_enumeration(problem: GroupProblem, classes: Classes, checker, active: np.ndarray,
-                             solver, deadline) -> GapResult:
+                             solver, deadline, incumbent: list[Column] = ()) -> GapResult:
     """Solve the set cover over ``classes`` (a relaxation unless every class is known to be
     feasible) and verify the classes it chooses; see the module docstring.
 
     ``checker``: the completion service
     (:class:`~groupcf.formulations.completion.Completions`); ``active``:
-    the types to explain. Returns the bound and, when the chosen classes all have accepted
-    points, the optimal columns.
+    the types to explain; ``incumbent``: columns of a cover found before (they enter as
+    verified columns and as the MIP start; each lies inside a class, so the relaxation is
+    unchanged). Each set cover is solved per connected component
+    (:func:`~groupcf.group.formulations.master.set_cover_by_components`). Returns the
+    bound and, when the chosen classes all have accepted points, the optimal columns.
+
+    With increase-only features a class is covered whole only by a point at or above its
+    members' largest codes, and a class that is not may still have coverable subsets: the
+    chosen classes are checked with those lower codes (closed form or enumeration, never
+    a MIP) and no class is ever removed — the bound stands, and the optimum is returned
+    only when every chosen class passes.
     """
-    C = classes.covers[:, active]
+    inc = np.array([f.increase_only and not f.immutable for f in problem.space])
+    extra = [c for c in incumbent if (c.cover & active).any()]
+    covers = np.vstack([classes.covers] + [c.cover[None, :] for c in extra]) if extra else classes.covers
+    C = covers[:, active]
+    n_cls = len(classes.covers)
     alive = C.any(axis=1)
-    verified: dict[int, Column] = {}
+    verified: dict[int, Column] = {n_cls + t: c for t, c in enumerate(extra)}
     lower, rounds, removed, unknown = 0, 0, 0, set()
     while not deadline.passed:
         rounds += 1
         idx = np.flatnonzero(alive)
-        sol = solve_set_cover(C[idx], solver, time_limit=deadline.left())
-        if sol.status == Status.INFEASIBLE:
-            raise SolverError("internal error: the classes do not cover every explainable type")
-        bound = sol.dual_bound if sol.dual_bound is not None and np.isfinite(sol.dual_bound) else None
-        if bound is None and sol.status == Status.OPTIMAL:
-            bound = sol.objective          # a backend without a reported dual bound
-        if bound is not None:
-            lower = max(lower, math.ceil(bound - EPS))
-        if sol.status != Status.OPTIMAL:
+        start = (idx >= n_cls).astype(float) if extra else None
+        bound, chosen = set_cover_by_components(C[idx], solver, deadline, start)
+        lower = max(lower, bound)
+        if chosen is None:
             break
-        chosen = idx[sol.x[: len(idx)] > 0.5]
+        chosen = idx[chosen]
         progress = False
         for r in chosen:
             if r in verified or r in unknown:
                 continue
-            answer, col = _verify(problem, classes, checker, r, deadline)
+            if inc.any():
+                answer, col = _verify_with_lows(problem, classes, checker, r, inc)
+            else:
+                answer, col = _verify(problem, classes, checker, r, deadline)
             if answer is True:
                 verified[r] = col
             elif answer is False:
@@ -172,6 +180,19 @@ def close_gap_by_enumeration(problem: GroupProblem, classes: Classes, checker, a
         if not progress:
             break        # an unknown class blocks: the bound stands, no verified optimum
     return GapResult(lower, None, rounds, removed, len(unknown))
+
+
+def _verify_with_lows(problem, classes, checker, r, inc) -> tuple[bool | None, Column | None]:
+    """Class ``r`` with increase-only features: an accepted point on one of its change sets
+    at or above the members' largest codes (``Completions.best`` without a MIP), else
+    ``None`` — never ``False``, since a subset of the class may still be coverable."""
+    members = np.flatnonzero(classes.covers[r])
+    low = np.where(inc, problem.codes[members].max(axis=0), 0.0)
+    for F, seed in classes.pairs(r):
+        score, v = checker.best(problem.Z[seed], F, low, allow_mip=False)
+        if v is not None and score >= problem.score_lo:
+            return True, _column(problem, classes, r, v, F)
+    return None, None
 
 
 def _verify(problem, classes, checker, r, deadline) -> tuple[bool | None, Column | None]:

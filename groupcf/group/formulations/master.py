@@ -17,10 +17,14 @@ over the columns admissible there.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from ...exceptions import SolverError
 from ...solvers import make_backend
-from ...solvers.base import INF, Solution, VarType
+from ...solvers.base import INF, Solution, Status, VarType
+from ...utils import EPS
 from ...formulations.rows import RowBuffer
 
 
@@ -91,6 +95,38 @@ def solve_set_cover(C: np.ndarray, solver, allowed: np.ndarray | None = None, ti
     if start is not None and be.capabilities.mip_start:
         be.set_mip_start(y, start.astype(float))
     return be.solve()
+
+
+def set_cover_by_components(C: np.ndarray, solver, deadline, start: np.ndarray | None = None
+                            ) -> tuple[int, np.ndarray | None]:
+    """:func:`solve_set_cover` over ``C`` (columns × types, every type coverable), one
+    connected component of the types–columns graph at a time (no column reaches two, so
+    the optimum and the bound are sums), smallest first. Returns ``(lower bound, chosen
+    column indices or None when some component stopped at the deadline)``; ``start``: a
+    feasible 0/1 vector over the columns (its restriction is each component's MIP start)."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    m = len(C)
+    B = sp.csr_matrix(C)
+    _, lab = connected_components(sp.bmat([[None, B], [B.T, None]], format="csr"), directed=False)
+    col_lab, type_lab = lab[:m], lab[m:]
+    lower, chosen, proven = 0, [], True
+    for c in sorted(np.unique(type_lab), key=lambda c: (type_lab == c).sum()):
+        rows = np.flatnonzero(col_lab == c)
+        sol = solve_set_cover(C[np.ix_(rows, np.flatnonzero(type_lab == c))], solver, time_limit=deadline.left(),
+                              start=None if start is None else start[rows])
+        if sol.status == Status.INFEASIBLE:
+            raise SolverError("internal error: a set cover whose columns do not cover every type")
+        bound = sol.dual_bound if sol.dual_bound is not None and np.isfinite(sol.dual_bound) else None
+        if bound is None and sol.status == Status.OPTIMAL:
+            bound = sol.objective              # a backend without a reported dual bound
+        lower += max(1, 0 if bound is None else math.ceil(bound - EPS))
+        if sol.status != Status.OPTIMAL:
+            proven = False
+            continue
+        chosen.extend(rows[sol.x[: len(rows)] > 0.5].tolist())
+    return lower, (np.array(chosen, dtype=int) if proven else None)
 
 
 def _empty(m: int, n: int):
