@@ -31,9 +31,9 @@ when it meets the bound. When it does not and the maximal change sets can be
 enumerated, the set cover over them closes the gap: for an additive model over the
 complete column set (:mod:`groupcf.group.complete`: every class of every maximal change
 set, increase-only features by their thresholds; one set cover per connected component),
-for a network without increase-only features over every class
-(:mod:`groupcf.group.enumeration`), a relaxation whose chosen classes are verified
-lazily. Otherwise (or if that leaves a gap) **branch-and-price**
+for a network over every class (:mod:`groupcf.group.enumeration`), a relaxation whose
+chosen classes are verified lazily (with increase-only features only a bound unless
+every chosen class passes). Otherwise (or if that leaves a gap) **branch-and-price**
 (:mod:`groupcf.group.branching`, Ryan–Foster branching, seed pricing with the branching
 rows) runs until the tree is exhausted or the time limit passes (then the gap is
 reported).
@@ -99,8 +99,8 @@ class ColgenOptions:
         is enumerated: up front for an additive model (:mod:`~groupcf.group.complete`,
         increase-only features included: pricing is then a matrix product and the exact
         set cover over the complete columns closes any gap; Credit LR, |S| = 563,
-        Tmax = 5: 26,334 change sets, 5,221 covers in 3.4 s), for a network without
-        increase-only features only when a gap remains (:mod:`~groupcf.group.enumeration`;
+        Tmax = 5: 26,334 change sets, 5,221 covers in 3.4 s), for a network only when a
+        gap remains (:mod:`~groupcf.group.enumeration`;
         measured on German LR, |S| = 100: enumeration wins at 15,504 change sets and loses
         at 184,756: 14 s against 9 s). ``0`` disables it.
     seed_mode
@@ -256,6 +256,7 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
     if best_ip > lower and not deadline.passed:
         # the integer master is above the bound: the set cover over every class of every
         # maximal change set (complete for an additive model, else a relaxation verified lazily)
+        # or, with increase-only features, a bound unless every chosen class passes
         gap = _close_gap(problem, full, completions, solver, deadline, stats, active, opt.max_enumerated_sets,
                          best_cols)
         if gap is not None:

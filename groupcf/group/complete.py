@@ -29,7 +29,10 @@ is a closed form. Coverage is monotone in :math:`F`, so only the change sets of 
 The result is the complete column set: pricing over it is a matrix product and the set
 cover over it is the exact optimum, with every chosen cover turned into an accepted point
 by the closed-form completion with lower codes :math:`t` (its exact coverage recomputed;
-it contains the enumerated cover). ``None`` (the caller falls back to seed pricing and
+it contains the enumerated cover). Covers are told apart by the wrapping sum of random
+64-bit ids of their members (a collision, probability about ``m² / 2⁶⁴`` for ``m``
+covers, would drop one; the same device as :mod:`~groupcf.group.enumeration`).
+``None`` (the caller falls back to seed pricing and
 branch-and-price) when a class's staircase exceeds ``max_staircase`` combinations, the
 cover matrix ``max_cells`` cells or the deadline passes.
 """
@@ -140,8 +143,7 @@ def complete_columns(problem: GroupProblem, completions, sets, deadline=None, ma
             if res:
                 acc.add(np.array([member[m].sum(dtype=np.uint64) for _, m in res], dtype=np.uint64), j,
                         np.array([m[0] for _, m in res]), np.array([t for t, _ in res]))
-            continue
-        if not I:
+        elif not I:
             ok = np.flatnonzero(base[first] >= lo)
             inside = np.isin(cls, ok)
             t = np.zeros((len(first), 0))
@@ -153,15 +155,14 @@ def complete_columns(problem: GroupProblem, completions, sets, deadline=None, ma
             ok = np.flatnonzero(np.isfinite(t1))
             inside = codes[:, l] <= t1[cls] + TOL
             t = t1[:, None]
-        if not len(ok):
-            continue
-        ident = np.zeros(len(first), dtype=np.uint64)
-        np.add.at(ident, cls[inside], member[inside])
-        # a member of each cover: the first type of the class inside it
-        rep = np.full(len(first), -1)
-        where = np.flatnonzero(inside)[::-1]
-        rep[cls[where]] = where
-        acc.add(ident[ok], j, rep[ok], t[ok])
+        if len(I) <= 1 and len(ok):
+            ident = np.zeros(len(first), dtype=np.uint64)
+            np.add.at(ident, cls[inside], member[inside])
+            # a member of each cover: the first type of the class inside it
+            rep = np.full(len(first), -1)
+            where = np.flatnonzero(inside)[::-1]
+            rep[cls[where]] = where
+            acc.add(ident[ok], j, rep[ok], t[ok])
         if acc.distinct * n > max_cells:
             log.info("complete columns: over %d distinct covers", max_cells // n)
             return None
