@@ -184,3 +184,19 @@ def test_relaxation_with_increase_only_features_is_a_bound():
         if done == 40:
             break
     assert done == 40 and returned >= 20
+
+
+def test_classes_of_matches_unique():
+    """``classes_of`` = ``np.unique`` (first index, inverse) plus the members' id sums."""
+    from groupcf.group.enumeration import classes_of
+
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 7, 300):
+        keys = rng.integers(0, max(1, n // 3), size=n).astype(np.uint64) * np.uint64(2**40)
+        member = rng.integers(1, 2**63, size=n, dtype=np.uint64)
+        first, cls, ident = classes_of(keys, member)
+        _, f2, c2 = np.unique(keys, return_index=True, return_inverse=True)
+        assert np.array_equal(first, f2) and np.array_equal(cls, c2.ravel())
+        expect = np.zeros(len(f2), dtype=np.uint64)
+        np.add.at(expect, c2.ravel(), member)
+        assert np.array_equal(ident, expect)

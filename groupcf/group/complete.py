@@ -46,6 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import SolverError
+from .enumeration import classes_of
 from .formulations.master import set_cover_by_components
 from .problem import Column, GroupProblem
 
@@ -133,8 +134,7 @@ def complete_columns(problem: GroupProblem, completions, sets, deadline=None, ma
             return None
         Fl = sorted(F)
         I = [l for l in Fl if inc[l]]
-        _, first, cls = np.unique(problem.outside_keys(Fl), return_index=True, return_inverse=True)
-        cls = cls.ravel()
+        first, cls, _ = classes_of(problem.outside_keys(Fl), member)
         base = s - own[:, Fl].sum(axis=1) + best_free[[l for l in Fl if not inc[l]]].sum()
         if len(I) > 1:
             res = _staircases(cls, first, codes[:, I], base, best_own[:, I], lo, max_staircase)
