@@ -8,8 +8,8 @@ is a closed form. Coverage is monotone in :math:`F`, so only the change sets of 
 :math:`\beta_K`). Let :math:`I = F \cap \{\text{increase-only}\}`.
 
 * :math:`I = \emptyset`: the class is covered whole iff
-  :math:`\beta_K + \sum_{l \in F} \max_u g_l(u) \ge \tau` (paper eqs. 15–18 with the
-  complete column set; the case :mod:`~groupcf.group.enumeration` had).
+  :math:`\beta_K + \sum_{l \in F} \max_u g_l(u) \ge \tau` (the only case listed up front
+  before this module).
 * :math:`I \ne \emptyset`: a point covers :math:`k \in K` only if :math:`v_l \ge x_{kl}`
   for :math:`l \in I`. For thresholds :math:`t \in \mathbb{R}^I` the set
   :math:`K(t) = \{k \in K : x_{kl} \le t_l\ \forall l \in I\}` is covered by one point iff
@@ -225,7 +225,6 @@ def _staircases(cls, first, C, base, B, lo, cap):
     for c in range(len(first)):
         m = order[bounds[c]: bounds[c + 1]]
         Cm, Bm, b = C[m], B[m], float(base[m[0]])
-        # the best contribution at a code: each member's value at its own code
         values = [np.unique(Cm[:, d]) for d in range(C.shape[1] - 1)]
         if math.prod(len(v) for v in values) > cap:
             return None
