@@ -146,24 +146,33 @@ def test_matches_brute_force(datasets, distance, kind, actionable):
     act = dict(immutable=["colour"], increase_only=["level", "kids"]) if actionable else {}
     pipe = _pipe(X, y, kind, seed=seed, **act)
     rejected = X[pipe.predict(X) == 0].drop_duplicates().head(4)
-    n_found = 0
+    for x, exp, ref in matches_brute_force(pipe, rejected, distance):
+        assert exp.objectives[0] == pytest.approx(ref[0], abs=TOL)
+        # the metric computes the very same number from the raw rows
+        prox = gcf.metrics.proximity(x, exp.counterfactuals.iloc[[0]], pipe[0], weights=distance)
+        assert prox[0] == pytest.approx(ref[0], abs=TOL)
+
+
+def matches_brute_force(pipe, rejected, distance, **options):
+    """MACE on each row of ``rejected`` against :func:`brute_force`: no counterfactual
+    raises when brute force finds none, else proven optimal at the brute-force distance,
+    the lower bound below it, the point checked (:func:`_check_cf`). Returns
+    ``(x, explanation, brute-force distances)`` of the rows explained (at least one)."""
+    found = []
     for _, x in rejected.iterrows():
         ref, _ = brute_force(pipe, x, distance)
         if len(ref) == 0:
             with pytest.raises(NoCounterfactualError):
-                gcf.explain(x, pipe, method="mace", distance=distance)
+                gcf.explain(x, pipe, method="mace", distance=distance, **options)
             continue
-        exp = gcf.explain(x, pipe, method="mace", distance=distance)
-        n_found += 1
+        exp = gcf.explain(x, pipe, method="mace", distance=distance, **options)
         assert exp.is_optimal and exp.status == gcf.Status.OPTIMAL
         assert exp.distances[0] == pytest.approx(ref[0], abs=TOL)
-        assert exp.objectives[0] == pytest.approx(ref[0], abs=TOL)
         assert exp.lower_bound is None or exp.lower_bound <= ref[0] + TOL
-        # the metric computes the very same number from the raw rows
-        prox = gcf.metrics.proximity(x, exp.counterfactuals.iloc[[0]], pipe[0], weights=distance)
-        assert prox[0] == pytest.approx(ref[0], abs=TOL)
         _check_cf(pipe, x, exp)
-    assert n_found >= 1
+        found.append((x, exp, ref))
+    assert found
+    return found
 
 
 @pytest.mark.parametrize("solver", backend_params())

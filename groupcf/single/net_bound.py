@@ -48,7 +48,7 @@ from ..features.domain import InputDomain
 from ..formulations.completion import Completions
 from ..formulations.distances import feature_measure
 from ..formulations.nearest import MAX_INTEGER_RANGE
-from .tree_bound import Radius, _deltas, max_changes, radius_box
+from .tree_bound import Radius, _deltas, category_changes, max_changes, radius_box
 
 #: discrete changes (highest score first) that :func:`best_pair` extends by a second change
 PAIR_BEAM = 12
@@ -93,20 +93,13 @@ def _discrete_changes(space, z0, lb, ub, can_change):
         if not can_change[l] or f.immutable:
             continue
         cols = np.asarray(f.columns)
-        if f.encoding == "onehot":
-            h0 = int(np.argmax(z0[cols]))
-            vals = [np.eye(len(cols))[h] for h in range(len(cols)) if h != h0 and ub[cols[h]] >= 0.5]
-        elif f.encoding == "binary":
-            new = 1.0 - z0[cols[0]]
-            vals = [np.array([new])] if lb[cols[0]] <= new <= ub[cols[0]] else []
-        elif (grid := _grid(f, z0[cols[0]])) is not None:
+        vals = category_changes(f, z0, lb, ub)
+        if vals is None and (grid := _grid(f, z0[cols[0]])) is not None:
             low, rng = grid
             c = int(cols[0])
             raw = np.arange(math.ceil(low + lb[c] * rng - 1e-9), math.floor(low + ub[c] * rng + 1e-9) + 1)
             vals = [np.array([v]) for v in (raw - low) / rng if abs(v - z0[c]) > 1e-12]
-        else:
-            continue
-        for val in vals:
+        for val in vals or ():
             z = z0.copy()
             z[cols] = val
             rows.append(z)

@@ -46,6 +46,20 @@ CONTEXT = 8
 CONTEXT_ROWS = 12_000
 
 
+def category_changes(f, z0, lb, ub) -> list[np.ndarray] | None:
+    """The single changes of a one-hot or binary feature ``f`` allowed by the bounds
+    ``lb``/``ub`` (each other category), as values of its columns; ``None`` for any other
+    encoding. Shared by the tree and network upper bounds."""
+    cols = np.asarray(f.columns)
+    if f.encoding == "onehot":
+        h0 = int(np.argmax(z0[cols]))
+        return [np.eye(len(cols))[h] for h in range(len(cols)) if h != h0 and ub[cols[h]] >= 0.5]
+    if f.encoding == "binary":
+        new = 1.0 - z0[cols[0]]
+        return [np.array([new])] if lb[cols[0]] <= new <= ub[cols[0]] else []
+    return None
+
+
 def _candidates(space, emb, z0, lb, ub, can_change):
     """Single-feature changes: list of ``(feature, columns, values)``."""
     out = []
@@ -54,15 +68,9 @@ def _candidates(space, emb, z0, lb, ub, can_change):
         if not can_change[l] or f.immutable:
             continue
         cols = np.asarray(f.columns)
-        if f.encoding == "onehot":
-            h0 = int(np.argmax(z0[cols]))
-            for h in range(len(cols)):
-                if h != h0 and ub[cols[h]] >= 0.5:
-                    out.append((l, cols, np.eye(len(cols))[h]))
-        elif f.encoding == "binary":
-            new = 1.0 - z0[cols[0]]
-            if lb[cols[0]] <= new <= ub[cols[0]]:
-                out.append((l, cols, np.array([new])))
+        vals = category_changes(f, z0, lb, ub)
+        if vals is not None:
+            out.extend((l, cols, v) for v in vals)
         else:
             c = int(cols[0])
             thr = np.unique(emb.threshold[emb.feature == c]) if np.any(split_cols == c) else []
