@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import SolverError
-from .enumeration import classes_of
+from .enumeration import class_covers, classes_of
 from .formulations.master import set_cover_by_components
 from .problem import Column, GroupProblem
 
@@ -167,14 +167,13 @@ def complete_columns(problem: GroupProblem, completions, sets, deadline=None, ma
             log.info("complete columns: over %d distinct covers", max_cells // n)
             return None
     set_of, seeds, ts = acc.result()
-    covers = np.zeros((len(seeds), n), dtype=bool)
+    covers = class_covers(problem, sets, set_of, seeds)
     lows = np.zeros((len(seeds), L))
     for r in range(len(seeds)):
-        F = sorted(sets[set_of[r]])
-        key = problem.outside_keys(F)
-        I = [l for l in F if inc[l]]
-        lows[r, I] = ts[r, : len(I)]
-        covers[r] = (key == key[seeds[r]]) & (codes[:, I] <= lows[r, I] + TOL).all(axis=1)
+        I = [l for l in sorted(sets[set_of[r]]) if inc[l]]
+        if I:               # the class's members at or below the thresholds
+            lows[r, I] = ts[r, : len(I)]
+            covers[r] &= (codes[:, I] <= lows[r, I] + TOL).all(axis=1)
     log.info("complete columns: %d covers over %d change sets", len(covers), len(sets))
     return CompleteColumns(problem, completions, list(sets), covers, set_of, seeds, lows)
 

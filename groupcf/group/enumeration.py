@@ -122,14 +122,20 @@ def enumerate_classes(problem: GroupProblem, change_sets, deadline=None) -> Clas
     order = np.argsort(rows, kind="stable")          # first pair of each cover first
     ptr = np.searchsorted(rows[order], np.arange(len(first_pos) + 1))
     pF, pS = pF[order], pS[order]
-    # each cover from its first pair, one change set at a time
-    covers = np.zeros((len(first_pos), n), dtype=bool)
-    rep_F, rep_seed = pF[ptr[:-1]], pS[ptr[:-1]]
-    by_F = np.argsort(rep_F, kind="stable")
-    for group in np.split(by_F, np.flatnonzero(np.diff(rep_F[by_F])) + 1):
-        key = problem.outside_keys(sorted(sets[int(rep_F[group[0]])]))
-        covers[group] = key[None, :] == key[rep_seed[group]][:, None]
-    return Classes(sets, covers, ptr, pF, pS)
+    return Classes(sets, class_covers(problem, sets, pF[ptr[:-1]], pS[ptr[:-1]]), ptr, pF, pS)
+
+
+def class_covers(problem: GroupProblem, sets, set_of: np.ndarray, seed: np.ndarray) -> np.ndarray:
+    """Bool ``(len(seed), types)``: row ``r`` is the class of type ``seed[r]`` under the
+    change set ``sets[set_of[r]]`` (types equal to it outside that set); the keys are
+    computed once per change set."""
+    covers = np.zeros((len(seed), problem.n_types), dtype=bool)
+    by_F = np.argsort(set_of, kind="stable")
+    for group in np.split(by_F, np.flatnonzero(np.diff(set_of[by_F])) + 1):
+        if len(group):
+            key = problem.outside_keys(sorted(sets[int(set_of[group[0]])]))
+            covers[group] = key[None, :] == key[seed[group]][:, None]
+    return covers
 
 
 @dataclass
