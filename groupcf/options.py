@@ -187,8 +187,9 @@ class Options:
         unknown = [k for k in kwargs if k not in cls.field_names()]
         if unknown:
             raise InvalidInputError(cls.unknown_message(unknown, owner))
-        base = options if options is not None else cls()
-        return dataclasses.replace(base, **kwargs) if kwargs else base
+        if options is None:
+            return cls(**kwargs)
+        return dataclasses.replace(options, **kwargs) if kwargs else options
 
     def to_dict(self) -> dict[str, Any]:
         """The options as a plain dict."""

@@ -366,11 +366,18 @@ def test_compas_mace_matches_brute_force(group_ref, compas_pipes, name):
 
 
 # colgen at |S| = 20, 50 and Tmax = 2, 3; the compact MIP at |S| = 20
+# (the costliest, |S| = 50 with Tmax = 2 and the compact MIP on forests, run in make test-all)
 GROUP_CASES = [("colgen", n, t) for n in (20, 50) for t in (2, 3)] + [("compact", 20, 2), ("compact", 20, 3)]
+SLOW_GROUP_CASES = {("gb", "colgen", 50, 2), ("rf", "compact", 20, 2), ("rf", "compact", 20, 3)}
 
 
-@pytest.mark.parametrize("method,size,tmax", GROUP_CASES)
-@pytest.mark.parametrize("name", ["dt", "rf", "gb", "xgb", "lgbm"])
+def _group_params():
+    return [pytest.param(name, *case, marks=[pytest.mark.slow] if (name, *case) in SLOW_GROUP_CASES else [],
+                         id=f"{name}-{'-'.join(map(str, case))}")
+            for name in ["dt", "rf", "gb", "xgb", "lgbm"] for case in GROUP_CASES]
+
+
+@pytest.mark.parametrize("name,method,size,tmax", _group_params())
 def test_compas_group_matches_brute_force(group_ref, compas_pipes, name, method, size, tmax):
     X_te, pipes = compas_pipes
     if name not in pipes:

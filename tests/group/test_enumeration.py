@@ -85,6 +85,7 @@ def test_outside_keys_are_equality_outside_F():
             assert np.array_equal(keys[:, None] == keys[None, :], same)
 
 
+@pytest.mark.slow
 def test_relaxation_with_lazy_checks_finds_the_brute_force_optimum():
     """The set cover over every class, verified lazily, is the exact optimum — including
     cases where the relaxation first picks a class no accepted point covers."""
@@ -149,6 +150,7 @@ def test_a_solver_refusing_the_relaxation_falls_back_to_branch_and_price(triangl
     res.validate()
 
 
+@pytest.mark.slow
 def test_relaxation_with_increase_only_features_is_a_bound():
     """With increase-only features the class relaxation is only a bound (no class is ever
     removed): never above the brute-force optimum, and an optimum it returns is one —

@@ -59,7 +59,7 @@ def test_initial_columns_without_proof_are_valid():
         assert (no_cf == no_nearest).all()
 
 
-@pytest.mark.parametrize("block", range(3))
+@pytest.mark.parametrize("block", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
 def test_embedded_seed_pricing_without_mips_is_exact(block):
     """Mode "embedded" (increase-only features) prices by the combinatorial search with
     exact completion checks; the same round with the seed MIPs only (search disabled)
@@ -85,6 +85,7 @@ def test_embedded_seed_pricing_without_mips_is_exact(block):
     assert checked >= 6 and improving >= 3
 
 
+@pytest.mark.slow
 def test_seed_pricing_reused_across_rounds_stays_exact():
     """The completion answers a seed keeps between rounds (they do not depend on the duals)
     leave every round exact: one SeedPricing over five dual vectors finds the same best

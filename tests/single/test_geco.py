@@ -267,7 +267,7 @@ def test_errors(geco_toy):
     x = geco_toy.rejected(pipe).iloc[0]
     with pytest.raises(InvalidInputError, match="data"):
         explain_geco(x, pipe, data=None)
-    with pytest.raises(InvalidInputError, match="unknown GeCo parameter"):
+    with pytest.raises(InvalidInputError, match="does not take option.*population"):
         explain_geco(x, pipe, data=X, population=3)
     with pytest.raises(InvalidInputError):
         explain_geco(x, pipe, data=X, q=0)

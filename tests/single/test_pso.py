@@ -165,7 +165,7 @@ def test_input_errors(rf):
         explain_pso(accepted, pipe, data=X)
     with pytest.raises(InvalidInputError, match="data="):
         explain_pso(rejected.iloc[0], pipe)
-    with pytest.raises(InvalidInputError, match="unknown PSO option"):
+    with pytest.raises(InvalidInputError, match=r"'particles' \(did you mean 'n_particles'\?\)"):
         explain_pso(rejected.iloc[0], pipe, data=X, particles=3)
     with pytest.raises(InvalidInputError):
         explain_pso(rejected.iloc[0], pipe, data=X, epsilon=0)
@@ -233,7 +233,7 @@ def _line_model():
 
 
 def test_selection_trades_cost_against_spread_and_skips_near_duplicates():
-    from groupcf.single.pso.params import PSOParams
+    from groupcf.single.pso.params import PSOOptions
     from groupcf.single.pso.select import select_diverse
 
     space = _line_model()[0]
@@ -243,11 +243,11 @@ def test_selection_trades_cost_against_spread_and_skips_near_duplicates():
                   [0.72, 0.5, 0.5],       # cheap, but close to the first
                   [0.8, 0.9, 0.1]])       # far from the first, dearer
     cost = np.array([0.30, 0.302, 0.31, 0.60])
-    near = select_diverse(box, P, cost, 3, PSOParams(w_diversity=0.0))
+    near = select_diverse(box, P, cost, 3, PSOOptions(w_diversity=0.0))
     assert list(near) == [0, 2, 3]
-    far = select_diverse(box, P, cost, 2, PSOParams(w_diversity=0.9))
+    far = select_diverse(box, P, cost, 2, PSOOptions(w_diversity=0.9))
     assert list(far) == [0, 3]
-    assert list(select_diverse(box, P[:2], cost[:2], 5, PSOParams())) == [0]   # only one separated point
+    assert list(select_diverse(box, P[:2], cost[:2], 5, PSOOptions())) == [0]   # only one separated point
 
 
 def test_mad_scale_measures_tolerance_and_separation_in_mads():
@@ -255,14 +255,14 @@ def test_mad_scale_measures_tolerance_and_separation_in_mads():
     is 1/500 of its range, a change of 0.2 MAD survives snapping (it is 4e-4 of the
     range, below the range-scaled change_tol 1e-3) and two points 0.5 MAD apart are
     separated (0.001 of the range, below the range-scaled min_separation 0.01)."""
-    from groupcf.single.pso.params import PSOParams
+    from groupcf.single.pso.params import PSOOptions
     from groupcf.single.pso.select import distances
 
     space = _line_model()[0]
     z0 = np.array([0.2, 0.5, 0.5])
     mad = 1.0 / 500
     scale = np.full(3, 1.0 / mad)                   # _mad_scale's form: range / MAD (z units)
-    prm_r, prm_m = PSOParams(), PSOParams(scale="mad").validate()
+    prm_r, prm_m = PSOOptions(), PSOOptions(scale="mad").validate()
     assert (prm_r.change_tol, prm_r.min_separation) == (1e-3, 0.01)
     assert (prm_m.change_tol, prm_m.min_separation) == (0.01, 0.1)
     moved = np.array([[0.2 + 0.2 * mad, 0.5, 0.5]])
@@ -276,12 +276,12 @@ def test_mad_scale_measures_tolerance_and_separation_in_mads():
     assert sep_r[0] < prm_r.min_separation and sep_m[0] == pytest.approx(0.5)
     assert sep_m[0] > prm_m.min_separation
     with pytest.raises(gcf.exceptions.InvalidInputError, match="scale"):
-        PSOParams(scale="z").validate()
+        PSOOptions(scale="z").validate()
 
 
 def test_polish_keeps_counterfactuals_apart():
     from groupcf.single.pso.model import SwarmModel
-    from groupcf.single.pso.params import PSOParams
+    from groupcf.single.pso.params import PSOOptions
     from groupcf.single.pso.select import polish
 
     pipe = _line_model()
@@ -292,7 +292,7 @@ def test_polish_keeps_counterfactuals_apart():
     Z = box.full(np.array([[0.9, 0.8, 0.5], [0.9, 0.5, 0.2]]))
     assert np.all(bb.accepts(bb.score(Z)))
     for w in (0.0, 0.75):
-        out = polish(box, bb, Z, PSOParams(w_diversity=w))
+        out = polish(box, bb, Z, PSOOptions(w_diversity=w))
         assert np.all(bb.accepts(bb.score(out)))
         assert np.abs(out[0] - out[1]).max() > 0.01                             # not collapsed
         assert np.abs(out - z0).sum() < np.abs(Z - z0).sum()                    # but polished
