@@ -24,10 +24,8 @@ DEFAULTS = {"Tmax": (None,), "time_limit": (None,), "progress": (True,), "thresh
 #: public calls that can honour a sparsity limit: Tmax must be a keyword there
 TMAX_CALLS = ["explain", "explain_group", "explain_groups", "explain_many", "explain_global"]
 
-# explain_sequence's vocabulary (seed -> random_state, target -> threshold, time_limit None,
-# SequenceOptions) is being moved in the sequential work of issue 22; strict: once it passes,
-# this mark must go
-PENDING = {"explain_sequence": "sequential vocabulary (SequenceOptions) not landed yet"}
+# calls whose vocabulary is knowingly pending (strict xfail: once one passes, its entry must go)
+PENDING: dict[str, str] = {}
 
 
 def public_calls():
@@ -90,6 +88,13 @@ def test_options_classes_use_the_vocabulary(cls):
             problems.append(f"{cls.__name__}.{n}={f.default!r}, the vocabulary's default is {DEFAULTS[n][0]!r}")
     assert not problems, problems
     cls()   # the defaults themselves are valid
+
+
+def test_old_sequence_names_still_work_with_a_warning():
+    from groupcf.sequential import SequenceOptions
+
+    with pytest.warns(FutureWarning, match="'target' is renamed 'positive_class'"):
+        assert SequenceOptions.from_kwargs(target=0).positive_class == 0
 
 
 def test_no_params_classes_remain():

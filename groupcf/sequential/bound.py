@@ -339,7 +339,7 @@ def _capped_bound(problem: Problem, encoding, solver="highs", time_limit: float 
     lip = lipschitz_bound(problem, encoding, emb, domain) or 0.0
     if cap is not None and lip >= cap:
         return Bound(cap, BoundStatus.INFEASIBLE)
-    con = emb.add_to(be, x_idx, domain, lo=0.0)
+    con = emb.add_to(be, x_idx, domain, lo=problem.scorer.cut)
     be.set_objective(c, np.ones(nA))
     sol = be.solve()
     if not sol.status.has_solution:
@@ -353,7 +353,7 @@ def _capped_bound(problem: Problem, encoding, solver="highs", time_limit: float 
     value = min(max(value, lip), INF if cap is None else cap)
     bound = Bound(float(value), BoundStatus.of(sol.status), solve_time=sol.solve_time,
                   objective=float(sol.objective))
-    be.set_row_bounds([con.lo_row], [1e-4], [INF])     # a margin so the replay is accepted
+    be.set_row_bounds([con.lo_row], [problem.scorer.cut + 1e-4], [INF])   # a margin so the replay is accepted
     sol2 = be.solve() if sol.status is Status.OPTIMAL else None
     if sol2 is not None and sol2.status.has_solution:
         _replay_solution(problem, sol2.x, u, d, bound)
