@@ -215,17 +215,23 @@ class IntegerResult:
     objective: float | None = None                          # columns used / weight covered
     cost: float = 0.0                                       # Σ m_i d_ia over assigned elements
     bound: float | None = None                              # stage 1's dual bound
+    cost_optimal: bool = False                              # stage 2 proved the least cost
 
 
 def solve_integer_master(C: np.ndarray, D: np.ndarray, mode: str, solver, *, m=None, active=None,
                          k: int | None = None, min_cover: float | None = None,
-                         time_limit: float | None = None, tie_break: bool = True) -> IntegerResult:
+                         time_limit: float | None = None, tie_break: bool = True,
+                         tie_break_time: float | None = None, starts=()) -> IntegerResult:
     """The integer master over the pool (bool ``C``, columns × elements; costs ``D``).
 
     ``mode`` is ``"set_cover"`` (fewest columns covering every active element) or
     ``"max_coverage"`` (most weight covered by ``≤ k`` columns; with ``min_cover``: the
     cheapest ``≤ k`` columns covering at least that weight). Stage 2 (``tie_break``)
-    minimises the total element cost with stage 1's objective fixed (module docstring).
+    minimises the total element cost with stage 1's objective fixed (module docstring),
+    within ``tie_break_time`` seconds (started from stage 1's solution; its result says
+    whether the cost is proven least in ``cost_optimal``). Before that MIP, the best of
+    stage 1's selection and ``starts`` (other selections, e.g. the previous ``k``'s) is
+    improved by local search (:func:`~groupcf.colgen.local_search.improve`).
     """
     from ..utils import Deadline
 
@@ -270,7 +276,35 @@ def solve_integer_master(C: np.ndarray, D: np.ndarray, mode: str, solver, *, m=N
             return res
     else:
         res = None
-    return _min_cost_stage(C, D, m, active, mode, k, min_cover, res, solver, deadline)
+    res = _local(C, D, m, active, mode, k, min_cover, res, starts)
+    stage2 = Deadline(tie_break_time if deadline.left() is None else
+                      min(deadline.left(), tie_break_time if tie_break_time is not None else INF))
+    return _min_cost_stage(C, D, m, active, mode, k, min_cover, res, solver, stage2)
+
+
+def _local(C, D, m, active, mode, k, min_cover, first, starts):
+    """The cheapest of ``first`` and ``starts`` meeting stage 1's objective, improved by
+    local search; ``first`` (or ``None``) when no candidate is feasible."""
+    from .local_search import improve, selection_value
+
+    if mode == "set_cover":
+        target, k_max = float(m[active].sum()), int(first.objective)
+    else:
+        target = first.objective if first is not None else float(min_cover)
+        k_max = int(k)
+    cands = ([first.chosen] if first is not None else []) + [list(s)[:k_max] for s in starts]
+    best = None
+    for cand in cands:
+        cov, cost = selection_value(C, D, m, cand)
+        if cov >= target - 1e-9 and (best is None or cost < best[1]):
+            best = (cand, cost)
+    if best is None:
+        return first
+    chosen = improve(C, D, m, best[0], target, k_max)
+    assign, cost = _greedy_assign(C, D, m, np.array(chosen, dtype=int))
+    obj = float(len(chosen)) if mode == "set_cover" else float(m[assign >= 0].sum())
+    status = first.status if first is not None else Status.FEASIBLE
+    return IntegerResult(status, chosen, assign, obj, cost, None if first is None else first.bound)
 
 
 def _greedy_assign(C, D, m, chosen):
@@ -294,7 +328,8 @@ def _min_cost_stage(C, D, m, active, mode, k, min_cover, first: IntegerResult | 
     ai, ii = np.nonzero(C)
     be = make_backend(solver, time_limit=deadline.left())
     lam = be.add_vars(n_cols, 0.0, 1.0, VarType.BINARY)
-    x = be.add_vars(len(ai), 0.0, 1.0, VarType.BINARY, obj=m[ii] * D[ai, ii])
+    # x continuous: with λ fixed, the cheapest open column is an optimal assignment
+    x = be.add_vars(len(ai), 0.0, 1.0, VarType.CONTINUOUS, obj=m[ii] * D[ai, ii])
     nx = len(ai)
     # x_ia <= lam_a
     A = sp.csr_matrix((np.r_[np.ones(nx), -np.ones(nx)], (np.r_[np.arange(nx), np.arange(nx)], np.r_[x, lam[ai]])),
@@ -320,6 +355,7 @@ def _min_cost_stage(C, D, m, active, mode, k, min_cover, first: IntegerResult | 
             return first
         return IntegerResult(sol.status)
     chosen = np.flatnonzero(np.asarray(sol.x)[lam] > 0.5)
+    proven = sol.status == Status.OPTIMAL
     assign, cost = _greedy_assign(C, D, m, chosen)
     covered = float(m[assign >= 0].sum())
     obj = float(len(chosen)) if mode == "set_cover" else covered
@@ -329,5 +365,5 @@ def _min_cost_stage(C, D, m, active, mode, k, min_cover, first: IntegerResult | 
     bound = first.bound if first is not None else None
     if first is not None and sol.status != Status.OPTIMAL and first.cost < cost:
         return first
-    return IntegerResult(status, chosen.tolist(), assign, obj, cost, bound)
+    return IntegerResult(status, chosen.tolist(), assign, obj, cost, bound, proven)
 

@@ -37,11 +37,15 @@ class GlobalOptions:
         it (a MIP each; coverage never drops, cost never rises).
     margin
         Safety margin on the model's score in the MIPs (against solver tolerances).
+    tie_break_time
+        Seconds for each least-cost stage of the integer master (coverage is fixed first;
+        ``stats["cost_proven"]`` says where the least cost over the pool was proven).
     """
 
     n_solutions: int = 5
     polish: bool = True
     margin: float = DEFAULT_MARGIN
+    tie_break_time: float | None = 2.0
 
 
 def explain_global(S: pd.DataFrame, model, Tmax: int | None = None, k: int | None = None, *, cost=None,
@@ -114,7 +118,8 @@ def explain_global(S: pd.DataFrame, model, Tmax: int | None = None, k: int | Non
     make_backend(solver)
     aspace = ActionSpace(tm, S, Tmax, numeric, cost, opts.margin)
     res = search(aspace, None if k is None else int(k), solver, deadline,
-                 min_coverage=min_coverage if k is not None else None, n_solutions=opts.n_solutions)
+                 min_coverage=min_coverage if k is not None else None, n_solutions=opts.n_solutions,
+                 tie_break_time=opts.tie_break_time, progress=bool(progress))
     m, n = aspace.m, len(S)
     pool = res.pool
     if not res.curve:

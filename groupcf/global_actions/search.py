@@ -28,6 +28,7 @@ import numpy as np
 
 from ..colgen import (ColumnPool, MaxCoverageMaster, PoolLevel, Priced, PricingLevel, SetCoverMaster,
                       column_generation, solve_integer_master, sync_master)
+from ..progress import progress_bar
 from ..solvers.base import Status
 from ..utils import EPS, Deadline
 from .actions import Action, ActionSpace
@@ -77,15 +78,21 @@ class SearchResult:
 
 
 def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: Deadline,
-              max_frequent: int = 12) -> np.ndarray:
-    """Seed ``pool`` (module docstring, step 1); returns the coverable mask over types."""
+              max_frequent: int = 12, max_seed_mips: int = 300, progress: bool = False) -> np.ndarray:
+    """Seed ``pool`` (module docstring, step 1); returns the coverable mask over types.
+    Types are taken by decreasing multiplicity; after ``max_seed_mips`` nearest-action
+    MIPs, only types no seed covers yet get one (each type's coverability is still
+    decided: covered by a seed, or its own MIP)."""
     n = aspace.n_types
     coverable = np.zeros(n, dtype=bool)
     covered = np.zeros(n, dtype=bool)
     seeds = []
-    for t in range(n):
+    order = np.argsort(-aspace.m, kind="stable")
+    for r, t in enumerate(progress_bar(order, enabled=progress, total=n, desc="nearest actions")):
         if deadline.passed:
             break
+        if r >= max_seed_mips and covered[t]:
+            continue
         if not mip.can_cover(t):
             continue
         res = mip.cheapest([t], time_limit=deadline.left())
@@ -121,11 +128,11 @@ def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: D
 
 
 def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, min_coverage: float | None = None,
-           n_solutions: int = 5, progress=None) -> SearchResult:
+           n_solutions: int = 5, progress: bool = False, tie_break_time: float | None = 2.0) -> SearchResult:
     """Seeds, the fewest actions (``k=None``) and the curve ``1 … k`` (module docstring)."""
     mip = ActionMIP(aspace, solver)
     pool = ColumnPool(aspace.n_types)
-    coverable = seed_pool(aspace, mip, pool, deadline)
+    coverable = seed_pool(aspace, mip, pool, deadline, progress=progress)
     m = aspace.m
     out = SearchResult(pool, coverable)
     out.stats["seed_columns"] = len(pool)
@@ -147,9 +154,7 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
     master = MaxCoverageMaster(aspace.n_types, solver, 1, active=coverable, weights=m)
     sync_master(master, pool)
     prev = None
-    for kk in range(1, K + 1):
-        if progress is not None:
-            progress(kk, K)
+    for kk in progress_bar(range(1, K + 1), enabled=progress, total=K, desc="curve k"):
         master.set_budget(kk)
         exact_upper = None
         if kk == 1:
@@ -169,16 +174,20 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
             upper = max(upper, prev.covered)      # never below what k-1 actions already cover
         if k is None and kk == K and out.min_k_bound == K:
             upper = n_cov
+        starts = [] if prev is None else [prev.chosen]
         if min_coverage is not None and kk == K and k is not None:
             target = math.ceil(min_coverage * len(aspace.S) - 1e-9)
             ip = solve_integer_master(pool.matrix(), pool.cost_matrix(), "max_coverage", solver, m=m,
-                                      active=coverable, k=kk, min_cover=target, time_limit=deadline.left())
+                                      active=coverable, k=kk, min_cover=target, time_limit=deadline.left(),
+                                      tie_break_time=tie_break_time, starts=starts)
             if not ip.status.has_solution:
                 ip = solve_integer_master(pool.matrix(), pool.cost_matrix(), "max_coverage", solver, m=m,
-                                          active=coverable, k=kk, time_limit=deadline.left())
+                                          active=coverable, k=kk, time_limit=deadline.left(),
+                                          tie_break_time=tie_break_time, starts=starts)
         else:
             ip = solve_integer_master(pool.matrix(), pool.cost_matrix(), "max_coverage", solver, m=m,
-                                      active=coverable, k=kk, time_limit=deadline.left())
+                                      active=coverable, k=kk, time_limit=deadline.left(),
+                                      tie_break_time=tie_break_time, starts=starts)
         if not ip.status.has_solution:
             break
         ub = math.floor(upper + EPS)
@@ -187,6 +196,7 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
                            Status.OPTIMAL if certified else (Status.TIME_LIMIT if deadline.passed else Status.FEASIBLE))
         out.curve.append(point)
         out.stats.setdefault("curve_iterations", []).append(cg.iterations)
+        out.stats.setdefault("cost_proven", []).append(bool(ip.cost_optimal))
         prev = point
     out.stats["pool_columns"] = len(pool)
     out.stats["pricing_mips"] = mip.calls
