@@ -100,9 +100,83 @@ class ActionMIP:
 
     # ------------------------------------------------------------------ model
     def _build(self, types, forced: bool, time_limit):
+        """The MIP over ``types`` (module docstring); the per-type rows are added in bulk,
+        one row template across all types at a time. Returns ``(backend, action
+        variables, {type: z}, cost terms)``, the backend ``None`` when a forced type can
+        never be covered."""
         a = self.a
         be = make_backend(self.solver, time_limit=time_limit)
-        V = {}   # feature -> dict of variable indices
+        V = self._action_vars(be)
+        target = a.tau + a.margin
+        emb = {t: self._embedding(t) for t in types}
+        ok = [t for t in types if emb[t][2] >= target]
+        if forced and len(ok) < len(types):
+            return None, V, {}, []
+        T = len(ok)
+        if T == 0:
+            return be, V, {}, []
+        tt = np.array(ok)
+        zs = be.add_vars(T, 1.0 if forced else 0.0, 1.0, VarType.BINARY)
+        Y = be.add_vars(T * len(self.free), 0.0, 1.0).reshape(T, len(self.free))
+        X = a.Z[tt]
+        one = np.ones(T)
+        rows = _Templates(T)
+        cost_idx, cost_coef = [], []
+        for l in a.mutable:
+            f, d = a.feats[l], V[l]
+            w = a.w[l] * a.m[tt]
+            codes = a.codes[tt, l].astype(int) if f.encoding != "continuous" else None
+            if f.encoding in ("onehot", "binary"):
+                for h, c in enumerate(f.columns):
+                    yj, xj = Y[:, self.pos[int(c)]], X[:, c]
+                    rows.add([yj, d["b"], d["s"][h]], [one, xj, -one], xj, xj)          # y = x(1 - b) + s
+                    if f.increase_only and f.encoding == "onehot":
+                        below = codes > h                                             # s_h + z <= 1
+                        rows.add([d["s"][h], zs], [one, one], -INF, one, mask=below)
+                    if forced:
+                        if f.encoding == "binary":
+                            coef = np.where(xj >= 0.5, -w, w)
+                        elif f.kind == "categorical":
+                            coef = np.where(codes == h, -w, 0.0)
+                        else:
+                            coef = w * np.abs(h - codes) / max(len(f.columns) - 1, 1)
+                        cost_idx.append(yj)
+                        cost_coef.append(coef)
+                if f.increase_only and f.encoding == "binary":
+                    rows.add([d["b"], d["s"][0], zs], [one, -one, one], -INF, one, mask=X[:, f.columns[0]] >= 0.5)
+                continue
+            yv, x0, sc = Y[:, self.pos[int(f.columns[0])]], X[:, f.columns[0]], d["scale"]
+            if a.numeric == "shift":
+                M = BIG_SHIFT
+                rows.add([yv, d["d"], zs], [one, -sc * one, M * one], -INF, x0 + M)
+                rows.add([yv, d["d"], zs], [one, -sc * one, -M * one], x0 - M, INF)
+            else:
+                rows.add([yv, d["d"], d["b"], zs], [one, -sc * one, one, one], -INF, 2.0 * one)
+                rows.add([yv, d["d"], d["b"], zs], [one, -sc * one, -one, -one], -2.0 * one, INF)
+                rows.add([yv, d["b"], zs], [one, -one, one], -INF, x0 + 1.0)
+                rows.add([yv, d["b"], zs], [one, one, -one], x0 - 1.0, INF)
+                if f.increase_only:
+                    rows.add([zs, d["d"]], [x0, -sc * one], -INF, 0.0 * one)
+            if forced:
+                ab = be.add_vars(T, 0.0, 1.0)                                         # |y - x|
+                rows.add([ab, yv], [one, -one], -x0, INF)
+                rows.add([ab, yv], [one, one], x0, INF)
+                cost_idx.append(ab)
+                cost_coef.append(w)
+        rows.flush(be)
+        lo = np.array([emb[t][1] for t in ok])
+        scores = np.array([int(emb[t][0].add_to(be, Y[j], self.domain).score) for j, t in enumerate(ok)])
+        rows = _Templates(T)
+        rows.add([scores, zs], [one, -(target - lo)], lo, INF, mask=lo < target)    # score >= lo + (τ+ε-lo) z
+        rows.flush(be)
+        z = {t: int(zs[j]) for j, t in enumerate(ok)}
+        cost = list(zip(np.concatenate(cost_idx).tolist(), np.concatenate(cost_coef).tolist())) if cost_idx else []
+        return be, V, z, cost
+
+    def _action_vars(self, be) -> dict:
+        """The shared action variables ``b, s, δ`` and the Tmax row (module docstring)."""
+        a = self.a
+        V = {}
         rows = RowBuffer()
         for l in a.mutable:
             f = a.feats[l]
@@ -117,79 +191,20 @@ class ActionMIP:
             else:
                 R = f.high - f.low
                 integer = f.integer and R == round(R) and R >= 1
-                scale = 1.0 / R if integer else 1.0
-                top = R if integer else 1.0
+                scale, top = (1.0 / R, R) if integer else (1.0, 1.0)
+                vt = VarType.INTEGER if integer else VarType.CONTINUOUS
                 if a.numeric == "shift":
-                    lo = 0.0 if f.increase_only else -top
-                    d["d"] = int(be.add_vars(1, lo, top, VarType.INTEGER if integer else VarType.CONTINUOUS)[0])
+                    d["d"] = int(be.add_vars(1, 0.0 if f.increase_only else -top, top, vt)[0])
                     rows.add([d["d"], b], [scale, -1.0], -INF, 0.0)
                     rows.add([d["d"], b], [-scale, -1.0], -INF, 0.0)
                 else:
-                    d["d"] = int(be.add_vars(1, 0.0, top, VarType.INTEGER if integer else VarType.CONTINUOUS)[0])
+                    d["d"] = int(be.add_vars(1, 0.0, top, vt)[0])
                 d["scale"] = scale
             V[l] = d
         if a.Tmax is not None and a.mutable:
             rows.add([V[l]["b"] for l in a.mutable], 1.0, -INF, float(a.Tmax))
         rows.flush(be)
-        z = {}
-        cost_terms = []   # (var, coef) of Σ_t m_t d_t (forced mode)
-        for t in types:
-            emb, lo, hi = self._embedding(t)
-            target = a.tau + a.margin
-            if hi < target:
-                if forced:
-                    return None, V, z, cost_terms    # infeasible
-                continue
-            zt = int(be.add_vars(1, 1.0 if forced else 0.0, 1.0, VarType.BINARY)[0])
-            z[t] = zt
-            y = be.add_vars(len(self.free), 0.0, 1.0, VarType.CONTINUOUS)
-            x = a.Z[t]
-            for l in a.mutable:
-                f = a.feats[l]
-                d = V[l]
-                yl = y[[self.pos[int(c)] for c in f.columns]]
-                xl = x[f.columns]
-                w = a.w[l] * a.m[t]
-                if f.encoding in ("onehot", "binary"):
-                    for j in range(len(f.columns)):
-                        rows.add([yl[j], d["b"], d["s"][j]], [1.0, xl[j], -1.0], xl[j], xl[j])
-                    c = int(a.codes[t, l])
-                    if f.increase_only:
-                        if f.encoding == "onehot" and c > 0:
-                            rows.add(np.append(d["s"][:c], zt), 1.0, -INF, 1.0)
-                        elif f.encoding == "binary" and xl[0] >= 0.5:
-                            rows.add([d["b"], d["s"][0], zt], [1.0, -1.0, 1.0], -INF, 1.0)
-                    if forced and w > 0:
-                        if f.encoding == "binary":
-                            cost_terms.append((yl[0], -w if xl[0] >= 0.5 else w))
-                        elif f.kind == "categorical":
-                            cost_terms.append((yl[c], -w))
-                        else:
-                            k = max(len(f.columns) - 1, 1)
-                            cost_terms.extend((yl[h], w * abs(h - c) / k) for h in range(len(f.columns)))
-                else:
-                    x0, sc, yv = float(xl[0]), d["scale"], int(yl[0])
-                    if a.numeric == "shift":
-                        rows.add([yv, d["d"], zt], [1.0, -sc, BIG_SHIFT], -INF, x0 + BIG_SHIFT)
-                        rows.add([yv, d["d"], zt], [1.0, -sc, -BIG_SHIFT], x0 - BIG_SHIFT, INF)
-                    else:
-                        rows.add([yv, d["d"], d["b"], zt], [1.0, -sc, 1.0, 1.0], -INF, 2.0)
-                        rows.add([yv, d["d"], d["b"], zt], [1.0, -sc, -1.0, -1.0], -2.0, INF)
-                        rows.add([yv, d["b"], zt], [1.0, -1.0, 1.0], -INF, x0 + 1.0)
-                        rows.add([yv, d["b"], zt], [1.0, 1.0, -1.0], x0 - 1.0, INF)
-                        if f.increase_only:
-                            rows.add([zt, d["d"]], [x0, -sc], -INF, 0.0)
-                    if forced and w > 0:
-                        ab = int(be.add_vars(1, 0.0, 1.0)[0])
-                        rows.add([ab, yv], [1.0, -1.0], -x0, INF)
-                        rows.add([ab, yv], [1.0, 1.0], x0, INF)
-                        cost_terms.append((ab, w))
-            rows.flush(be)
-            con = emb.add_to(be, y, self.domain)
-            if lo < target:
-                be.add_row([con.score, zt], [1.0, -(target - lo)], lo, INF)
-        rows.flush(be)
-        return be, V, z, cost_terms
+        return V
 
     # ------------------------------------------------------------------ solves
     def best(self, pi: np.ndarray, time_limit: float | None = None, n_solutions: int = 1) -> PricingResult:
@@ -278,3 +293,32 @@ def _unique(actions):
             seen.add(act.key)
             out.append(act)
     return out
+
+
+class _Templates:
+    """Rows built once per template across ``T`` types: ``cols`` and ``coefs`` are lists
+    of per-type arrays (or scalars: the same variable / coefficient for every type)."""
+
+    def __init__(self, T: int):
+        self.T = T
+        self.parts = []
+
+    def add(self, cols, coefs, lo, hi, mask=None) -> None:
+        T = self.T
+        C = np.stack([np.broadcast_to(np.asarray(c, dtype=np.int64), (T,)) for c in cols], axis=1)
+        A = np.stack([np.broadcast_to(np.asarray(c, dtype=float), (T,)) for c in coefs], axis=1)
+        lo = np.broadcast_to(np.asarray(lo, dtype=float), (T,))
+        hi = np.broadcast_to(np.asarray(hi, dtype=float), (T,))
+        if mask is not None:
+            C, A, lo, hi = C[mask], A[mask], lo[mask], hi[mask]
+        if len(C):
+            self.parts.append((C, A, lo, hi))
+
+    def flush(self, be) -> None:
+        import scipy.sparse as sp
+
+        for C, A, lo, hi in self.parts:
+            n, k = C.shape
+            M = sp.csr_matrix((A.ravel(), C.ravel(), np.arange(0, n * k + 1, k)), shape=(n, be.num_vars))
+            be.add_rows(M, lo, hi)
+        self.parts = []
