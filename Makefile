@@ -6,7 +6,7 @@ PIP    := $(PY) -m pip
 TORCH_PIN := torch==2.13.0
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv demo test lint clean solvers
+.PHONY: venv demo test test-all lint clean solvers
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,8 +26,14 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check groupcf tests benchmarks
 	$(VENV)/bin/lint-imports
 
+# make test: everything but the long sweeps marked slow (< 5 min on 2 cores);
+# make test-all: make test, then the slow sweeps (CI runs it)
 test: lint
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -m "not slow" tests
+
+.PHONY: test-all
+test-all: test
+	$(PY) -m pytest -q -m slow tests
 
 # Single-instance benchmark: MACE, GeCo, DiCE (extra `bench`); quick run: make bench-single BENCH_ARGS="--n 20"
 .PHONY: bench-single

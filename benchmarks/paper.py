@@ -94,7 +94,7 @@ def main(argv=None) -> int:
                     for method in args.methods:
                         t = time.perf_counter()
                         try:
-                            res = gcf.explain_group(S, pipe, Tmax, method=method, solver=args.solver,
+                            res = gcf.explain_group(S, pipe, Tmax=Tmax, method=method, solver=args.solver,
                                                     time_limit=args.time_limit, progress=False)
                             if args.validate:
                                 res.validate()

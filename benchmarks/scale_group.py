@@ -72,7 +72,7 @@ def validate(res, pipe) -> bool:
 def run(dataset, model, size, Tmax, time_limit, pipe, rejected, solver="highs") -> dict:
     S = rejected.iloc[:size]
     t = time.perf_counter()
-    res = gcf.explain_group(S, pipe, Tmax, method="colgen", solver=solver, time_limit=time_limit,
+    res = gcf.explain_group(S, pipe, Tmax=Tmax, method="colgen", solver=solver, time_limit=time_limit,
                             allow_partial=True, progress=False)
     elapsed = time.perf_counter() - t
     st = res.stats

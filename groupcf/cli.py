@@ -34,7 +34,8 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--data", default=None, help="CSV holding the --by column (default: the run's input, if recorded)")
     a.add_argument("--by", required=True, help="column defining the groups, e.g. race")
     a.add_argument("--report", default=None, help="write a self-contained HTML report here")
-    a.add_argument("--boot", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    a.add_argument("--n-boot", "--boot", dest="n_boot", type=int, default=1000,
+                   help="bootstrap resamples (default 1000; --boot is its old name)")
     return p
 
 
@@ -112,7 +113,7 @@ def _audit(args) -> int:
         raise InvalidInputError(f"unknown column {args.by!r}: choose one of {list(X.columns)}")
     if not r.table.index.isin(X.index).all():
         raise InvalidInputError(f"the rows of {args.run} are not rows of {args.data}")
-    a = audit(r, X, args.by, n_boot=args.boot)
+    a = audit(r, X, args.by, n_boot=args.n_boot)
     with pd.option_context("display.width", 120, "display.max_columns", 20):
         print(a.groups.to_string(float_format="%.4g"))
         print()

@@ -58,7 +58,14 @@ class NoCounterfactualError(GroupCFError):
 
 
 class ValidationError(GroupCFError, AssertionError):
-    """A returned explanation failed its re-check against the real model."""
+    """A returned explanation failed its re-check against the real model.
+
+    ``report`` is the :class:`~groupcf.results.base.ValidationReport` (what was checked,
+    what failed) when the error comes from a result's ``validate()``."""
+
+    def __init__(self, message: str, report=None):
+        super().__init__(message)
+        self.report = report
 
 
 # --- datasets ---------------------------------------------------------------------------

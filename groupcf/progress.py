@@ -19,3 +19,45 @@ def progress_bar(iterable, enabled: bool = False, total: int | None = None, desc
     except ImportError:  # pragma: no cover - tqdm is optional
         return iterable
     return tqdm(iterable, total=total, desc=desc, leave=False)
+
+
+def show_progress(progress: bool) -> bool:
+    """Whether a bar would be shown: asked for and standard error is a terminal."""
+    return bool(progress) and bool(getattr(sys.stderr, "isatty", lambda: False)())
+
+
+class _NoBar:
+    """What :func:`progress_counter` gives when no bar is shown: the same methods, doing
+    nothing."""
+
+    n = 0
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+
+    def set_postfix(self, *args, **kwargs) -> None:
+        pass
+
+    def set_description(self, *args, **kwargs) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def progress_counter(total: int | None = None, desc: str | None = None, enabled: bool = False):
+    """A bar counted by hand (``update``, ``set_postfix``, ``close``; also a context
+    manager): tqdm when ``enabled`` and stderr is a terminal, else a silent stand-in."""
+    if not show_progress(enabled):
+        return _NoBar()
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm is optional
+        return _NoBar()
+    return tqdm(total=total, desc=desc, leave=False)

@@ -9,21 +9,20 @@ import groupcf as gcf
 from groupcf.exceptions import InvalidInputError, NoCounterfactualError
 from groupcf.results.explanation import Explanation
 
-from test_mace import ORD, _data, _pipe
 
 M = gcf.metrics
 
 
 @pytest.fixture(scope="module")
-def toy():
+def toy(mace_ref):
     """smoker (binary), colour (categorical, 3), level (ordinal, 4), kids 0..4, cars 0..3."""
-    X, y = _data(0)
-    pipe = _pipe(X, y, "lr")
+    X, y = mace_ref.data(0)
+    pipe = mace_ref.pipe(X, y, "lr")
     space = pipe[0]
     x = pd.Series({"smoker": "no", "colour": "red", "level": "low", "kids": 0, "cars": 0}, name="me")
     cfs = pd.DataFrame({"smoker": ["yes", "no"], "colour": ["red", "blue"], "level": ["high", "low"],
                         "kids": [2, 0], "cars": [0, 3]})
-    cfs["level"] = pd.Categorical(cfs["level"], categories=ORD, ordered=True)
+    cfs["level"] = pd.Categorical(cfs["level"], categories=mace_ref.ORD, ordered=True)
     cfs["colour"] = pd.Categorical(cfs["colour"], dtype=X["colour"].dtype)
     return X, pipe, space, x, cfs
 
@@ -86,9 +85,9 @@ def test_validity_and_coverage(toy):
 
 
 @pytest.mark.parametrize("distance", ["l0", "l1", "linf", {"l0": 0.2, "l1": 0.6, "linf": 0.2}])
-def test_metrics_agree_with_the_mip(distance):
-    X, y = _data(1)
-    pipe = _pipe(X, y, "mlp", seed=1, increase_only=["kids"])
+def test_metrics_agree_with_the_mip(mace_ref, distance):
+    X, y = mace_ref.data(1)
+    pipe = mace_ref.pipe(X, y, "mlp", seed=1, increase_only=["kids"])
     space = pipe[0]
     for _, x in X[pipe.predict(X) == 0].drop_duplicates().head(3).iterrows():
         exp = gcf.explain(x, pipe, distance=distance, n=2)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import math
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +26,9 @@ import pandas as pd
 
 from ..exceptions import InvalidInputError
 from ..progress import progress_bar
+from ..results.sets import TABLE_COLUMNS, ExplanationSet
+from ..results.sets import read_checkpoint as _read_checkpoint
+from ..results.sets import write_part as _write_part
 from ..single import explain
 from ..single.registry import check_options
 from .groups import explain_groups
@@ -35,8 +37,6 @@ log = logging.getLogger(__name__)
 
 __all__ = ["TABLE_COLUMNS", "ExplanationSet", "explain_groups", "explain_many"]
 
-TABLE_COLUMNS = ["status", "found", "distance", "n_changed", "changed", "probability",
-                 "time", "error"]
 
 
 # --------------------------------------------------------------------------- one chunk
@@ -73,79 +73,6 @@ def _explain_chunk(chunk: pd.DataFrame, model, method: str, options: dict):
         cfs.extend(c)
     table = pd.DataFrame(rows, index=chunk.index, columns=TABLE_COLUMNS)
     return table, cfs
-
-
-# --------------------------------------------------------------------------- results
-@dataclass
-class ExplanationSet:
-    """Explanations of many rows.
-
-    ``table``: one row per input row, indexed like ``X`` (columns :data:`TABLE_COLUMNS`:
-    solver status or the error's class, whether a counterfactual was found, its distance,
-    number and ``;``-joined names of features changed, the model's probability after,
-    seconds, error message). ``counterfactuals``: long table (input ``row``, ``rank``,
-    ``distance``, raw feature values as strings).
-    """
-
-    table: pd.DataFrame
-    counterfactuals: pd.DataFrame = field(default_factory=pd.DataFrame)
-    method: str = "mace"
-
-    @property
-    def failed(self) -> pd.DataFrame:
-        """Rows whose explanation raised (their ``error`` is not empty)."""
-        return self.table[self.table["error"] != ""]
-
-    def __repr__(self) -> str:
-        n = len(self.table)
-        return (f"ExplanationSet(method={self.method!r}, rows={n}, "
-                f"found={int(self.table['found'].sum())}, failed={len(self.failed)})")
-
-    def to_parquet(self, path) -> None:
-        """The table (and counterfactuals in ``<path>.cf.parquet``) as parquet (pyarrow)."""
-        path = Path(path)
-        self.table.to_parquet(path)
-        if len(self.counterfactuals):
-            self.counterfactuals.to_parquet(path.with_suffix(".cf.parquet"))
-
-    @classmethod
-    def read_parquet(cls, path, method: str = "mace") -> ExplanationSet:
-        path = Path(path)
-        if not path.exists():
-            raise InvalidInputError(f"no such file: {path}")
-        if path.is_dir():  # a checkpoint directory
-            table, cfs = _read_checkpoint(path)
-            return cls(table, cfs, method)
-        table = pd.read_parquet(path)
-        cfp = path.with_suffix(".cf.parquet")
-        cfs = pd.read_parquet(cfp) if cfp.exists() else pd.DataFrame()
-        return cls(table, cfs, method)
-
-    def audit(self, X: pd.DataFrame, by, **kw):
-        """Recourse burden by group: see :func:`groupcf.audit.audit`."""
-        from ..audit import audit
-        return audit(self, X, by, **kw)
-
-
-# --------------------------------------------------------------------------- checkpoint
-def _read_checkpoint(path: Path):
-    parts = sorted(path.glob("part-*.parquet"))
-    tables = [pd.read_parquet(p) for p in parts if not p.name.endswith(".cf.parquet")]
-    cfs = [pd.read_parquet(p) for p in sorted(path.glob("part-*.cf.parquet"))]
-    table = pd.concat(tables) if tables else pd.DataFrame(columns=TABLE_COLUMNS)
-    return table, (pd.concat(cfs, ignore_index=True) if cfs else pd.DataFrame())
-
-
-def _write_part(path: Path, table: pd.DataFrame, cfs: list) -> None:
-    """Atomic write (tmp file then rename) so a killed run never leaves a half part."""
-    stem = f"part-{int(time.time() * 1e6):x}-{table.index[0]}"
-    if cfs:
-        tmp = path / f".{stem}.cf.tmp"
-        pd.DataFrame(cfs).to_parquet(tmp)
-        tmp.rename(path / f"{stem}.cf.parquet")
-    tmp = path / f".{stem}.tmp"
-    table.to_parquet(tmp)
-    tmp.rename(path / f"{stem}.parquet")
 
 
 # --------------------------------------------------------------------------- driver
@@ -207,11 +134,11 @@ def _run_dask(chunks, model, method, options, n_jobs, client):
             own.close()
 
 
-def explain_many(X: pd.DataFrame, model, method: str = "mace", *, n_jobs: int = 1,
-                 backend="loky", checkpoint=None, chunk_size: int | None = None,
+def explain_many(X: pd.DataFrame, model, method: str = "mace", *, Tmax: int | None = None,
+                 n_jobs: int = 1, backend="loky", checkpoint=None, chunk_size: int | None = None,
                  progress: bool = True, validate: bool = True,
                  **method_options) -> ExplanationSet:
-    """Explain every row of ``X`` with :func:`groupcf.explain` (``method``, options).
+    """Explain every row of ``X`` with :func:`groupcf.explain` (``method``, ``Tmax``, options).
 
     ``backend``: ``"loky"`` (joblib processes; ``n_jobs=1`` runs in this process),
     ``"dask"`` (a ``LocalCluster`` of ``n_jobs`` single-threaded worker processes) or a
@@ -224,10 +151,13 @@ def explain_many(X: pd.DataFrame, model, method: str = "mace", *, n_jobs: int = 
     ``progress``: a bar over the chunks, shown only when standard error is a terminal.
     Returns an :class:`ExplanationSet`.
     """
+    t_start = time.perf_counter()
     if not isinstance(X, pd.DataFrame):
         raise InvalidInputError("X must be a pandas DataFrame of raw features (one row per person)")
     if not X.index.is_unique:
         raise InvalidInputError("X's index must be unique (rows are identified by it); use X.reset_index(drop=True)")
+    if Tmax is not None:
+        method_options = {**method_options, "Tmax": Tmax}
     if validate and len(X):
         _validate(method, method_options)
     done_t, done_c = (pd.DataFrame(columns=TABLE_COLUMNS), pd.DataFrame())
@@ -269,7 +199,8 @@ def explain_many(X: pd.DataFrame, model, method: str = "mace", *, n_jobs: int = 
         cf_all = cf_all[cf_all["row"].isin(order)]
         cf_all = (cf_all.assign(_o=cf_all["row"].map(order)).sort_values(["_o", "rank"])
                   .drop(columns="_o").reset_index(drop=True))
-    return ExplanationSet(table, cf_all, method)
+    return ExplanationSet(table, cf_all, method, solve_time=time.perf_counter() - t_start, X=X.copy(),
+                          model=model)
 
 
 def _is_client(backend) -> bool:

@@ -5,13 +5,16 @@ import logging
 import math
 import time
 import warnings
-from dataclasses import dataclass, fields
+import numbers
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import GroupCFWarning, InvalidInputError
 from ..models import DEFAULT_MARGIN, resolve_model
+from ..options import N, Interval, Options, rename_deprecated
 from ..results.base import Stats
 from ..results.global_actions import CURVE_COLUMNS, GlobalExplanation
 from ..solvers import make_backend
@@ -25,7 +28,7 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class GlobalOptions:
+class GlobalOptions(Options):
     """Options of :func:`explain_global`.
 
     Attributes
@@ -40,18 +43,30 @@ class GlobalOptions:
     tie_break_time
         Seconds for each least-cost stage of the integer master (coverage is fixed first;
         ``stats["cost_proven"]`` says where the least cost over the pool was proven).
+    max_seed_mips
+        Nearest-action MIPs for every type up to this many; beyond it only for types no
+        seed covers yet.
+
+    Examples
+    --------
+    >>> gcf.explain_global(S, pipe, Tmax=2, n=3, options=GlobalOptions(polish=False))  # doctest: +SKIP
     """
 
     n_solutions: int = 5
     polish: bool = True
     margin: float = DEFAULT_MARGIN
     tie_break_time: float | None = 2.0
+    max_seed_mips: int = 300
+
+    _constraints: ClassVar[dict] = {
+        "n_solutions": N, "polish": [bool], "margin": [Interval(numbers.Real, 0, None)],
+        "tie_break_time": [None, Interval(numbers.Real, 0, None)], "max_seed_mips": [Interval(numbers.Integral, 0, None)]}
 
 
-def explain_global(S: pd.DataFrame, model, Tmax: int | None = None, k: int | None = None, *, cost=None,
+def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, n: int | None = None, cost=None,
                    numeric: str = "shift", min_coverage: float | None = None, threshold: float = 0.5,
                    solver="highs", time_limit: float | None = None, progress: bool = True, space=None,
-                   **options) -> GlobalExplanation:
+                   options: GlobalOptions | None = None, **kwargs) -> GlobalExplanation:
     """A few shared actions that explain a rejected population, with certified coverage.
 
     An action sets categorical / ordinal / binary features to a category and shifts numeric
@@ -70,22 +85,24 @@ def explain_global(S: pd.DataFrame, model, Tmax: int | None = None, k: int | Non
         A fitted ``Pipeline(FeatureSpace, classifier)``, or a classifier with ``space=``.
     Tmax
         Most features one action changes (``None``: no limit).
-    k
-        ``None``: the fewest actions covering everyone coverable (the curve runs
-        ``1 … that number``). An int: the most people covered by ``k`` actions, ties
-        broken by total cost (the curve runs ``1 … k``).
+    n
+        Number of actions. ``None``: the fewest actions covering everyone coverable (the
+        curve runs ``1 … that number``). An int: the most people covered by ``n`` actions,
+        ties broken by total cost (the curve runs ``1 … n``). ``k=`` (the issue's name) is
+        accepted with a :class:`FutureWarning`.
     cost
         ``{feature: weight}`` multiplying that feature's cost term (default 1).
     numeric
         ``"shift"`` (default) or ``"set"`` for continuous features.
     min_coverage
-        With ``k``: the cheapest ``k`` actions covering at least this share of ``S``
-        (falls back to the most covered when unreachable). With ``k=None``: the fewest
+        With ``n``: the cheapest ``n`` actions covering at least this share of ``S``
+        (falls back to the most covered when unreachable). With ``n=None``: the fewest
         actions reaching this share (then the cheapest such).
     threshold, solver, time_limit, progress, space
         As everywhere in groupcf.
-    options
-        :class:`GlobalOptions` fields (``n_solutions``, ``polish``, ``margin``).
+    options, kwargs
+        A :class:`GlobalOptions` and/or its fields as keywords (``n_solutions``,
+        ``polish``, ``margin``, ``tie_break_time``, ``max_seed_mips``).
 
     Returns
     -------
@@ -100,14 +117,16 @@ def explain_global(S: pd.DataFrame, model, Tmax: int | None = None, k: int | Non
 
     Examples
     --------
-    >>> res = gcf.explain_global(S, pipe, Tmax=2, k=3)          # doctest: +SKIP
+    >>> res = gcf.explain_global(S, pipe, Tmax=2, n=3)          # doctest: +SKIP
     >>> res.curve, res.actions, res.apply()                      # doctest: +SKIP
     """
-    accepted = {f.name for f in fields(GlobalOptions)}
-    bad = sorted(set(options) - accepted)
-    if bad:
-        raise InvalidInputError(f"explain_global does not accept the option(s) {bad}; accepted: {sorted(accepted)}")
-    opts = GlobalOptions(**options)
+    kwargs = rename_deprecated("explain_global", kwargs, {"k": "n"})
+    if "n" in kwargs:
+        if n is not None:
+            raise InvalidInputError("explain_global: got both 'k' and 'n'; pass only 'n'")
+        n = kwargs.pop("n")
+    opts = GlobalOptions.from_kwargs(options, owner="explain_global", **kwargs)
+    k = n
     if k is not None and (int(k) != k or k < 1):
         raise InvalidInputError(f"k must be a positive integer or None, got {k!r}")
     if min_coverage is not None and not 0.0 < float(min_coverage) <= 1.0:
@@ -119,7 +138,8 @@ def explain_global(S: pd.DataFrame, model, Tmax: int | None = None, k: int | Non
     aspace = ActionSpace(tm, S, Tmax, numeric, cost, opts.margin)
     res = search(aspace, None if k is None else int(k), solver, deadline,
                  min_coverage=min_coverage if k is not None else None, n_solutions=opts.n_solutions,
-                 tie_break_time=opts.tie_break_time, progress=bool(progress))
+                 tie_break_time=opts.tie_break_time, progress=bool(progress),
+                 max_seed_mips=opts.max_seed_mips)
     m, n = aspace.m, len(S)
     pool = res.pool
     if not res.curve:

@@ -128,11 +128,12 @@ def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: D
 
 
 def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, min_coverage: float | None = None,
-           n_solutions: int = 5, progress: bool = False, tie_break_time: float | None = 2.0) -> SearchResult:
+           n_solutions: int = 5, progress: bool = False, tie_break_time: float | None = 2.0,
+           max_seed_mips: int = 300) -> SearchResult:
     """Seeds, the fewest actions (``k=None``) and the curve ``1 … k`` (module docstring)."""
     mip = ActionMIP(aspace, solver)
     pool = ColumnPool(aspace.n_types)
-    coverable = seed_pool(aspace, mip, pool, deadline, progress=progress)
+    coverable = seed_pool(aspace, mip, pool, deadline, max_seed_mips=max_seed_mips, progress=progress)
     m = aspace.m
     out = SearchResult(pool, coverable)
     out.stats["seed_columns"] = len(pool)

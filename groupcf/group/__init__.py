@@ -1,7 +1,6 @@
 """One-for-many group counterfactuals: ``gcf.explain_group``."""
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
 
@@ -9,6 +8,8 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InvalidInputError, NoCounterfactualError
+from ..options import nearest_names, positional_tmax
+from ..progress import show_progress
 from ..models import DEFAULT_MARGIN, resolve_model
 from ..results.group import GroupExplanation
 from ..solvers import make_backend
@@ -24,25 +25,28 @@ METHODS = {"colgen": (column_generation, ColgenOptions), "compact": (compact_mip
 
 
 def method_options(method: str, options: dict):
-    """The options dataclass of ``method`` built from ``options``; an unknown or
-    inapplicable option raises :class:`InvalidInputError` naming it and the accepted ones."""
+    """The options dataclass of ``method`` built from ``options`` (its fields as keywords,
+    and/or ``options=`` an instance of it); an unknown or inapplicable option raises
+    :class:`InvalidInputError` naming it, the nearest valid one and the accepted ones."""
     cls = METHODS[method][1]
-    accepted = [f.name for f in dataclasses.fields(cls)]
+    options = dict(options)
+    obj = options.pop("options", None)
+    accepted = cls.field_names()
     unknown = sorted(set(options) - set(accepted))
     if unknown:
-        others = [m for m, (_, c) in METHODS.items() if m != method
-                  and set(unknown) <= {f.name for f in dataclasses.fields(c)}]
+        others = [m for m, (_, c) in METHODS.items() if m != method and set(unknown) <= set(c.field_names())]
         hint = f" (an option of method={others[0]!r})" if others else ""
+        named = ", ".join(f"{u!r}{nearest_names(u, accepted)}" for u in unknown)
         raise InvalidInputError(
-            f"explain_group(method={method!r}) does not accept the option(s) {unknown}{hint}; "
+            f"explain_group(method={method!r}) does not accept the option(s) {named}{hint}; "
             f"accepted: {accepted if accepted else 'none'}")
-    return cls(**options)
+    return cls.from_kwargs(obj, owner=f"explain_group(method={method!r})", **options)
 
 
-def explain_group(S: pd.DataFrame, model, Tmax: int, *, space=None, method: str = "colgen",
-                  solver="highs", threshold: float = 0.5, time_limit: float | None = None,
-                  progress: bool = True, allow_partial: bool = False, margin: float = DEFAULT_MARGIN,
-                  **options) -> GroupExplanation:
+def explain_group(S: pd.DataFrame, model, *args, Tmax: int | None = None, space=None,
+                  method: str = "colgen", solver="highs", threshold: float = 0.5,
+                  time_limit: float | None = None, progress: bool = True, allow_partial: bool = False,
+                  margin: float = DEFAULT_MARGIN, **options) -> GroupExplanation:
     """The fewest counterfactual points that explain every instance of ``S``.
 
     Each counterfactual is classified positive and shared by a subgroup of ``S``; every
@@ -58,7 +62,9 @@ def explain_group(S: pd.DataFrame, model, Tmax: int, *, space=None, method: str 
         A fitted ``Pipeline(FeatureSpace, classifier)``, or a classifier / torch module
         with ``space=``.
     Tmax
-        Most original features one explanation may change.
+        Most original features one explanation may change (keyword; ``None``: no limit,
+        i.e. every mutable feature may change). Passing it positionally still works for
+        one release, with a :class:`FutureWarning`.
     method
         ``"colgen"`` (column generation, default) or ``"compact"`` (the compact MIP).
     solver
@@ -76,15 +82,19 @@ def explain_group(S: pd.DataFrame, model, Tmax: int, *, space=None, method: str 
         :class:`~groupcf.group.compact.CompactOptions`, none). An unknown or inapplicable
         option raises :class:`~groupcf.exceptions.InvalidInputError` naming it.
     """
+    Tmax = positional_tmax("explain_group", args, Tmax)
     if method not in METHODS:
-        raise InvalidInputError(f"unknown method {method!r}; available: {sorted(METHODS)}")
+        raise InvalidInputError(f"unknown method {method!r}{nearest_names(method, METHODS)}; "
+                                f"available: {sorted(METHODS)}")
     opts = method_options(method, options)
     t0 = time.perf_counter()
     tm = resolve_model(model, space=space, threshold=threshold)
     make_backend(solver)  # fail fast: not installed / unknown name
+    if Tmax is None:
+        Tmax = max(1, sum(not f.immutable for f in tm.space))
     problem = GroupProblem(S, tm, Tmax, margin=margin)
     algorithm = METHODS[method][0]
-    sol = algorithm(problem, solver=solver, time_limit=time_limit, progress=_show_progress(progress),
+    sol = algorithm(problem, solver=solver, time_limit=time_limit, progress=show_progress(progress),
                     options=opts)
     unexplained_rows = S.index[sol.unexplained_types[problem.type_of_row]].tolist()
     if unexplained_rows and not allow_partial:
@@ -94,13 +104,6 @@ def explain_group(S: pd.DataFrame, model, Tmax: int, *, space=None, method: str 
             f"{' ...' if len(unexplained_rows) > 20 else ''}; pass allow_partial=True to explain the rest",
             rows=unexplained_rows)
     return _build_result(problem, sol, S, tm, method, solver, time.perf_counter() - t0, unexplained_rows)
-
-
-def _show_progress(progress: bool) -> bool:
-    """tqdm bars only when asked for and stderr is a terminal."""
-    import sys
-
-    return bool(progress) and hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
 
 
 def _build_result(problem, sol, S, tm, method, solver, elapsed, unexplained_rows) -> GroupExplanation:

@@ -51,6 +51,8 @@ import numpy as np
 from ..exceptions import GroupCFWarning, InvalidInputError, SolverLicenseError
 from ..solvers import make_backend
 from ..solvers.base import Status
+from ..options import Options
+from ..progress import progress_counter
 from ..utils import EPS, Deadline
 from .branching import branch_and_price
 from .common import GroupSolution, Stats, initial_columns, integer_master
@@ -71,7 +73,7 @@ IP_CAP = 0.5
 
 
 @dataclass(frozen=True)
-class ColgenOptions:
+class ColgenOptions(Options):
     """Options of ``method="colgen"``.
 
     Attributes
@@ -125,6 +127,7 @@ class ColgenOptions:
     components: bool = True
 
     def __post_init__(self):
+        super().__post_init__()
         if self.pricing not in ("auto", "seed", "mip"):
             raise InvalidInputError(f"pricing must be 'auto', 'seed' or 'mip', got {self.pricing!r}")
         if self.seed_mode not in (None, "linear", "lazy", "embedded"):
@@ -138,8 +141,6 @@ class ColgenOptions:
 def column_generation(problem: GroupProblem, solver="highs", time_limit: float | None = None,
                       progress: bool = True, options: ColgenOptions | None = None) -> GroupSolution:
     """Solve the group problem by column generation; see the module docstring."""
-    from tqdm.auto import tqdm
-
     opt = options or ColgenOptions()
     deadline = Deadline(time_limit)
     stats = Stats()
@@ -147,7 +148,7 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
     completions = problem.completions(solver)
     seed = SeedPricing(problem, solver, mode=opt.seed_mode, completions=completions) \
         if opt.pricing != "mip" else None
-    with tqdm(total=problem.n_types, desc="initial columns", disable=not progress, leave=False) as bar:
+    with progress_counter(problem.n_types, "initial columns", progress) as bar:
         # the completion service proves infeasibility only without increase-only features
         # (seed.checker is None otherwise); with them its greedy points are still valid
         proves = seed is not None and seed.checker is not None
@@ -179,7 +180,7 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
     best_ip, best_cols = integer_master(master.cover_matrix(), in_master, solver, deadline, stats, active)
     levels, full = _levels(problem, solver, opt, completions, seed, deadline, stats)
     lower, status = 1, Status.OPTIMAL
-    bar = tqdm(desc="column generation", disable=not progress, leave=False)
+    bar = progress_counter(desc="column generation", enabled=progress)
     try:
         while stats.iterations < opt.max_iterations:
             if deadline.passed:

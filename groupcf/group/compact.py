@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..solvers.base import INF, Status
+from ..options import Options
+from ..progress import progress_counter
 from ..utils import EPS, Deadline
 from .common import GroupSolution, Stats, initial_columns
 from .formulations.compact import CompactMIP
@@ -24,7 +26,7 @@ MAX_MARGIN_RETRIES = 3
 
 
 @dataclass(frozen=True)
-class CompactOptions:
+class CompactOptions(Options):
     """Options of ``method="compact"`` (none yet: the MIP is sized by the initial cover)."""
 
 
@@ -32,12 +34,10 @@ def compact_mip(problem: GroupProblem, solver="highs", time_limit: float | None 
                 progress: bool = True, options: CompactOptions | None = None) -> GroupSolution:
     """``K`` = size of the best cover by the initial columns (a valid upper bound); the MIP
     is warm-started with that cover. The lower bound is the MIP's dual bound (rounded up)."""
-    from tqdm.auto import tqdm
-
     deadline = Deadline(time_limit)
     stats = Stats()
     t = time.perf_counter()
-    with tqdm(total=problem.n_types, desc="initial columns", disable=not progress, leave=False) as bar:
+    with progress_counter(problem.n_types, "initial columns", progress) as bar:
         init, no_cf = initial_columns(problem, solver, deadline, bar)
     if no_cf.all():   # nothing to explain; explain_group names the rows
         return GroupSolution([], 0, Status.OPTIMAL, stats, no_cf)

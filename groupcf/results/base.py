@@ -1,14 +1,89 @@
-"""Helpers shared by :class:`~groupcf.results.explanation.Explanation` and
-:class:`~groupcf.results.group.GroupExplanation`: JSON-friendly values, the HTML repr,
-and the common statistics shape :class:`Stats`."""
+"""The result family's base: every result of groupcf (:class:`Explanation`,
+:class:`GroupExplanation`, :class:`SequenceExplanation`, :class:`ExplanationSet`,
+:class:`GroupExplanationSet`, :class:`GlobalExplanation`) subclasses :class:`ResultBase`
+and so has
+
+* ``status`` (a :class:`Status`), ``is_optimal``, ``lower_bound`` (``None`` where the
+  method proves none), ``solve_time`` (seconds) and ``stats`` (:class:`Stats`);
+* ``summary()`` (readable text), ``_repr_html_`` (notebooks);
+* ``to_dict()`` / ``from_dict()`` / ``to_json()`` / ``from_json()``, ``to_frame()``;
+* ``plot()``;
+* ``validate(model=None, raise_on_error=True)`` returning a :class:`ValidationReport`
+  (what was checked, what failed), raising :class:`~groupcf.exceptions.ValidationError`
+  carrying that report when something failed (unless ``raise_on_error=False``).
+
+Also the helpers they share: JSON-friendly values, the HTML repr, :class:`Stats`.
+"""
 from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
+from ..exceptions import ValidationError
 from ..solvers.base import Status
 
-__all__ = ["Stats", "Status", "frame_records", "html_pre", "plain"]
+__all__ = ["ResultBase", "Stats", "Status", "ValidationReport", "frame_records", "html_pre", "plain"]
+
+#: what every result class provides (checked by the tests for each class)
+RESULT_API = ("status", "is_optimal", "lower_bound", "solve_time", "summary", "_repr_html_", "to_dict",
+              "from_dict", "to_json", "from_json", "to_frame", "plot", "validate")
+
+
+@dataclass
+class ValidationReport:
+    """What :meth:`ResultBase.validate` checked and what failed.
+
+    Attributes
+    ----------
+    checked
+        The checks run, in words (``"every counterfactual is accepted by the model"``, ...).
+    failures
+        One line per failure, naming the item (counterfactual, instance, action) and the
+        rule it breaks; empty when everything holds.
+    n_items
+        How many items (counterfactuals, people, explanations) were re-checked.
+    """
+
+    checked: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    n_items: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing failed."""
+        return not self.failures
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def summary(self) -> str:
+        """Readable text: verdict, the checks, then the failures."""
+        head = (f"validation passed: {self.n_items} item(s), {len(self.checked)} check(s)" if self.ok else
+                f"validation FAILED: {len(self.failures)} failure(s) over {self.n_items} item(s)")
+        lines = [head] + [f"  checked: {c}" for c in self.checked]
+        lines += [f"  failed: {f}" for f in self.failures[:50]]
+        if len(self.failures) > 50:
+            lines.append(f"  ... and {len(self.failures) - 50} more")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (f"ValidationReport(ok={self.ok}, items={self.n_items}, checks={len(self.checked)}, "
+                f"failures={len(self.failures)})")
+
+    def _repr_html_(self) -> str:
+        return html_pre(self.summary())
+
+    def raise_if_failed(self) -> ValidationReport:
+        """Raise :class:`~groupcf.exceptions.ValidationError` (with this report as
+        ``.report``) when something failed; return ``self`` otherwise."""
+        if self.failures:
+            msg = "; ".join(self.failures[:20]) + (" ..." if len(self.failures) > 20 else "")
+            raise ValidationError(msg, report=self)
+        return self
 
 
 class Stats(dict):
@@ -24,14 +99,73 @@ class Stats(dict):
 
 
 class ResultBase:
-    """What both result types share: ``status`` a :class:`Status` and ``stats`` a
-    :class:`Stats`, whatever was passed (strings and dicts, e.g. from ``from_dict``)."""
+    """Base of every result class (see the module docstring for the family's methods).
+
+    Subclasses are dataclasses with fields (or properties) ``status``, ``is_optimal``,
+    ``lower_bound``, ``solve_time`` and ``stats``, and implement ``summary``, ``to_dict``,
+    ``from_dict``, ``to_frame``, ``plot`` and ``_validation(model) ->
+    ValidationReport``. ``status`` and ``stats`` are normalised here, whatever was
+    passed (strings and dicts, e.g. from ``from_dict``)."""
+
+    #: the result's kind in ``to_dict()['kind']`` (checked by ``from_dict``)
+    kind: ClassVar[str] = "result"
 
     def __post_init__(self):
         if not isinstance(self.status, Status):
             self.status = Status(self.status)
         if not isinstance(self.stats, Stats):
             self.stats = Stats(self.stats or {})
+
+    # -------------------------------------------------------------- display
+    def summary(self) -> str:  # pragma: no cover - every subclass implements it
+        raise NotImplementedError
+
+    def _repr_html_(self) -> str:
+        """Notebooks: the summary, pre-formatted."""
+        return html_pre(self.summary())
+
+    # -------------------------------------------------------------- export
+    def to_dict(self) -> dict:  # pragma: no cover - every subclass implements it
+        raise NotImplementedError
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Any:  # pragma: no cover - every subclass implements it
+        raise NotImplementedError
+
+    def to_json(self, **kwargs: Any) -> str:
+        """``to_dict()`` as JSON text (``kwargs`` go to :func:`json.dumps`, e.g. ``indent``)."""
+        return json.dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_json(cls, text: str) -> Any:
+        """Rebuild the result from :meth:`to_json`'s output (without the model)."""
+        return cls.from_dict(json.loads(text))
+
+    def to_frame(self) -> pd.DataFrame:  # pragma: no cover - every subclass implements it
+        raise NotImplementedError
+
+    def plot(self, ax=None):  # pragma: no cover - every subclass implements it
+        raise NotImplementedError
+
+    # -------------------------------------------------------------- checks
+    def validate(self, model=None, raise_on_error: bool = True) -> ValidationReport:
+        """Re-check every claim of the result with the real model (``model``: the one the
+        result was computed with when omitted) and the actionability rules.
+
+        Returns a :class:`ValidationReport` (what was checked, what failed). When something
+        failed and ``raise_on_error`` (default), raises
+        :class:`~groupcf.exceptions.ValidationError` carrying the report as ``.report``.
+        """
+        tm = getattr(self, "model", None) if model is None else model
+        if tm is None:
+            raise ValidationError("validate() needs the model (pass model=...)")
+        from ..models import resolve_model
+
+        report = self._validation(resolve_model(tm))
+        return report.raise_if_failed() if raise_on_error else report
+
+    def _validation(self, tm) -> ValidationReport:  # pragma: no cover - every subclass implements it
+        raise NotImplementedError
 
 
 def plain(v):

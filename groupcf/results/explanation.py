@@ -1,7 +1,6 @@
 """Result of a single-instance counterfactual search."""
 from __future__ import annotations
 
-import json
 import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -9,8 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..exceptions import ValidationError
-from .base import ResultBase, Stats, Status, frame_records, html_pre, plain
+from .base import ResultBase, Stats, Status, ValidationReport, frame_records, plain
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..models import TrainedModel
@@ -63,9 +61,9 @@ class Explanation(ResultBase):
     objectives
         Per counterfactual, the solver's objective value (equals ``distances`` up to
         solver tolerances); empty for methods that do not solve a MIP.
-    distance
+    distance_name
         The distance's name, e.g. ``"l1"`` or ``"0.1*l0+0.9*l1"`` (MACE's), or
-        ``"geco:..."`` (GeCo's own).
+        ``"geco:..."`` (GeCo's own) — ``distance`` is its deprecated name.
     Tmax
         The limit on changed features the search used (``None``: none).
     stats
@@ -81,13 +79,15 @@ class Explanation(ResultBase):
     is_optimal: bool
     solve_time: float
     method: str = "mace"
-    distance: object = "l0"
+    distance_name: object = "l0"
     solver: str = "highs"
     lower_bound: float | None = None
     stats: Stats = field(default_factory=Stats)
     objectives: list[float] = field(default_factory=list)
     Tmax: int | None = None
     model: "TrainedModel | None" = field(default=None, repr=False, compare=False)
+
+    kind = "explanation"
 
     @property
     def changed_features(self) -> dict[int, list[str]]:
@@ -104,73 +104,102 @@ class Explanation(ResultBase):
 
     # ------------------------------------------------------------------ display
     def _head(self) -> str:
-        bound = "" if self.lower_bound is None else f", lower_bound={self.lower_bound:.4g}"
-        return (f"Explanation(method={self.method}, distance={self.distance}, solver={self.solver}, "
-                f"status={self.status.value}, optimal={self.is_optimal}{bound}, "
-                f"{self.n_counterfactuals} counterfactual(s), {self.solve_time:.3f}s)")
+        proof = ("proven optimal" if self.is_optimal else f"status {self.status.value}")
+        bound = "" if self.lower_bound is None else f", lower bound {self.lower_bound:.4g}"
+        return (f"{self.method}, distance {self.distance_name}, {proof}{bound}, "
+                f"solver {self.solver}, {self.solve_time:.3f}s")
 
-    def __repr__(self) -> str:
-        lines = [self._head()]
+    def _lines(self) -> list[str]:
+        """One line per counterfactual: its distance, probability, the changes, and the
+        unchanged features in which counterfactuals differ from each other (so two
+        counterfactuals never print identically)."""
+        lines = []
         for k, (_, cf) in enumerate(self.counterfactuals.iterrows()):
             lines.append(f"  #{k} distance={self.distances[k]:.4g} p={self.probabilities[k]:.3f}: "
                          + describe_changes(self.instance, cf, self.changes[k]))
-        return "\n".join(lines)
+        return lines
+
+    def __repr__(self) -> str:
+        return "\n".join([f"Explanation({self.n_counterfactuals} counterfactual(s); {self._head()})",
+                          *self._lines()])
 
     def summary(self) -> str:
         """Readable text: each counterfactual's distance, probability and changes (from
-        the instance's value to the new one), then the search's limits and statistics."""
+        the instance's value to the new one), then how it was found and what was proven."""
         name = "" if self.instance.name is None else f" of instance {self.instance.name!r}"
-        lines = [f"{self.n_counterfactuals} counterfactual(s){name}"] + repr(self).splitlines()[1:]
-        lines.append(self._head())
-        if self.stats:
-            lines.append("  stats: " + ", ".join(f"{k}={v}" for k, v in self.stats.items()))
-        return "\n".join(lines)
+        return "\n".join([f"{self.n_counterfactuals} counterfactual(s){name}", *self._lines(),
+                          f"  ({self._head()})"])
 
-    def _repr_html_(self) -> str:  # notebooks
-        return html_pre(self.summary())
+    def to_frame(self) -> pd.DataFrame:
+        """The counterfactuals (raw values) with their distance, probability, number and
+        names of changed features; index ``0..n-1``, best first."""
+        df = self.counterfactuals.copy()
+        df["distance"] = [float(d) for d in self.distances]
+        df["probability"] = np.asarray(self.probabilities, dtype=float)
+        df["n_changed"] = self.n_changed
+        df["changed"] = [", ".join(c) for c in self.changes]
+        return df
+
+    def plot(self, ax=None):
+        """Counterfactuals × changed features: each cell shows the new value of a feature
+        a counterfactual changes (blank: kept). Returns the matplotlib axes."""
+        import matplotlib.pyplot as plt
+
+        feats = list(dict.fromkeys(f for c in self.changes for f in c))
+        if ax is None:
+            _, ax = plt.subplots(figsize=(max(4.0, 1.6 * len(feats) + 2), 0.5 * self.n_counterfactuals + 1.5))
+        M = np.array([[1.0 if f in c else 0.0 for f in feats] for c in self.changes]).reshape(
+            self.n_counterfactuals, len(feats))
+        ax.imshow(M, aspect="auto", cmap="Blues", vmin=0, vmax=1.6)
+        for k, (_, cf) in enumerate(self.counterfactuals.iterrows()):
+            for j, f in enumerate(feats):
+                if f in self.changes[k]:
+                    ax.text(j, k, str(cf[f]), ha="center", va="center", fontsize=8)
+        ax.set_xticks(range(len(feats)), [f"{f}\n(was {self.instance[f]})" for f in feats], fontsize=8)
+        ax.set_yticks(range(self.n_counterfactuals),
+                      [f"#{k} d={self.distances[k]:.3g}" for k in range(self.n_counterfactuals)])
+        ax.set_title(f"{self.n_counterfactuals} counterfactual(s), {self.method}")
+        ax.figure.tight_layout()
+        return ax
 
     # ------------------------------------------------------------------ checks
-    def validate(self, model=None) -> "Explanation":
-        """Re-check every counterfactual with the real model and the actionability
-        rules: accepted by the model, change set as reported, immutable features
-        unchanged, increase-only ones not decreased, at most ``Tmax`` changes. Raises
-        :class:`~groupcf.exceptions.ValidationError` naming every failure; returns
-        ``self`` so it chains."""
-        tm = self.model if model is None else model
-        if tm is None:
-            raise ValidationError("validate() needs the model (pass model=...)")
-        from ..models import resolve_model
-
-        tm = resolve_model(tm)
-        problems = []
+    def _validation(self, tm) -> ValidationReport:
+        """Every counterfactual accepted by the model, its change set as reported,
+        immutable features unchanged, increase-only ones not decreased, at most ``Tmax``
+        changes."""
+        rep = ValidationReport(n_items=len(self.counterfactuals), checked=[
+            "every counterfactual is accepted by the model",
+            "each change set is the one reported",
+            "immutable features are unchanged, increase-only features not decreased",
+            f"at most Tmax={self.Tmax} features change" if self.Tmax is not None else "no Tmax to check"])
         if not len(self.counterfactuals):
-            raise ValidationError("the explanation has no counterfactual")
+            rep.failures.append("the explanation has no counterfactual")
+            return rep
         pos = tm.is_positive(self.counterfactuals)
         for k in np.flatnonzero(~np.asarray(pos, dtype=bool)):
-            problems.append(f"counterfactual {k} is not accepted by the model")
+            rep.failures.append(f"counterfactual {k} is not accepted by the model")
         space = tm.space
         c0 = space.codes(self.instance.to_frame().T)[0]
         codes = space.codes(self.counterfactuals)
         for k in range(len(self.counterfactuals)):
             diff = {f.name for l, f in enumerate(space) if abs(codes[k][l] - c0[l]) > 1e-9}
             if diff != set(self.changes[k]):
-                problems.append(f"counterfactual {k} changes {sorted(diff)}, reported {sorted(self.changes[k])}")
+                rep.failures.append(f"counterfactual {k} changes {sorted(diff)}, reported {sorted(self.changes[k])}")
             if self.Tmax is not None and len(diff) > self.Tmax:
-                problems.append(f"counterfactual {k} changes {len(diff)} > Tmax={self.Tmax} features")
+                rep.failures.append(f"counterfactual {k} changes {len(diff)} > Tmax={self.Tmax} features")
             for l, f in enumerate(space):
                 if f.immutable and f.name in diff:
-                    problems.append(f"counterfactual {k} changes immutable feature {f.name!r}")
+                    rep.failures.append(f"counterfactual {k} changes immutable feature {f.name!r}")
                 if f.increase_only and codes[k][l] < c0[l] - 1e-9:
-                    problems.append(f"counterfactual {k} decreases increase-only feature {f.name!r}")
-        if problems:
-            raise ValidationError("; ".join(problems[:20]) + (" ..." if len(problems) > 20 else ""))
-        return self
+                    rep.failures.append(f"counterfactual {k} decreases increase-only feature {f.name!r}")
+        return rep
 
     # ------------------------------------------------------------------ export
     def to_dict(self) -> dict:
         """JSON-serialisable dict (``from_dict`` rebuilds the result, without the model;
         binned values come back as their interval's text)."""
         return {
+            "kind": self.kind,
             "instance": {k: plain(v) for k, v in self.instance.items()},
             "name": plain(self.instance.name),
             "counterfactuals": frame_records(self.counterfactuals),
@@ -178,18 +207,15 @@ class Explanation(ResultBase):
             "probabilities": [float(p) for p in self.probabilities],
             "status": self.status.value, "is_optimal": bool(self.is_optimal),
             "solve_time": float(self.solve_time), "method": self.method,
-            "distance": plain(self.distance), "solver": self.solver,
+            "distance": plain(self.distance_name), "solver": self.solver,
             "lower_bound": None if self.lower_bound is None else float(self.lower_bound),
             "objectives": [float(o) for o in self.objectives],
             "Tmax": None if self.Tmax is None else int(self.Tmax),
             "stats": Stats(self.stats).as_dict(),
         }
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict())
-
     @classmethod
-    def from_dict(cls, d: dict) -> "Explanation":
+    def from_dict(cls, d: dict) -> Explanation:
         """Rebuild an :class:`Explanation` from :meth:`to_dict`'s output."""
         cfs = pd.DataFrame(d["counterfactuals"], columns=list(d["instance"]))
         return cls(
@@ -197,7 +223,7 @@ class Explanation(ResultBase):
             changes=[list(c) for c in d["changes"]], distances=list(d["distances"]),
             probabilities=np.asarray(d["probabilities"], dtype=float), status=Status(d["status"]),
             is_optimal=d["is_optimal"], solve_time=d["solve_time"], method=d["method"],
-            distance=d["distance"], solver=d["solver"],
+            distance_name=d["distance"], solver=d["solver"],
             lower_bound=d.get("lower_bound", d.get("dual_bound")), stats=Stats(d.get("stats", {})),
             objectives=list(d.get("objectives", [])), Tmax=d.get("Tmax"))
 
@@ -210,13 +236,25 @@ def _dual_bound(self):
 _init = Explanation.__init__
 
 
-def _compat_init(self, *args, dual_bound=None, **kwargs):
-    """Accept the old constructor argument ``dual_bound=`` (now ``lower_bound``)."""
+def _compat_init(self, *args, dual_bound=None, distance=None, **kwargs):
+    """Accept the old constructor arguments ``dual_bound=`` (now ``lower_bound``) and
+    ``distance=`` (now ``distance_name``)."""
     if dual_bound is not None and kwargs.get("lower_bound") is None:
         kwargs["lower_bound"] = dual_bound
+    if distance is not None:
+        kwargs.setdefault("distance_name", distance)
     _init(self, *args, **kwargs)
 
 
 _compat_init.__doc__ = _init.__doc__
 Explanation.__init__ = _compat_init
 Explanation.dual_bound = property(_dual_bound, doc="Deprecated name of :attr:`lower_bound`.")
+
+
+def _distance(self):
+    warnings.warn("Explanation.distance is renamed distance_name (the values are in distances)",
+                  FutureWarning, stacklevel=2)
+    return self.distance_name
+
+
+Explanation.distance = property(_distance, doc="Deprecated name of :attr:`distance_name`.")

@@ -1,16 +1,14 @@
 """`GroupExplanation`: the answer of :func:`groupcf.explain_group`, and its audits."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from ..exceptions import ValidationError
 from ..solvers.base import Status
-from .base import ResultBase, Stats, html_pre
+from .base import ResultBase, Stats, ValidationReport
 from .base import plain as _plain
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -63,11 +61,14 @@ class GroupExplanation(ResultBase):
     stats: Stats = field(default_factory=Stats)
     model: "TrainedModel | None" = field(default=None, repr=False, compare=False)
 
+    kind = "group"
+
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:
-        opt = "optimal" if self.is_optimal else f"lower bound {self.lower_bound}"
+        opt = ("proven optimal" if self.is_optimal
+               else f"not proven: lower bound {self.lower_bound}, status {self.status.value}")
         return (f"GroupExplanation({self.n_explanations} explanation(s) for {len(self.S)} instance(s), "
-                f"Tmax={self.Tmax}, {opt}, status={self.status.value}, method={self.method}, "
+                f"Tmax={self.Tmax}, {opt}, method={self.method}, "
                 f"solver={self.solver}, {self.solve_time:.2f}s)")
 
     def summary(self) -> str:
@@ -86,8 +87,21 @@ class GroupExplanation(ResultBase):
             lines.append(f"  unexplained (no counterfactual within Tmax): {self.unexplained}")
         return "\n".join(lines)
 
-    def _repr_html_(self) -> str:  # notebooks
-        return html_pre(self.summary())
+    def to_frame(self) -> pd.DataFrame:
+        """One row per instance of ``S`` (indexed like it): its explanation id (``-1``:
+        unexplained), the number and names of the features it changes, and the values it
+        moves to."""
+        rows = []
+        for k in self.assignment.to_numpy():
+            feats = self.changed_features.get(k, []) if k != -1 else []
+            cf = self.counterfactuals.loc[k] if k != -1 else None
+            rows.append({"explanation": int(k), "n_changed": len(feats), "changed": ", ".join(feats),
+                         "to": ", ".join(f"{c}={cf[c]}" for c in feats) if cf is not None else ""})
+        return pd.DataFrame(rows, index=self.S.index)
+
+    def plot(self, ax=None):
+        """The explanations × features heat map (:meth:`plot_heatmap`)."""
+        return self.plot_heatmap(ax=ax)
 
     # ------------------------------------------------------------------ audits
     def feature_frequencies(self, per: str = "explanation", by: str | pd.Series | None = None):
@@ -163,16 +177,18 @@ class GroupExplanation(ResultBase):
         return ax
 
     # ------------------------------------------------------------------ checks
-    def validate(self, model=None) -> "GroupExplanation":
-        """Re-check every claim with the real model; raise :class:`ValidationError` on any
-        failure. Returns ``self`` so it chains."""
-        tm = self.model if model is None else model
-        if tm is None:
-            raise ValidationError("validate() needs the model (pass model=...)")
-        from ..models import resolve_model
-
-        tm = resolve_model(tm)
-        problems = []
+    def _validation(self, tm) -> ValidationReport:
+        """Every counterfactual accepted by the model; each change set within ``Tmax``
+        and free of immutable features; every instance covered (or listed unexplained),
+        equal to its counterfactual outside the change set, never decreasing an
+        increase-only feature."""
+        rep = ValidationReport(n_items=len(self.S), checked=[
+            "every counterfactual is accepted by the model",
+            f"every change set has at most Tmax={self.Tmax} features and no immutable one",
+            "every instance is covered or listed as unexplained",
+            "each instance equals its counterfactual outside the change set",
+            "no increase-only feature decreases"])
+        problems = rep.failures
         if len(self.counterfactuals):
             pos = tm.is_positive(self.counterfactuals)
             for k in np.flatnonzero(~pos):
@@ -204,14 +220,13 @@ class GroupExplanation(ResultBase):
                     problems.append(f"instance {label!r} would have to decrease increase-only {f.name!r}")
         if set(self.assignment.index) != set(self.S.index):
             problems.append("the assignment is not indexed like S")
-        if problems:
-            raise ValidationError("; ".join(problems[:20]) + (" ..." if len(problems) > 20 else ""))
-        return self
+        return rep
 
     # ------------------------------------------------------------------ export
     def to_dict(self) -> dict:
         """JSON-serialisable dict (``from_dict`` rebuilds the result, without the model)."""
         return {
+            "kind": self.kind,
             "n_explanations": int(self.n_explanations), "lower_bound": int(self.lower_bound),
             "is_optimal": bool(self.is_optimal), "status": self.status.value, "Tmax": int(self.Tmax),
             "method": self.method, "solver": self.solver, "solve_time": float(self.solve_time),
@@ -225,11 +240,8 @@ class GroupExplanation(ResultBase):
             "stats": Stats(self.stats).as_dict(),
         }
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict())
-
     @classmethod
-    def from_dict(cls, d: dict) -> "GroupExplanation":
+    def from_dict(cls, d: dict) -> GroupExplanation:
         index = d["index"]
         S = pd.DataFrame(d["S"], index=index)
         return cls(

@@ -1,46 +1,54 @@
 """Single-instance counterfactuals: ``gcf.explain``."""
 from __future__ import annotations
 
-from ..exceptions import InvalidInputError, NotRejectedError
+from ..exceptions import NotRejectedError
 from ..features.validation import validate_instance
-from ..formulations.distances import parse_distance
 from ..models import resolve_model
 from ..results.explanation import Explanation
-from .geco import GeCoParams, explain_geco
+from .geco import GeCoOptions, explain_geco
 from .mace import MaceOptions, mace
-from .pso import PSOParams, explain_pso
+from .pso import PSOOptions, explain_pso
 from .registry import check_options, methods, register_method
 
 
-def _explain_mace(x, model, *, space=None, threshold: float = 0.5, distance=None, Tmax=None,
-                  n: int = 1, **options) -> Explanation:
-    if distance is None:
-        distance = "l0"
-    parse_distance(distance)  # validates: named InvalidInputError
-    if Tmax is not None and (int(Tmax) != Tmax or Tmax < 1):
-        raise InvalidInputError(f"Tmax must be a positive integer or None, got {Tmax!r}")
-    if int(n) != n or n < 1:
-        raise InvalidInputError(f"n must be a positive integer, got {n!r}")
+def _explain_mace(x, model, *, space=None, threshold: float = 0.5, options: MaceOptions | None = None,
+                  **kwargs) -> Explanation:
+    opts = MaceOptions.from_kwargs(options, owner="method='mace'", **kwargs)
     tm = resolve_model(model, space=space, threshold=threshold)
     x = validate_instance(x, tm.space)
     if tm.is_positive(x.to_frame().T)[0]:
         raise NotRejectedError(f"the model already accepts instance {x.name!r} "
                                f"(p = {tm.proba(x.to_frame().T)[0]:.3f} >= {threshold}); nothing to explain")
-    return mace(x, tm, distance=distance, Tmax=Tmax, n=int(n), **options)
+    kw = opts.to_dict()
+    kw["distance"] = kw["distance"] if kw["distance"] is not None else "l0"
+    for name in ("threads", "verbose"):     # solver options: passed only when set
+        if kw[name] in (None, False):
+            del kw[name]
+    return mace(x, tm, **kw)
 
 
 register_method("mace", _explain_mace, MaceOptions)
-register_method("geco", explain_geco, GeCoParams, needs_data=True,
+register_method("geco", explain_geco, GeCoOptions, needs_data=True,
                 extra=("data", "constraints", "random_state"))
-register_method("pso", explain_pso, PSOParams, needs_data=True,
+register_method("pso", explain_pso, PSOOptions, needs_data=True,
                 extra=("data", "n", "random_state", "progress"))
 
 #: names of the registered methods (``groupcf.single.registry.methods()`` is the live list)
 METHODS = tuple(methods())
 
 
-def explain(x, model, method: str = "mace", **options) -> Explanation:
+def explain(x, model, method: str = "mace", *, Tmax: int | None = None, n: int | None = None,
+            threshold: float = 0.5, space=None, solver=None, time_limit: float | None = None,
+            random_state=None, progress: bool = True, data=None, options=None,
+            **method_options) -> Explanation:
     """Counterfactual explanation of one instance that the model rejects.
+
+    The shared vocabulary is in the signature (``Tmax``, ``n``, ``threshold``, ``space``,
+    ``solver``, ``time_limit``, ``random_state``, ``progress``, ``data``); a method's own
+    options come as ``options=`` (its options object: :class:`MaceOptions`,
+    :class:`~groupcf.single.geco.GeCoOptions`, :class:`~groupcf.single.pso.PSOOptions`)
+    and/or as keywords. An argument the method cannot honour (``solver`` for GeCo, ...)
+    raises :class:`~groupcf.exceptions.InvalidInputError` naming it; nothing is dropped.
 
     Parameters
     ----------
@@ -61,11 +69,11 @@ def explain(x, model, method: str = "mace", **options) -> Explanation:
         :class:`~groupcf.exceptions.InvalidInputError`; ``distance`` (default: GeCo's
         own, weighted by ``alpha``, ``beta``, ``gamma``) makes GeCo minimise MACE's
         distance instead, and ``refine=True`` polishes its result (see
-        :class:`~groupcf.single.geco.GeCoParams`).
+        :class:`~groupcf.single.geco.GeCoOptions`).
         ``"pso"``: mixed-discrete particle swarm over the top information-value features
         (:mod:`groupcf.single.pso`, Shekhar et al. 2023) for any classifier with
         ``predict_proba``; needs ``data=``, returns up to ``n`` diverse counterfactuals;
-        options of :class:`~groupcf.single.pso.PSOParams` as keywords.
+        options of :class:`~groupcf.single.pso.PSOOptions` as keywords.
     distance
         MACE's normalised distance over the original features (default ``"l0"``) (see
         :mod:`groupcf.formulations.distances`): ``"l0"`` (fraction of features changed),
@@ -117,12 +125,18 @@ def explain(x, model, method: str = "mace", **options) -> Explanation:
     :class:`~groupcf.exceptions.InvalidInputError` for an unknown method or distance
     name, negative distance weights, or an option the method does not take (the message
     names it and lists the method's options: :class:`~groupcf.single.mace.MaceOptions`,
-    :class:`~groupcf.single.geco.GeCoParams`, :class:`~groupcf.single.pso.PSOParams`; a
+    :class:`~groupcf.single.geco.GeCoOptions`, :class:`~groupcf.single.pso.PSOOptions`; a
     new method registers itself with :func:`groupcf.single.registry.register_method`).
     Every counterfactual is re-checked with the real model.
     """
-    spec = check_options(method, options)
-    return spec.function(x, model, **options)
+    given = {"Tmax": Tmax, "n": n, "solver": solver, "time_limit": time_limit,
+             "random_state": random_state, "data": data, "options": options}
+    kw = {k: v for k, v in given.items() if v is not None}
+    kw.update(method_options)
+    spec = check_options(method, kw)
+    if "progress" in spec.accepted:      # a user-interface switch: methods without a bar ignore it
+        kw["progress"] = progress
+    return spec.function(x, model, threshold=threshold, space=space, **kw)
 
 
 __all__ = ["Explanation", "MaceOptions", "explain", "methods", "register_method"]

@@ -18,7 +18,9 @@ import logging
 import math
 import time
 import warnings
+import numbers
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -34,6 +36,7 @@ from ..embeddings.trees import TreeEnsemble
 from ..formulations.distances import feature_distances, parse_distance
 from ..formulations.nearest import NearestCounterfactual, actionable_bounds, change_tol
 from ..models import DEFAULT_MARGIN, TrainedModel
+from ..options import N, TIME_LIMIT, TMAX, Interval, Options
 from ..progress import progress_bar
 from ..results.explanation import Explanation
 from ..solvers import make_backend
@@ -57,9 +60,23 @@ MACE_MIP_ABS_GAP = 1e-10
 DIVERSITY_TOL = 1e-3
 
 
-@dataclass
-class MaceOptions:
+@dataclass(frozen=True)
+class MaceOptions(Options):
     """Options of ``gcf.explain(..., method="mace")`` (see :func:`groupcf.explain`)."""
+
+    _constraints: ClassVar[dict[str, list]] = {
+        "Tmax": TMAX, "n": N, "time_limit": TIME_LIMIT,
+        "mip_gap": [None, Interval(numbers.Real, 0, None)],
+        "margin": [Interval(numbers.Real, 0, None)],
+        "diversity_tol": [Interval(numbers.Real, 0, None, closed="neither")],
+        "threads": [None, Interval(numbers.Integral, 1, None)],
+        "verbose": [bool], "progress": [bool], "upper_bound": [bool], "radius": [bool], "obbt": [bool],
+    }
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.distance is not None:
+            parse_distance(self.distance)   # named InvalidInputError
 
     distance: object = None            # default "l0"
     Tmax: int | None = None
@@ -71,7 +88,7 @@ class MaceOptions:
     diversity_tol: float = DIVERSITY_TOL
     threads: int | None = None         # passed to the solver
     verbose: bool = False              # solver log
-    progress: bool = False             # a bar over the n counterfactuals (n > 1)
+    progress: bool = True              # a bar over the n counterfactuals (n > 1; terminal only)
     upper_bound: bool = True           # ReLU networks: numpy incumbent as the MIP start
     radius: bool = True                # ... and its radius (box, cardinality cut, single-change proof; n = 1)
     obbt: bool = True                  # ... and second-layer neuron bounds by LP within the radius
@@ -79,7 +96,7 @@ class MaceOptions:
 
 def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = None, solver="highs",
          n: int = 1, time_limit: float | None = None, mip_gap: float | None = None,
-         margin: float = DEFAULT_MARGIN, diversity_tol: float = DIVERSITY_TOL, progress: bool = False,
+         margin: float = DEFAULT_MARGIN, diversity_tol: float = DIVERSITY_TOL, progress: bool = True,
          upper_bound: bool = True, radius: bool = True, obbt: bool = True, **options) -> Explanation:
     """Nearest counterfactual(s) of ``x`` under the MACE ``distance`` (see
     :func:`groupcf.explain` for the arguments).

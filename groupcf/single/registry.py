@@ -10,6 +10,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from ..exceptions import InvalidInputError
+from ..options import nearest_names
 
 #: options every method takes (model resolution)
 COMMON_OPTIONS = ("space", "threshold")
@@ -63,10 +64,16 @@ def check_options(name: str, options: dict) -> MethodSpec:
     raises :class:`InvalidInputError` naming the others and listing the accepted ones."""
     spec = get_method(name)
     accepted = spec.accepted
-    bad = [k for k in options if k not in accepted]
+    renamed = getattr(spec.options_cls, "_renamed", {})
+    bad = [k for k in options if k not in accepted and k not in renamed and k != "options"]
     if bad:
         other = [m for m, s in _METHODS.items() if m != name and all(k in s.accepted for k in bad)]
         hint = f" (they apply to method={other[0]!r})" if other else ""
+        named = ", ".join(f"{k!r}{nearest_names(k, accepted)}" for k in bad)
         raise InvalidInputError(
-            f"method={name!r} does not take option(s) {bad}{hint}; its options are: {sorted(accepted)}")
+            f"method={name!r} does not take option(s) {named}{hint}; its options are: {sorted(accepted)}")
+    obj = options.get("options")
+    if obj is not None and not isinstance(obj, spec.options_cls):
+        raise InvalidInputError(f"method={name!r} takes options={spec.options_cls.__name__}(...), "
+                                f"got {type(obj).__name__}")
     return spec

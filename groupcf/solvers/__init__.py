@@ -29,6 +29,8 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 
+from ..exceptions import InvalidInputError
+from ..options import nearest_names
 from .base import Backend, Capabilities, Solution, SolverOptions, Status, VarType
 from .gurobi import GurobiBackend
 from .highs import HighsBackend
@@ -77,13 +79,14 @@ def make_backend(solver: str | type[Backend] | Backend = "highs",
     if isinstance(solver, type) and issubclass(solver, Backend):
         return solver(options=options)
     if not isinstance(solver, str):
-        raise TypeError(f"solver must be a name, a Backend subclass or a Backend, "
+        raise InvalidInputError(f"solver must be a name, a Backend subclass or a Backend, "
                         f"got {type(solver).__name__}")
     name = solver.strip().lower()
     if name.startswith("pyomo:"):
         return PyomoBackend(solver=name.split(":", 1)[1], options=options)
     if name not in BACKENDS:
-        raise ValueError(f"unknown solver {solver!r}; available: {_names_help()}")
+        raise InvalidInputError(f"unknown solver {solver!r}{nearest_names(str(solver), list(BACKENDS))}; "
+                                f"available: {_names_help()}")
     return BACKENDS[name](options=options)
 
 

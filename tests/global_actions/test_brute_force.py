@@ -22,13 +22,13 @@ def check_case(seed, model, Tmax, numeric="shift"):
     pipe, S, X, imm, inc = case
     acts, C, D = brute_force(pipe, S, X, imm, inc, Tmax, numeric)
     coverable = C.any(axis=0)
-    res = gcf.explain_global(S, pipe, Tmax=Tmax, k=None, numeric=numeric, progress=False)
+    res = gcf.explain_global(S, pipe, Tmax=Tmax, n=None, numeric=numeric, progress=False)
     # coverable people agree with brute force
     assert res.n_coverable == int(coverable.sum())
     # every reported cover: the real model accepts the applied row, rules hold
     cf = res.apply()
     cov = res.covered.to_numpy()
-    assert res.n_covered == int(coverable.sum())          # k=None covers everyone coverable
+    assert res.n_covered == int(coverable.sum())          # n=None covers everyone coverable
     if cov.any():
         assert (pipe.predict(cf[cov]) == 1).all()
     for f in imm:

@@ -37,7 +37,7 @@ With :math:`\alpha + \beta + \gamma = 1` (default :math:`\tfrac13` each), distan
 to :math:`w > 1` the constant 1 becomes :math:`w`, the largest possible distance, which
 keeps that property.)
 
-Two options go beyond the paper (:class:`GeCoParams`): ``distance=`` makes the search
+Two options go beyond the paper (:class:`GeCoOptions`): ``distance=`` makes the search
 minimise MACE's distance (:mod:`groupcf.formulations.distances`, the definition
 :func:`groupcf.metrics.proximity` and the MACE MIP use) instead of the above, and
 ``refine=True`` polishes the final top-k by a coordinate descent over the active domain.
@@ -94,8 +94,11 @@ rules on raw values. GeCo is a heuristic: ``is_optimal`` is always False.
 """
 from .domain import DOMAIN_CACHE, ActiveDomain, FeatureDomain
 from .explainer import GeCo, explain_geco
-from .params import GeCoParams, geco_distance
+from ...options import deprecated_aliases
+from .params import GeCoOptions, geco_distance
 from .scoring import _Scorer, decode
 
-__all__ = ["GeCo", "GeCoParams", "explain_geco", "geco_distance", "decode", "ActiveDomain",
+__all__ = ["GeCo", "GeCoOptions", "explain_geco", "geco_distance", "decode", "ActiveDomain",
            "FeatureDomain", "DOMAIN_CACHE", "_Scorer"]
+
+__getattr__ = deprecated_aliases(__name__, {'GeCoParams': GeCoOptions})

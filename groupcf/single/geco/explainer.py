@@ -12,11 +12,12 @@ from ...exceptions import (InvalidInputError, NoCounterfactualError, NotRejected
 from ...features.validation import validate_instance
 from ...formulations.distances import parse_distance
 from ...models import logit
+from ...options import rename_deprecated
 from ...plaf import BoundConstraints, Constraints, fixed, increasing
 from ...results.explanation import Explanation
 from ...solvers.base import Status
 from .domain import DOMAIN_CACHE
-from .params import GeCoParams
+from .params import GeCoOptions
 from .scoring import _resolve, _Scorer, decode
 from .search import _GroupSampler, _Population, _Run
 
@@ -30,16 +31,12 @@ class GeCo:
     tuples) is done once here; :meth:`explain` then runs the genetic search for one
     instance. ``constraints`` are PLAF rules (a list or :class:`~groupcf.plaf.Constraints`);
     the FeatureSpace's immutable / increase-only features are added as ``fixed`` /
-    ``increasing`` rules. Other keyword arguments are :class:`GeCoParams`.
+    ``increasing`` rules. Other keyword arguments are :class:`GeCoOptions`.
     """
 
     def __init__(self, model, data: pd.DataFrame, constraints=None, *, space=None,
-                 threshold: float = 0.5, **params):
-        unknown = set(params) - set(GeCoParams.__dataclass_fields__)
-        if unknown:
-            raise InvalidInputError(f"unknown GeCo parameter(s) {sorted(unknown)} (GeCo does not accept them); "
-                                    f"accepted: {sorted(GeCoParams.__dataclass_fields__)}")
-        self.params = GeCoParams(**params).validate()
+                 threshold: float = 0.5, options: GeCoOptions | None = None, **params):
+        self.params = GeCoOptions.from_kwargs(options, owner="GeCo", **params)
         logit(threshold)
         self.model, self.threshold = model, threshold
         self.space, self.embedding, self.proba_clf, self.real = _resolve(model, space, threshold)
@@ -67,16 +64,21 @@ class GeCo:
         self._hash_w = w | 1
 
     # ------------------------------------------------------------------ public
-    def explain(self, x, k: int | None = None, random_state=None) -> Explanation:
-        """Top-``k`` counterfactuals of ``x`` (a Series / one-row DataFrame of raw
+    def explain(self, x, n: int | None = None, random_state=None, **deprecated) -> Explanation:
+        """Top-``n`` counterfactuals of ``x`` (a Series / one-row DataFrame of raw
         features), best first. Raises :class:`NotRejectedError` when the model already
         accepts ``x`` and :class:`NoCounterfactualError` when the search (up to
         ``max_generations``) finds none."""
         t0 = time.perf_counter()
         P = self.params
-        k = P.k if k is None else k
+        old = rename_deprecated("GeCo.explain", deprecated, {"k": "n"})
+        if set(old) - {"n"}:
+            raise InvalidInputError(f"GeCo.explain() got unexpected argument(s) {sorted(set(old) - {'n'})}")
+        if n is None:
+            n = old.get("n")
+        k = P.n if n is None else n
         if int(k) != k or k < 1:
-            raise InvalidInputError(f"k must be a positive integer, got {k!r}")
+            raise InvalidInputError(f"n must be a positive integer, got {k!r}")
         x = self._instance(x)
         xf = x.to_frame().T.infer_objects()
         if self.real.is_positive(xf)[0]:
@@ -173,15 +175,16 @@ def _columns(data):
 
 
 
-def explain_geco(x, model, data: pd.DataFrame | None = None, constraints=None, k: int = 5,
-                 random_state=None, *, space=None, threshold: float = 0.5, **hyper) -> Explanation:
+def explain_geco(x, model, data: pd.DataFrame | None = None, constraints=None, n: int | None = None,
+                 random_state=None, *, space=None, threshold: float = 0.5, options: GeCoOptions | None = None,
+                 **hyper) -> Explanation:
     """GeCo counterfactuals of ``x``: what ``gcf.explain(x, model, method="geco", ...)``
     runs. ``data`` (required) gives the active domain; ``constraints`` PLAF rules;
-    ``hyper`` :class:`GeCoParams` (``q``, ``m_init``, ``m_mut``, ``alpha``, ...). The
+    ``options`` / ``hyper`` :class:`GeCoOptions` (``q``, ``m_init``, ``m_mut``, ``alpha``, ...). The
     prepared domain of ``data`` is cached across calls by identity of ``data``; for many
     explanations :class:`GeCo` can also be used directly."""
     if data is None:
         raise InvalidInputError("method='geco' samples counterfactual values from reference data: "
                                 "pass data=X_train (raw rows)")
-    return GeCo(model, data, constraints, space=space, threshold=threshold, **hyper).explain(
-        x, k=k, random_state=random_state)
+    geco = GeCo(model, data, constraints, space=space, threshold=threshold, options=options, **hyper)
+    return geco.explain(x, n=n, random_state=random_state)

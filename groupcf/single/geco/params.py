@@ -5,16 +5,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...exceptions import (InvalidInputError)
+from ...exceptions import InvalidInputError
 from ...formulations.distances import parse_distance
+from ...options import Options, deprecated_aliases
 
 
-
-@dataclass
-class GeCoParams:
+@dataclass(frozen=True)
+class GeCoOptions(Options):
     """GeCo's hyper-parameters (defaults from the paper where it gives them).
 
-    ``q`` population size, ``k`` counterfactuals returned, ``m_init`` initial samples
+    ``q`` population size, ``n`` counterfactuals returned (formerly ``k``), ``m_init`` initial samples
     per group, ``m_mut`` children per candidate in MUTATE; ``alpha, beta, gamma`` weight
     l0/n, l1/n and linf; ``max_generations`` is a safety cap (reported in ``stats``);
     ``stable_generations`` the generations the top-k must stay unchanged; ``patience``
@@ -47,7 +47,7 @@ class GeCoParams:
     no returned counterfactual changes more than ``Tmax`` features.
     """
 
-    k: int = 5
+    n: int = 5
     q: int = 100
     m_init: int = 20
     m_mut: int = 5
@@ -66,8 +66,14 @@ class GeCoParams:
     refine_passes: int = 5
     Tmax: int | None = None
 
-    def validate(self) -> "GeCoParams":
-        for name in ("k", "q", "m_init", "m_mut", "max_generations", "stable_generations", "patience",
+    _renamed = {"k": "n"}
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.validate()
+
+    def validate(self) -> GeCoOptions:
+        for name in ("n", "q", "m_init", "m_mut", "max_generations", "stable_generations", "patience",
                      "refine_passes"):
             v = getattr(self, name)
             if int(v) != v or v < 1:
@@ -94,3 +100,6 @@ def geco_distance(M: np.ndarray, D: np.ndarray, alpha: float = 1 / 3, beta: floa
     l1 = D.sum(axis=1)
     linf = D.max(axis=1) if n else np.zeros(len(M))
     return alpha * l0 / n + beta * l1 / n + gamma * linf
+
+
+__getattr__ = deprecated_aliases(__name__, {'GeCoParams': GeCoOptions})

@@ -224,7 +224,7 @@ class _Run:
 
     def refine(self, pop: _Population, stats: dict) -> _Population:
         """Coordinate descent on the top-``k`` counterfactuals (option ``refine`` of
-        :class:`GeCoParams`): per changed numeric (ordinal too under MACE's distance)
+        :class:`GeCoOptions`): per changed numeric (ordinal too under MACE's distance)
         feature, the active-domain values nearer the instance's, and undoing the change;
         the candidates go through the PLAF cascade, are scored and merged by
         SELECTFITTEST. Stops after a pass that does not improve the top-``k``."""

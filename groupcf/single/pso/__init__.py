@@ -52,13 +52,14 @@ from ..mace import _decode
 from .box import Box
 from .iv import information_value, rank_features
 from .model import SwarmModel
-from .params import PSOParams
+from ...options import deprecated_aliases
+from .params import PSOOptions
 from .select import polish, select_diverse, unique_rows
 from .swarm import run_swarm
 
 log = logging.getLogger(__name__)
 
-__all__ = ["PSOParams", "explain_pso", "information_value", "rank_features"]
+__all__ = ["PSOOptions", "explain_pso", "information_value", "rank_features"]
 
 _RANK_CACHE: dict = {}
 #: at most this many valid candidates (the cheapest) per round go to the selection
@@ -95,16 +96,14 @@ def _mad_scale(space, Zd: np.ndarray) -> np.ndarray:
 
 
 def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float = 0.5,
-                random_state=None, progress: bool = False, **params) -> Explanation:
+                random_state=None, progress: bool = True, options: PSOOptions | None = None,
+                **params) -> Explanation:
     """Up to ``n`` diverse counterfactuals of ``x`` by mixed-discrete PSO (see the module
-    docstring; options: :class:`PSOParams` as keywords). ``data``: raw rows (e.g. the
-    training data) for the information-value ranking."""
+    docstring; options: a :class:`PSOOptions` as ``options=`` and/or its fields as
+    keywords). ``data``: raw rows (e.g. the training data) for the information-value
+    ranking."""
     t0 = time.perf_counter()
-    unknown = set(params) - set(PSOParams.__dataclass_fields__)
-    if unknown:   # gcf.explain checks through the registry; this guards direct calls
-        raise InvalidInputError(f"unknown PSO option(s) {sorted(unknown)}; "
-                                f"available: {sorted(PSOParams.__dataclass_fields__)}")
-    prm = PSOParams(**params).validate()
+    prm = PSOOptions.from_kwargs(options, owner="method='pso'", **params)
     if int(n) != n or n < 1:
         raise InvalidInputError(f"n must be a positive integer, got {n!r}")
     n = int(n)
@@ -204,3 +203,5 @@ def _actionable(space, x, rows: pd.DataFrame) -> np.ndarray:
         if f.increase_only:
             ok &= C[:, l] >= xc[l] - 1e-9
     return ok
+
+__getattr__ = deprecated_aliases(__name__, {'PSOParams': PSOOptions})

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...exceptions import InvalidInputError
+from ...options import Options, deprecated_aliases
 
 
 #: defaults of the options measured in units of a feature: its range (the paper's
@@ -14,8 +15,8 @@ UNIT_DEFAULTS = {
 }
 
 
-@dataclass
-class PSOParams:
+@dataclass(frozen=True)
+class PSOOptions(Options):
     """Options of :func:`~groupcf.single.pso.explain_pso` (defaults: Chowdhury et al. 2013
     for the swarm, Shekhar et al. 2023 for the rest, or our choice where they leave it open).
 
@@ -90,9 +91,11 @@ class PSOParams:
     def __post_init__(self):
         for k, v in UNIT_DEFAULTS.get(self.scale, {}).items():      # defaults in the scale's units
             if getattr(self, k) is None:
-                setattr(self, k, v)
+                object.__setattr__(self, k, v)
+        super().__post_init__()
+        self.validate()
 
-    def validate(self) -> PSOParams:
+    def validate(self) -> PSOOptions:
         if self.scale not in UNIT_DEFAULTS:
             raise InvalidInputError(f"scale must be 'range' or 'mad', got {self.scale!r}")
         for name in ("n_particles", "n_iterations", "patience", "h0", "iv_bins"):
@@ -115,3 +118,6 @@ class PSOParams:
         if not self.h_growth > 1:
             raise InvalidInputError(f"h_growth must be > 1, got {self.h_growth!r}")
         return self
+
+
+__getattr__ = deprecated_aliases(__name__, {'PSOParams': PSOOptions})

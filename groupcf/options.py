@@ -1,0 +1,244 @@
+"""One validator for every method's options.
+
+Each method declares its options once, as a frozen dataclass subclassing :class:`Options`,
+with the rules of each field in ``_constraints`` (in the style of scikit-learn's
+``validate_params``: types, intervals, choices). :meth:`Options.from_kwargs` builds one from
+keywords or from an options object plus keyword overrides, and it is the single place that
+
+* rejects an unknown option, naming the nearest valid one (``"n_particle"`` → did you mean
+  ``"n_particles"``?);
+* accepts a renamed option for one release with a :class:`FutureWarning` (``k`` → ``n``,
+  ``seed`` → ``random_state``, ...);
+* checks every value against its rules, naming the option, the value and what is accepted.
+
+scikit-learn's own validator lives in a private module (``sklearn.utils._param_validation``)
+whose interface changes between releases, hence this small one.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import numbers
+import warnings
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+from .exceptions import InvalidInputError
+
+__all__ = ["Interval", "Options", "Choice", "check_value", "nearest_names", "rename_deprecated"]
+
+O = TypeVar("O", bound="Options")  # noqa: E741
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A number of ``kind`` (``numbers.Integral`` or ``numbers.Real``) in an interval.
+
+    ``low``/``high`` ``None`` are unbounded; ``closed`` is ``"both"``, ``"left"``,
+    ``"right"`` or ``"neither"``."""
+
+    kind: type
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"
+
+    def accepts(self, v: Any) -> bool:
+        if isinstance(v, bool) or not isinstance(v, self.kind):
+            # an integral float (e.g. 5.0) is accepted where an int is asked for
+            if not (self.kind is numbers.Integral and isinstance(v, numbers.Real)
+                    and not isinstance(v, bool) and float(v).is_integer()):
+                return False
+        left = self.closed in ("both", "left")
+        right = self.closed in ("both", "right")
+        if self.low is not None and (v < self.low or (v == self.low and not left)):
+            return False
+        if self.high is not None and (v > self.high or (v == self.high and not right)):
+            return False
+        return True
+
+    def __str__(self) -> str:
+        what = "an integer" if self.kind is numbers.Integral else "a number"
+        if self.low is None and self.high is None:
+            return what
+        lo = "-inf" if self.low is None else f"{self.low:g}"
+        hi = "inf" if self.high is None else f"{self.high:g}"
+        lb = "[" if self.closed in ("both", "left") and self.low is not None else "("
+        rb = "]" if self.closed in ("both", "right") and self.high is not None else ")"
+        return f"{what} in {lb}{lo}, {hi}{rb}"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One of a fixed set of values (strings, usually)."""
+
+    values: tuple
+
+    def accepts(self, v: Any) -> bool:
+        try:
+            return v in self.values
+        except TypeError:
+            return False
+
+    def __str__(self) -> str:
+        return "one of " + ", ".join(repr(v) for v in self.values)
+
+
+def _describe(rule: Any) -> str:
+    if rule is None:
+        return "None"
+    if isinstance(rule, type):
+        return {bool: "True or False", str: "a string", dict: "a dict"}.get(rule, rule.__name__)
+    if callable(rule) and not isinstance(rule, (Interval, Choice)):
+        return getattr(rule, "__doc__", None) or getattr(rule, "__name__", "valid")
+    return str(rule)
+
+
+def _accepts(rule: Any, v: Any) -> bool:
+    if rule is None:
+        return v is None
+    if isinstance(rule, (Interval, Choice)):
+        return rule.accepts(v)
+    if isinstance(rule, type):
+        if rule is bool:
+            return isinstance(v, (bool,)) or type(v).__name__ == "bool_"
+        return isinstance(v, rule)
+    if callable(rule):
+        return bool(rule(v))
+    raise TypeError(f"unknown rule {rule!r}")
+
+
+def check_value(owner: str, name: str, value: Any, rules: list) -> None:
+    """Raise :class:`InvalidInputError` unless ``value`` satisfies one of ``rules``
+    (``None``, a type, an :class:`Interval`, a :class:`Choice` or a predicate)."""
+    if any(_accepts(r, value) for r in rules):
+        return
+    accepted = " or ".join(_describe(r) for r in rules)
+    raise InvalidInputError(f"{owner}: option {name!r} must be {accepted}; got {value!r}")
+
+
+def nearest_names(name: str, valid) -> str:
+    """`` (did you mean 'x'?)`` for the closest valid name, or an empty string."""
+    close = difflib.get_close_matches(name, list(valid), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def rename_deprecated(owner: str, kwargs: dict, renamed: dict[str, str], stacklevel: int = 3) -> dict:
+    """``kwargs`` with old names mapped to new ones (a :class:`FutureWarning` each; both
+    given: :class:`InvalidInputError`)."""
+    out = dict(kwargs)
+    for old, new in renamed.items():
+        if old in out:
+            if new in out:
+                raise InvalidInputError(f"{owner}: got both {old!r} and its new name {new!r}; pass only {new!r}")
+            warnings.warn(f"{owner}: option {old!r} is renamed {new!r}; the old name will stop working "
+                          "in the next release", FutureWarning, stacklevel=stacklevel)
+            out[new] = out.pop(old)
+    return out
+
+
+@dataclass(frozen=True)
+class Options:
+    """Base of every method's options dataclass.
+
+    Subclasses are frozen dataclasses declaring
+
+    * ``_constraints``: field name → list of accepted rules (``None``, a type, an
+      :class:`Interval`, a :class:`Choice` or a predicate); a field without rules is not
+      checked here (its method checks it);
+    * ``_renamed``: old option name → new name, accepted with a :class:`FutureWarning`.
+
+    Values are checked when the object is created, so an invalid options object cannot
+    exist.
+    """
+
+    _constraints: ClassVar[dict[str, list]] = {}
+    _renamed: ClassVar[dict[str, str]] = {}
+
+    def __post_init__(self) -> None:
+        owner = type(self).__name__
+        for name, rules in self._constraints.items():
+            check_value(owner, name, getattr(self, name), rules)
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        """Names of the options."""
+        return [f.name for f in dataclasses.fields(cls)]
+
+    @classmethod
+    def unknown_message(cls, unknown: list[str], owner: str | None = None, extra=()) -> str:
+        """The message naming unknown options and the nearest valid ones."""
+        valid = [*cls.field_names(), *extra]
+        parts = [f"{u!r}{nearest_names(u, valid)}" for u in unknown]
+        return (f"{owner or cls.__name__} does not take option(s) {', '.join(parts)}; "
+                f"its options are: {sorted(valid)}")
+
+    @classmethod
+    def from_kwargs(cls: type[O], options: O | None = None, owner: str | None = None,
+                    stacklevel: int = 4, **kwargs: Any) -> O:
+        """Options from an ``options`` object (or the defaults) updated by ``kwargs``.
+
+        Old names in ``kwargs`` are renamed with a :class:`FutureWarning`; an unknown name
+        raises :class:`InvalidInputError` naming the nearest valid one; every value is
+        checked."""
+        owner = owner or cls.__name__
+        if options is not None and not isinstance(options, cls):
+            raise InvalidInputError(f"{owner}: options must be a {cls.__name__}, got {type(options).__name__}")
+        kwargs = rename_deprecated(owner, kwargs, cls._renamed, stacklevel=stacklevel)
+        unknown = [k for k in kwargs if k not in cls.field_names()]
+        if unknown:
+            raise InvalidInputError(cls.unknown_message(unknown, owner))
+        if options is None:
+            return cls(**kwargs)
+        return dataclasses.replace(options, **kwargs) if kwargs else options
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as a plain dict."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+
+def positive_int(v: Any) -> bool:
+    """a positive integer"""
+    return Interval(numbers.Integral, 1, None).accepts(v)
+
+
+#: rules shared by the vocabulary
+TMAX = [None, Interval(numbers.Integral, 1, None)]
+TIME_LIMIT = [None, Interval(numbers.Real, 0, None, closed="neither")]
+N = [Interval(numbers.Integral, 1, None)]
+PROBABILITY = [Interval(numbers.Real, 0, 1, closed="neither")]
+
+
+def deprecated_aliases(module: str, aliases: dict[str, type[Options]]):
+    """A module ``__getattr__`` serving old class names for one release: accessing one warns
+    (:class:`FutureWarning`) and gives a factory that builds the new options class from
+    keywords (old option names included)."""
+
+    def __getattr__(name: str):
+        if name not in aliases:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        new = aliases[name]
+        warnings.warn(f"{name} is renamed {new.__name__}; the old name will stop working in the next release",
+                      FutureWarning, stacklevel=2)
+
+        def factory(**kwargs: Any) -> Options:
+            return new.from_kwargs(owner=new.__name__, **kwargs)
+
+        factory.__name__ = name
+        factory.__doc__ = f"Deprecated alias of :class:`{new.__name__}`."
+        return factory
+
+    return __getattr__
+
+
+def positional_tmax(owner: str, args: tuple, Tmax: Any) -> Any:
+    """``Tmax`` given positionally (the old signature) or as a keyword: positionally still
+    works for one release, with a :class:`FutureWarning`."""
+    if not args:
+        return Tmax
+    if len(args) > 1:
+        raise TypeError(f"{owner}() takes Tmax as its only extra positional argument; got {len(args)}")
+    if Tmax is not None:
+        raise TypeError(f"{owner}() got Tmax both positionally and as a keyword")
+    warnings.warn(f"{owner}: pass Tmax as a keyword (Tmax={args[0]!r}); positional Tmax will stop working "
+                  "in the next release", FutureWarning, stacklevel=3)
+    return args[0]

@@ -1,0 +1,241 @@
+"""Sequential counterfactuals: action language, decoder, costs (paper Fig. 2), the GA's
+Pareto set replayed, the certified bound against brute force, named errors."""
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import groupcf as gcf
+from groupcf.embeddings import ReLUNetwork
+from groupcf.exceptions import (
+    CyclicConsequenceError,
+    InvalidActionError,
+    NoCounterfactualError,
+    NotRejectedError,
+    ValidationError,
+)
+from groupcf.sequential import AbsChange, Action, ActionSet, DependencyGraph
+from groupcf.sequential.bound import sequence_bound
+from groupcf.sequential.engine import (
+    Problem,
+    Scorer,
+    StateView,
+    decode_keys,
+    decode_value,
+    feature_ranges,
+    rollout,
+)
+from groupcf.sequential.result import replay
+
+DATA = Path(os.environ.get("GROUPCF_CSCF_DATA",
+                           Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "cscf"))
+needs_data = pytest.mark.skipif(not (DATA / "adult" / "model.npz").exists(),
+                                reason=f"cscf data not found in {DATA} (set GROUPCF_CSCF_DATA)")
+FAST = {"population": 60, "offspring": 48, "mutants": 12, "generations": 25}
+
+
+def _problem(x0, aset, model, graph=None, discounted=False):
+    return Problem(np.asarray(x0, float), aset, Scorer(model), graph, None, 1e-9, discounted,
+                   feature_ranges(aset.features, None))
+
+
+# --- paper Fig. 2 -------------------------------------------------------------------------
+def _fig2():
+    feats = ["f1", "f2", "f3"]
+    acts = [Action(f"a{i + 1}", f, kind="set", values=[1.0], cost=c, pre=[f"{f} == 0"])
+            for i, (f, c) in enumerate(zip(feats, [10.0, 5.0, 15.0]))]
+    def done(k):
+        return lambda x: np.where(x[k] >= 1, 0.5, 1.0)
+
+    graph = DependencyGraph({("f1", "f2"): done("f1"), ("f2", "f3"): done("f2")}, feats)
+    model = ReLUNetwork([(np.ones((1, 3)), np.array([-2.5]))])   # accepts when all three are done
+    return _problem([0, 0, 0], ActionSet(acts, feats), model, graph, discounted=True)
+
+
+def test_fig2_consequence_discounts():
+    p = _fig2()
+    cost, disc, _, _final = replay(p, [("a3", 1.0), ("a1", 1.0), ("a2", 1.0)])
+    assert (cost, disc) == (30.0, 27.5)
+    cost, disc, _, _ = replay(p, [("a2", 1.0), ("a3", 1.0), ("a1", 1.0)])
+    assert (cost, disc) == (30.0, 22.5)
+    # the vectorised rollout agrees: keys give the orders <a3, a1, a2> and <a2, a3, a1>
+    G = np.array([[0.2, 0.3, 0.1, 0.5, 0.5, 0.5], [0.4, 0.1, 0.2, 0.5, 0.5, 0.5]])
+    r = rollout(p, G)
+    assert r.steps.tolist() == [[2, 0, 1], [1, 2, 0]]
+    np.testing.assert_allclose(r.disc_cost, [27.5, 22.5])
+    assert r.feasible.all()
+
+
+def test_fig2_search_finds_the_cheapest_order():
+    p = _fig2()
+    e = gcf.explain_sequence(pd.Series([0.0, 0.0, 0.0], index=["f1", "f2", "f3"]), p.scorer.model,
+                             p.actions, p.graph, seed=3, **FAST)
+    assert e.best(by="discounted_cost")["discounted_cost"] == pytest.approx(20.0)  # a1, a2, a3
+    assert [n for n, _ in e.best(by="discounted_cost")["steps"]] == ["a1", "a2", "a3"]
+    assert e.validate()
+
+
+# --- decoder -------------------------------------------------------------------------------
+def test_decode_keys_order_and_inactive():
+    K = np.array([[0.3, 0.9, 0.1, 0.5], [0.6, 0.7, 0.8, 0.51], [0.0, 0.2, 0.1, 0.05]])
+    assert decode_keys(K).tolist() == [[2, 0, 3, -1], [-1, -1, -1, -1], [0, 3, 2, 1]]
+
+
+def test_decode_values_interpolate_and_clamp():
+    aset = ActionSet([Action("add", "x", (-2.0, 6.0)), Action("cat", "c", kind="set", values=[7, 8, 9]),
+                      Action("dep", "y", lambda s: (np.zeros_like(s["x"]), s["x"]))], ["x", "c", "y"])
+    view = StateView(np.array([[1.0, 7.0, 0.0], [4.0, 7.0, 0.0]]), aset.index)
+    np.testing.assert_allclose(decode_value(aset[0], np.array([0.0, 0.25]), view), [-2.0, 0.0])
+    np.testing.assert_allclose(decode_value(aset[1], np.array([0.0, 0.34, 0.999, 1.0]),
+                                            StateView(np.zeros((4, 3)), aset.index)), [7, 8, 9, 9])
+    np.testing.assert_allclose(decode_value(aset[2], np.array([0.5, 0.5]), view), [0.5, 2.0])
+
+
+# --- tiny problems: Pareto replays and the bound vs brute force ------------------------------
+def _tiny(seed):
+    rng = np.random.default_rng(seed)
+    feats = ["x1", "x2", "c"]
+    acts = [Action("up1", "x1", (-2.0, 2.0), cost="abs", consequences={"x2": 0.5}),
+            Action("up2", "x2", (-1.5, 1.5), cost=AbsChange(2.0)),
+            Action("set", "c", kind="set", values=[1.0], cost=1.5, pre=["c == 0"])]
+    W1 = rng.normal(size=(8, 4))
+    enc = gcf.sequential.OneHotEncoding(feats, {"c": [0.0, 1.0]})
+    b1, W2 = rng.normal(size=8), rng.normal(size=(1, 8))
+    s0 = ReLUNetwork([(W1, b1), (W2, [0.0])]).score(enc(np.zeros(3)))[0]
+    net = ReLUNetwork([(W1, b1), (W2, [-s0 - 0.3])])      # the start point is rejected (score -0.3)
+    return feats, ActionSet(acts, feats), net, enc
+
+
+def _brute_force(p, grid=9):
+    best = np.inf
+    names = p.actions.names
+    vals = {"up1": np.linspace(-2, 2, grid), "up2": np.linspace(-1.5, 1.5, grid), "set": [1.0]}
+    for k in range(1, 4):
+        for order in itertools.permutations(names, k):
+            for v in itertools.product(*[vals[n] for n in order]):
+                try:
+                    cost, _, _, final = replay(p, list(zip(order, v)))
+                except ValidationError:
+                    continue
+                if p.scorer.margin(final[None, :])[0] >= 0:
+                    best = min(best, cost)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bound_never_exceeds_brute_force(seed):
+    feats, aset, net, enc = _tiny(seed)
+    x0 = np.zeros(3)
+    p = Problem(x0, aset, Scorer(net, enc), None, None, 1e-9, False, feature_ranges(feats, None))
+    if p.scorer.margin(x0[None, :])[0] >= 0:
+        pytest.skip("random net accepts the start point")
+    bf = _brute_force(p)
+    b = sequence_bound(p, enc)
+    assert b is not None
+    if np.isfinite(bf):
+        assert b.value <= bf + 1e-6
+        cap = sequence_bound(p, enc, cap=bf)      # the cap (a known cost) keeps it valid
+        assert cap.value <= bf + 1e-6
+    if b.steps is not None:                     # the MIP's own sequence replays: it is real
+        cost, _, _, final = replay(p, b.steps)
+        assert p.scorer.margin(final[None, :])[0] >= 0 and cost >= b.value - 1e-6
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_every_pareto_sequence_replays(seed):
+    feats, aset, net, enc = _tiny(seed)
+    x = pd.Series(np.zeros(3), index=feats)
+    try:
+        e = gcf.explain_sequence(x, net, aset, encode=enc, categorical=["c"], seed=seed, **FAST)
+    except (NotRejectedError, NoCounterfactualError):
+        pytest.skip("random net: no instance to explain")
+    assert e.validate()
+    for _, row in e.pareto.iterrows():
+        _, _, probs, final = replay(e.problem, row["steps"])
+        assert probs[-1] >= 0.5 and row["proba"][-1] == pytest.approx(probs[-1])
+        assert row["final_state"] == dict(zip(feats, final.tolist()))
+    if e.lower_bound is not None:
+        assert e.lower_bound <= e.pareto["cost"].min() + 1e-6
+
+
+def test_seeded_search_is_reproducible():
+    feats, aset, net, enc = _tiny(1)
+    x = pd.Series(np.zeros(3), index=feats)
+    a = gcf.explain_sequence(x, net, aset, encode=enc, seed=5, bound=False, **FAST)
+    b = gcf.explain_sequence(x, net, aset, encode=enc, seed=5, bound=False, **FAST)
+    pd.testing.assert_frame_equal(a.pareto, b.pareto)
+
+
+# --- named errors ----------------------------------------------------------------------------
+def test_bad_actions_raise_named_errors():
+    feats = ["age", "edu", "sex"]
+    with pytest.raises(InvalidActionError, match="unknown feature"):
+        ActionSet([Action("a", "income", (0, 1))], feats)
+    with pytest.raises(InvalidActionError, match="immutable"):
+        ActionSet([Action("a", "sex", kind="set", values=[1])], feats, immutable=["sex"])
+    with pytest.raises(InvalidActionError, match="empty range"):
+        ActionSet([Action("a", "age", (3, 1))], feats)
+    with pytest.raises(InvalidActionError, match="unknown feature"):
+        ActionSet([Action("a", "age", (0, 1), post=["height' < 3"])], feats)
+    with pytest.raises(CyclicConsequenceError):
+        ActionSet([Action("study", "edu", (0, 4), consequences={"age": 2.0}),
+                   Action("wait", "age", (0, 4), consequences={"edu": 0.1})], feats)
+
+
+def test_accepted_start_and_unreachable_target():
+    feats = ["x"]
+    aset = ActionSet([Action("inc", "x", (0.0, 1.0), cost="abs")], feats)
+    accepting = ReLUNetwork([(np.ones((1, 1)), np.array([1.0]))])
+    with pytest.raises(NotRejectedError):
+        gcf.explain_sequence(pd.Series([0.0], index=feats), accepting, aset, **FAST)
+    far = ReLUNetwork([(np.ones((1, 1)), np.array([-5.0]))])     # needs x >= 5, range allows 1
+    with pytest.raises(NoCounterfactualError):
+        gcf.explain_sequence(pd.Series([0.0], index=feats), far, aset,
+                             encode=gcf.sequential.OneHotEncoding(feats, {}), **FAST)
+
+
+# --- the authors' models and actions ------------------------------------------------------------
+@needs_data
+@pytest.mark.parametrize("name", ["adult", "german"])
+def test_cscf_networks_reproduce_the_authors_logits(name):
+    from groupcf.sequential.cscf import TARGET, load_cscf
+    D = load_cscf(name, DATA)
+    s = D.network.score(D.encoding(D.starts.to_numpy()))
+    t = TARGET[name]
+    np.testing.assert_allclose(s, D.logits[:, t] - D.logits[:, 1 - t], atol=1e-5)
+    assert (s < 0).all()
+
+
+@needs_data
+def test_cscf_adult_pareto_replays_and_bound_holds():
+    from groupcf.sequential.cscf import load_cscf
+    D = load_cscf("adult", DATA)
+    e = gcf.explain_sequence(D.starts.iloc[2], D.network, D.actions, D.dependencies,
+                             **D.explain_kwargs(), seed=1, time_limit=2.0, **FAST)
+    assert e.validate()
+    for state in e.pareto["final_state"]:
+        x = np.array([state[f] for f in D.features])
+        assert D.network.score(D.encoding(x))[0] >= 0
+        assert 0 < state["Hours/Week"] < 90 and state["Age"] >= D.starts.iloc[2]["Age"]
+    assert e.lower_bound is None or e.lower_bound <= e.pareto["cost"].min() + 1e-6
+
+
+def test_any_predict_proba_model_and_its_replay():
+    from sklearn.linear_model import LogisticRegression
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 2)) * 2
+    y = (X[:, 0] + X[:, 1] > 1).astype(int)
+    clf = LogisticRegression().fit(X, y)
+    aset = ActionSet([Action("a", "u", (-3.0, 3.0), cost="abs"),
+                      Action("b", "v", (-3.0, 3.0), cost=AbsChange(3.0))], ["u", "v"])
+    e = gcf.explain_sequence(pd.Series([-1.0, -1.0], index=["u", "v"]), clf, aset, seed=0, **FAST)
+    assert e.lower_bound is None and e.validate()
+    for state in e.pareto["final_state"]:
+        assert clf.predict_proba([[state["u"], state["v"]]])[0, 1] >= 0.5
+    # the cheapest uses mostly the cheap action a (cost |du|) rather than b (3 |dv|)
+    assert e.best()["steps"][0][0] == "a"
