@@ -163,6 +163,11 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, n: int | 
     assign[assign < 0] = pd.NA
     result = _result(aspace, acts, specs, assign, cost_t, res, point, k, solver, tm, time.perf_counter() - t0)
     _recheck(result, tm)
+    if len(acts):
+        sub = result.subgroups()
+        result.actions["for_whom"] = sub["rule"]
+        result.actions["precision"] = sub["precision"]
+        result.actions["recall"] = sub["recall"]
     return result
 
 

@@ -46,7 +46,9 @@ class GlobalExplanation(ResultBase):
     ----------
     actions
         One row per action (index: action id): ``action`` (in words), ``features``,
-        ``n_covered`` (people assigned to it), ``mean_cost`` (theirs).
+        ``n_covered`` (people assigned to it), ``mean_cost`` (theirs), ``for_whom`` (the
+        depth-≤2 rule over the raw features that best describes them, :meth:`subgroups`)
+        with its ``precision`` and ``recall``.
     specs
         Each action in raw terms: ``[{"feature", "op": "set" | "shift", "value"}]``.
     assignment
@@ -126,6 +128,55 @@ class GlobalExplanation(ResultBase):
         """Action ``j`` applied to every row of ``X`` (default ``S``)."""
         return apply_spec(self.S if X is None else X, self.specs[j])
 
+    # ------------------------------------------------------------------ who, and gaps
+    def subgroups(self, max_depth: int = 2, X: pd.DataFrame | None = None) -> pd.DataFrame:
+        """Who each action is for: the rule of depth ≤ ``max_depth`` over the raw features
+        of ``S`` (or ``X``, indexed like ``S``) that best matches the people assigned to it,
+        with its precision and recall (:func:`~groupcf.results.subgroups.best_rule`)."""
+        from .subgroups import best_rule
+
+        X = self.S if X is None else X.loc[self.S.index]
+        rows = [dict(action_id=j, **best_rule(X, (self.assignment == j).fillna(False).to_numpy(dtype=bool),
+                                              max_depth)) for j in range(self.n_actions)]
+        return pd.DataFrame(rows, columns=["action_id", "rule", "precision", "recall", "f1", "n_selected"]
+                            ).set_index("action_id")
+
+    def by_group(self, groups, n_boot: int = 1000, level: float = 0.95, random_state=None) -> pd.DataFrame:
+        """Coverage and mean cost per group with bootstrap intervals, and each group's gap
+        to the largest group (:func:`~groupcf.results.subgroups.bootstrap_gaps`).
+
+        Parameters
+        ----------
+        groups
+            A column name of ``S`` or a Series indexed like ``S`` (e.g. ``X["sex"]``).
+        n_boot, level, random_state
+            Bootstrap resamples, interval level, seed.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per group: ``n, coverage(_lo, _hi), mean_cost(_lo, _hi),
+            coverage_gap(_lo, _hi), cost_gap(_lo, _hi)``.
+        """
+        from .subgroups import bootstrap_gaps
+
+        g = self._groups(groups)
+        return bootstrap_gaps(self.covered.to_numpy(), self.cost.to_numpy(), g.to_numpy(), n_boot, level,
+                              random_state)
+
+    def actions_by_group(self, groups) -> pd.DataFrame:
+        """Share of each group assigned to each action (columns; ``"uncovered"`` last)."""
+        g = self._groups(groups)
+        text = {j: f"{j}: {t}" for j, t in self.actions["action"].items()}
+        a = self.assignment.map(text).astype(object).where(self.covered, "uncovered")
+        return pd.crosstab(g.rename("group"), a.rename("action"), normalize="index")
+
+    def _groups(self, groups) -> pd.Series:
+        if isinstance(groups, str):
+            return self.S[groups]
+        g = pd.Series(groups)
+        return g.loc[self.S.index] if g.index.equals(self.S.index) or set(self.S.index) <= set(g.index) else g
+
     # ------------------------------------------------------------------ text
     def summary(self) -> str:
         n = len(self.assignment)
@@ -141,6 +192,9 @@ class GlobalExplanation(ResultBase):
                          f"(certified lower bound {self.lower_bound}).")
         for j, row in self.actions.iterrows():
             lines.append(f"  {j}. {row['action']}: {int(row['n_covered'])} people, mean cost {row['mean_cost']:.3f}")
+            if "for_whom" in row and isinstance(row["for_whom"], str):
+                lines.append(f"     for {row['for_whom']} (precision {row['precision']:.2f}, "
+                             f"recall {row['recall']:.2f})")
         if len(self.curve):
             lines.append("Curve:")
             lines.append(self.curve.to_string(index=False, float_format=lambda v: f"{v:.3f}"))

@@ -102,3 +102,19 @@ def test_k_is_accepted_as_the_old_name_of_n(german_lr):
         gcf.explain_global(S.iloc[:10], pipe, Tmax=1, polsh=False)
     opts = gcf.GlobalOptions(polish=False)
     assert gcf.explain_global(S.iloc[:10], pipe, Tmax=1, n=1, options=opts, progress=False).n_actions == 1
+
+
+def test_who_and_gaps_by_group(german_lr):
+    pipe, S = german_lr
+    res = gcf.explain_global(S, pipe, Tmax=2, n=2, progress=False)
+    assert {"for_whom", "precision", "recall"} <= set(res.actions.columns)
+    sub = res.subgroups()
+    assert ((sub["precision"] >= 0) & (sub["precision"] <= 1) & (sub["recall"] <= 1)).all()
+    gaps = res.by_group("personal_status_sex", n_boot=200, random_state=0)
+    assert gaps["n"].sum() == len(S)
+    for g, r in gaps.iterrows():
+        members = (S["personal_status_sex"] == g).to_numpy()
+        assert r["coverage"] == pytest.approx(res.covered.to_numpy()[members].mean())
+    shares = res.actions_by_group(S["personal_status_sex"])
+    np.testing.assert_allclose(shares.sum(axis=1), 1.0)
+    assert "for " in res.summary() or res.actions["for_whom"].eq("everyone").all()
