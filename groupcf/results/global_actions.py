@@ -21,6 +21,20 @@ if TYPE_CHECKING:  # pragma: no cover
 CURVE_COLUMNS = ["k", "n_covered", "coverage", "mean_cost", "upper_bound", "upper_bound_coverage", "status"]
 
 
+def _value_to_json(v):
+    """An action's value as JSON: a bin (``pd.Interval``) as ``{"interval": [l, r, closed]}``."""
+    if isinstance(v, pd.Interval):
+        return {"interval": [_plain(v.left), _plain(v.right), v.closed]}
+    return _plain(v)
+
+
+def _value_from_json(v):
+    if isinstance(v, dict) and "interval" in v:
+        left, right, closed = v["interval"]
+        return pd.Interval(float(left), float(right), closed=closed)
+    return v
+
+
 def apply_spec(X: pd.DataFrame, spec: list[dict]) -> pd.DataFrame:
     """Raw rows ``X`` after one action given in raw terms (``[{"feature", "op", "value"}]``:
     ``"set"`` a value, ``"shift"`` by an amount)."""
@@ -235,7 +249,7 @@ class GlobalExplanation(ResultBase):
         return {
             "actions": {"index": [int(i) for i in self.actions.index],
                         "rows": [{c: _plain(v) for c, v in r.items()} for _, r in self.actions.iterrows()]},
-            "specs": _plain(self.specs),
+            "specs": [[{**sp, "value": _value_to_json(sp["value"])} for sp in spec] for spec in self.specs],
             "assignment": {"index": _plain(list(self.assignment.index)),
                            "values": [None if pd.isna(v) else int(v) for v in self.assignment]},
             "cost": [None if pd.isna(v) else float(v) for v in self.cost],
@@ -263,7 +277,8 @@ class GlobalExplanation(ResultBase):
         if d.get("S") is not None:
             S = pd.DataFrame(d["S"]["data"], index=d["S"]["index"], columns=d["S"]["columns"]).infer_objects()
         mean = d["mean_cost"]
-        return cls(actions=acts, specs=d["specs"],
+        specs = [[{**sp, "value": _value_from_json(sp["value"])} for sp in spec] for spec in d["specs"]]
+        return cls(actions=acts, specs=specs,
                    assignment=pd.Series(d["assignment"]["values"], index=idx, dtype="Int64", name="action"),
                    cost=pd.Series([np.nan if v is None else v for v in d["cost"]], index=idx, dtype=float, name="cost"),
                    coverage=d["coverage"], n_covered=d["n_covered"], n_coverable=d["n_coverable"],

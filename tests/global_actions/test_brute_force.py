@@ -9,7 +9,7 @@ import pytest
 
 import groupcf as gcf
 
-from global_brute import best_coverage, brute_force, tiny_case
+from tests.reference.global_actions import best_coverage, brute_force, tiny_case
 
 FAST = [(s, m) for s in range(7) for m in ("lr", "mlp", "forest")]
 SLOW = [(s, m) for s in range(7, 77) for m in ("lr", "mlp", "forest")]

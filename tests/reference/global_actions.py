@@ -1,5 +1,5 @@
-"""Tiny random cases and an independent brute force over every action (raw rows, the
-real model, the rules checked in raw terms) for the global-actions tests."""
+"""Reference for the global-actions tests: tiny random cases and an independent brute force over every
+action (raw rows, the real model, the rules checked in raw terms)."""
 from __future__ import annotations
 
 import itertools
