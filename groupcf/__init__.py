@@ -7,6 +7,8 @@
   ``method="pso"``, a mixed-discrete particle swarm);
 * ``gcf.explain_sequence`` — sequential counterfactuals (which actions, in which order);
 * ``gcf.explain_many`` / ``gcf.explain_groups`` — populations, on joblib or Dask;
+* ``gcf.explain_global(S, model, Tmax=..., k=...)`` — a few shared actions explaining a whole
+  rejected population, with certified coverage bounds;
 * ``gcf.metrics`` — coverage, validity, proximity, sparsity, diversity of any method's output;
 * ``gcf.FeatureSpace`` — raw features <-> expanded 0/1 space, with actionability;
 * ``gcf.datasets.load(name)`` — bundled benchmark datasets;
@@ -33,6 +35,8 @@ from .single import MaceOptions, explain
 from .single.geco import GeCoOptions
 from .single.pso import PSOOptions
 from .sequential import SequenceOptions, explain_sequence
+from .global_actions import GlobalOptions, explain_global
+from .results.global_actions import GlobalExplanation
 from .batch import explain_groups, explain_many
 from . import metrics, plaf
 from .solvers.base import Status
@@ -45,6 +49,7 @@ except _PackageNotFoundError:  # pragma: no cover - running from a source tree w
 _logging.getLogger(__name__).addHandler(_logging.NullHandler())
 
 __all__ = ["explain_group", "GroupExplanation", "explain", "Explanation", "explain_sequence",
+           "explain_global", "GlobalExplanation", "GlobalOptions",
            "explain_many", "explain_groups", "ExplanationSet", "GroupExplanationSet", "ValidationReport",
            "SequenceExplanation", "SequenceOptions",
            "MaceOptions", "GeCoOptions", "PSOOptions", "ColgenOptions", "CompactOptions",

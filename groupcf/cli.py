@@ -1,4 +1,5 @@
-"""Command line: ``python -m groupcf explain ...`` and ``python -m groupcf audit ...``.
+"""Command line: ``python -m groupcf explain ...``, ``python -m groupcf audit ...`` and
+``python -m groupcf global ...``.
 
 Exit codes: 0 success, 2 usage or input error (missing file, unknown column, a model that
 is not a fitted pipeline), 1 unexpected failure. User errors print one line, no traceback.
@@ -36,7 +37,42 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--report", default=None, help="write a self-contained HTML report here")
     a.add_argument("--n-boot", "--boot", dest="n_boot", type=int, default=1000,
                    help="bootstrap resamples (default 1000; --boot is its old name)")
+    g = sub.add_parser("global", help="a few shared actions explaining the rows a model rejects")
+    g.add_argument("--data", required=True, help="CSV of raw features (the rows the model accepts are left out)")
+    g.add_argument("--model", required=True, help="joblib file of a fitted Pipeline(FeatureSpace, classifier)")
+    g.add_argument("--tmax", type=int, default=None, help="at most this many features per action")
+    g.add_argument("--n", type=int, default=None, help="number of actions (default: the fewest covering everyone)")
+    g.add_argument("--min-coverage", type=float, default=None, help="cheapest actions covering this share")
+    g.add_argument("--numeric", default="shift", choices=["shift", "set"], help="numeric features: shift or set")
+    g.add_argument("--time-limit", type=float, default=None, help="seconds")
+    g.add_argument("--solver", default="highs", help="optimisation backend (default highs)")
+    g.add_argument("--by", default=None, help="column of the data: coverage and cost gaps between its groups")
+    g.add_argument("--out", default=None, help="write the result as JSON here")
+    g.add_argument("--index-col", default=None, help="CSV column to use as row identifier")
     return p
+
+
+def _global(args) -> int:
+    import pandas as pd
+
+    from .global_actions import explain_global
+    X = _read_csv(args.data, args.index_col)
+    model, names = _load_model(args.model, X)
+    if args.by is not None and args.by not in X.columns:
+        raise InvalidInputError(f"unknown column {args.by!r}: choose one of {list(X.columns)}")
+    rejected = X[model.predict(X[names]) == model.classes_[0]]
+    print(f"{len(rejected)} of {len(X)} rows are rejected by the model")
+    res = explain_global(rejected[names], model, Tmax=args.tmax, n=args.n, min_coverage=args.min_coverage,
+                         numeric=args.numeric, time_limit=args.time_limit, solver=args.solver, progress=True)
+    print(res.summary())
+    if args.by is not None:
+        with pd.option_context("display.width", 140, "display.max_columns", 20):
+            print()
+            print(res.by_group(rejected[args.by]).to_string(float_format="%.4g"))
+    if args.out:
+        Path(args.out).write_text(res.to_json())
+        print(f"result -> {args.out}")
+    return 0
 
 
 def _read_csv(path, index_col=None):
@@ -127,7 +163,7 @@ def _audit(args) -> int:
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return _explain(args) if args.command == "explain" else _audit(args)
+        return {"explain": _explain, "audit": _audit, "global": _global}[args.command](args)
     except (GroupCFError, FileNotFoundError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -74,3 +74,17 @@ def test_help():
     r = subprocess.run([sys.executable, "-m", "groupcf", "explain", "--help"], check=False, capture_output=True, text=True,
                        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert r.returncode == 0 and "--checkpoint" in r.stdout
+
+
+def test_global(files):
+    tmp, pipe, rej = files
+    r = _run("global", "--data", "rejected.csv", "--model", "model.joblib", "--tmax", "2", "--n", "2",
+             "--by", "sex", "--out", "global.json", cwd=tmp)
+    assert r.returncode == 0, r.stderr
+    assert "action(s) cover" in r.stdout and "coverage_gap" in r.stdout
+    back = gcf.GlobalExplanation.from_json((tmp / "global.json").read_text())
+    assert back.n_actions <= 2 and len(back.curve) == 2
+    cf = back.apply()
+    assert (pipe.predict(cf[back.covered.to_numpy()]) == 1).all()
+    bad = _run("global", "--data", "rejected.csv", "--model", "model.joblib", "--by", "nosuch", cwd=tmp)
+    assert bad.returncode == 2 and "nosuch" in bad.stderr

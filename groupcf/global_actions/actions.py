@@ -1,0 +1,256 @@
+r"""Global actions: what an action is, how it applies to people, what it costs them.
+
+An **action** :math:`a` changes a set :math:`F_a` of at most :math:`T_{\max}` actionable
+original features, the same way for everyone: a categorical, ordinal, binary or binned
+numeric feature is *set* to one category :math:`c_l`; a numeric (continuous) feature is
+*shifted* by the same amount :math:`\delta_l` (``numeric="shift"``, in the space's scaled
+units: raw :math:`\Delta = \delta_l(\mathrm{high}_l - \mathrm{low}_l)`, an integer for
+integer features) or *set* to a value (``numeric="set"``). Every other feature keeps the
+person's own value: :math:`x \oplus a`.
+
+Person :math:`i` is **covered** by :math:`a`, :math:`c_{ia} = 1`, iff :math:`x_i \oplus a`
+respects the rules — increase-only features not decreased, continuous values inside the
+feature's domain :math:`[\mathrm{low}_l, \mathrm{high}_l]` (scaled :math:`[0, 1]`; never
+clipped) — and the model accepts it (``score ≥ τ``, the embedding's numpy path; every
+reported cover is re-checked with the real model by :func:`~groupcf.explain_global`).
+Immutable features are never in :math:`F_a`.
+
+**Cost** of :math:`a` for person :math:`i` (MACE's l1 terms, each times a user weight
+:math:`w_l`, default 1):
+
+.. math::
+
+    d_{ia} = \sum_{l \in F_a} w_l\,\delta_l(x_i, x_i \oplus a), \qquad
+    \delta_l = [c_l \ne c_l(x_i)] \text{ (nominal, binary)},\
+    \frac{|c_l - c_l(x_i)|}{k_l - 1} \text{ (ordinal)},\
+    |x'_l - x_{il}| \text{ (continuous, scaled)} .
+
+People equal on every feature are covered together: the problem works on the distinct
+*types* of ``S`` with their multiplicities :math:`m_t`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..colgen import Column
+from ..exceptions import InvalidInputError, NotRejectedError
+from ..models import DEFAULT_MARGIN, TrainedModel
+
+#: a continuous value this far outside [0, 1] (scaled) still counts as inside (solver noise)
+DOMAIN_TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class Action:
+    """``changes``: sorted ``(feature index, value)`` pairs — a category code for one-hot
+    and binary features, a scaled shift (or value, ``numeric="set"``) for continuous ones."""
+
+    changes: tuple
+
+    @property
+    def features(self) -> tuple:
+        return tuple(l for l, _ in self.changes)
+
+    @property
+    def key(self) -> tuple:
+        return tuple((int(l), round(float(v), 9) + 0.0) for l, v in self.changes)
+
+    def __len__(self) -> int:
+        return len(self.changes)
+
+    def restrict(self, features) -> "Action":
+        keep = set(features)
+        return Action(tuple((l, v) for l, v in self.changes if l in keep))
+
+
+class ActionSpace:
+    """``S`` as types, the actionable features, and vectorised coverage and cost of actions.
+
+    Parameters
+    ----------
+    tm
+        The resolved model (:class:`~groupcf.models.TrainedModel`).
+    S
+        Raw rows, all rejected.
+    Tmax
+        Most features an action changes (``None``: no limit).
+    numeric
+        ``"shift"`` or ``"set"`` for continuous features.
+    cost
+        ``{feature name: weight}`` (default 1 each).
+    """
+
+    def __init__(self, tm: TrainedModel, S: pd.DataFrame, Tmax: int | None = None, numeric: str = "shift",
+                 cost: Mapping[str, float] | None = None, margin: float = DEFAULT_MARGIN):
+        if not isinstance(S, pd.DataFrame):
+            raise InvalidInputError(f"S must be a pandas DataFrame of raw features, got {type(S).__name__}")
+        if len(S) == 0:
+            raise InvalidInputError("S is empty: nothing to explain")
+        if not S.index.is_unique:
+            raise InvalidInputError("S has duplicate index labels; the assignment is indexed like S")
+        if Tmax is not None and (int(Tmax) != Tmax or Tmax < 1):
+            raise InvalidInputError(f"Tmax must be a positive integer or None, got {Tmax!r}")
+        if numeric not in ("shift", "set"):
+            raise InvalidInputError(f"numeric must be 'shift' or 'set', got {numeric!r}")
+        self.tm, self.S, self.numeric, self.margin = tm, S, numeric, float(margin)
+        space = self.space = tm.space
+        Zs = space.transform(S)
+        accepted = tm.is_positive(S)
+        if accepted.any():
+            rows = S.index[accepted].tolist()
+            raise NotRejectedError(
+                f"{len(rows)} instance(s) of S are already accepted by the model, rows {rows[:20]}"
+                f"{' ...' if len(rows) > 20 else ''}; S must contain rejected instances only")
+        self.Z, inv, self.m = np.unique(np.round(Zs, 12), axis=0, return_inverse=True, return_counts=True)
+        self.type_of_row = inv.ravel()
+        self.m = self.m.astype(float)
+        self.feats = list(space)
+        self.codes = _codes(self.feats, self.Z)
+        self.mutable = [l for l, f in enumerate(self.feats) if not f.immutable and _can_change(f)]
+        self.Tmax = None if Tmax is None else int(min(Tmax, max(len(self.mutable), 1)))
+        names = [f.name for f in self.feats]
+        weights = dict(cost or {})
+        bad = sorted(set(weights) - set(names))
+        if bad:
+            raise InvalidInputError(f"cost= names unknown feature(s) {bad}; features: {names}")
+        self.w = np.array([float(weights.get(n, 1.0)) for n in names])
+        if (self.w < 0).any() or not np.isfinite(self.w).all():
+            raise InvalidInputError("cost weights must be finite and >= 0")
+        self.tau = tm.logit_threshold
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def n_types(self) -> int:
+        return len(self.Z)
+
+    def is_shift(self, l: int) -> bool:
+        return self.feats[l].encoding == "continuous" and self.numeric == "shift"
+
+    # ------------------------------------------------------------------ application
+    def apply(self, action: Action, Z: np.ndarray | None = None, codes: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """``(Z', valid)``: the expanded rows after ``action`` (default: the types) and
+        whether each respects the rules (module docstring)."""
+        Z = self.Z if Z is None else Z
+        codes = _codes(self.feats, Z) if codes is None else codes
+        Zp = Z.copy()
+        valid = np.ones(len(Z), dtype=bool)
+        for l, val in action.changes:
+            f = self.feats[l]
+            if f.immutable:
+                valid[:] = False
+                continue
+            cols = f.columns
+            if f.encoding == "onehot":
+                c = int(val)
+                Zp[:, cols] = 0.0
+                Zp[:, cols[c]] = 1.0
+                if f.increase_only:
+                    valid &= c >= codes[:, l]
+            elif f.encoding == "binary":
+                Zp[:, cols[0]] = float(val)
+                if f.increase_only:
+                    valid &= float(val) >= codes[:, l]
+            else:
+                new = Z[:, cols[0]] + val if self.numeric == "shift" else np.full(len(Z), float(val))
+                valid &= (new >= -DOMAIN_TOL) & (new <= 1 + DOMAIN_TOL)
+                if f.increase_only:
+                    valid &= new >= Z[:, cols[0]] - DOMAIN_TOL
+                Zp[:, cols[0]] = new
+        return Zp, valid
+
+    def cover(self, action: Action) -> np.ndarray:
+        """Bool per type: covered by ``action`` (rules and the embedding's numpy score)."""
+        Zp, valid = self.apply(action)
+        out = np.zeros(self.n_types, dtype=bool)
+        if valid.any():
+            out[valid] = self.tm.embedding.score(Zp[valid]) >= self.tau
+        return out
+
+    def costs(self, action: Action, codes: np.ndarray | None = None, Z: np.ndarray | None = None) -> np.ndarray:
+        """``d_ia`` per type (or per row of ``codes``/``Z``), module docstring."""
+        codes = self.codes if codes is None else codes
+        Z = self.Z if Z is None else Z
+        out = np.zeros(len(codes))
+        for l, val in action.changes:
+            f = self.feats[l]
+            if f.encoding == "onehot":
+                d = np.abs(codes[:, l] - int(val))
+                d = (d > 0.5).astype(float) if f.kind == "categorical" else d / max(len(f.categories) - 1, 1)
+            elif f.encoding == "binary":
+                d = np.abs(codes[:, l] - float(val))
+            else:
+                d = np.full(len(codes), abs(float(val))) if self.numeric == "shift" \
+                    else np.abs(float(val) - Z[:, f.columns[0]])
+            out += self.w[l] * d
+        return out
+
+    def column(self, action: Action, source: str = "") -> Column:
+        """The engine's column for ``action`` (cover and costs over the types)."""
+        return Column(key=action.key, cover=self.cover(action), payload=action,
+                      element_costs=self.costs(action), source=source)
+
+    # ------------------------------------------------------------------ raw rows
+    def apply_raw(self, action: Action, X: pd.DataFrame) -> pd.DataFrame:
+        """Raw rows of ``X`` after ``action`` (same index and columns)."""
+        out = X.copy()
+        for l, val in action.changes:
+            f = self.feats[l]
+            if f.encoding in ("onehot", "binary"):
+                v = f.categories[int(val)]
+                out[f.name] = pd.Series([v] * len(out), index=out.index,
+                                        dtype=f.dtype if isinstance(f.dtype, pd.CategoricalDtype) else None)
+            else:
+                span = f.high - f.low
+                if self.numeric == "shift":
+                    new = out[f.name].to_numpy(dtype=float) + val * span
+                else:
+                    new = np.full(len(out), f.low + val * span)
+                out[f.name] = np.round(new).astype(np.int64) if f.integer else new
+        return out
+
+    def spec(self, action: Action) -> list[dict]:
+        """The action in raw terms: ``[{"feature", "op", "value"}]`` (``op`` ``"set"`` or
+        ``"shift"``; a shift's value is the raw amount)."""
+        out = []
+        for l, val in action.changes:
+            f = self.feats[l]
+            if f.encoding in ("onehot", "binary"):
+                out.append({"feature": f.name, "op": "set", "value": f.categories[int(val)]})
+            else:
+                span = f.high - f.low
+                raw = val * span if self.numeric == "shift" else f.low + val * span
+                if f.integer:
+                    raw = int(round(raw))
+                out.append({"feature": f.name, "op": self.numeric, "value": raw})
+        return out
+
+    def describe(self, action: Action) -> str:
+        parts = []
+        for s in self.spec(action):
+            if s["op"] == "shift":
+                parts.append(f"{s['feature']} {'+' if s['value'] >= 0 else '-'} {abs(s['value']):g}")
+            else:
+                parts.append(f"{s['feature']} → {s['value']}")
+        return ", ".join(parts) if parts else "(no change)"
+
+
+def _can_change(f) -> bool:
+    if f.encoding == "onehot":
+        return len(f.categories) > 1
+    if f.encoding == "continuous":
+        return f.high > f.low
+    return True
+
+
+def _codes(feats, Z: np.ndarray) -> np.ndarray:
+    """Per feature: category code (one-hot), 0/1 (binary) or the scaled value."""
+    out = np.empty((len(Z), len(feats)))
+    for l, f in enumerate(feats):
+        block = Z[:, f.columns]
+        out[:, l] = block.argmax(axis=1) if f.encoding == "onehot" else block[:, 0]
+    return out

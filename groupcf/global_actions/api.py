@@ -1,0 +1,262 @@
+"""``gcf.explain_global``: the entry point, the final polish and the real-model re-check."""
+from __future__ import annotations
+
+import logging
+import math
+import time
+import warnings
+import numbers
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import GroupCFWarning, InvalidInputError
+from ..models import DEFAULT_MARGIN, resolve_model
+from ..options import N, Interval, Options, rename_deprecated
+from ..results.base import Stats
+from ..results.global_actions import CURVE_COLUMNS, GlobalExplanation
+from ..solvers import make_backend
+from ..solvers.base import Status
+from ..utils import Deadline
+from .actions import ActionSpace
+from .pricing import ActionMIP
+from .search import search
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class GlobalOptions(Options):
+    """Options of :func:`explain_global`.
+
+    Attributes
+    ----------
+    n_solutions
+        Columns asked of each pricing MIP (backends with several solutions per solve).
+    polish
+        Replace each chosen action by the cheapest action covering the people assigned to
+        it (a MIP each; coverage never drops, cost never rises).
+    margin
+        Safety margin on the model's score in the MIPs (against solver tolerances).
+    tie_break_time
+        Seconds for each least-cost stage of the integer master (coverage is fixed first;
+        ``stats["cost_proven"]`` says where the least cost over the pool was proven).
+    max_seed_mips
+        Nearest-action MIPs for every type up to this many; beyond it only for types no
+        seed covers yet.
+
+    Examples
+    --------
+    >>> gcf.explain_global(S, pipe, Tmax=2, n=3, options=GlobalOptions(polish=False))  # doctest: +SKIP
+    """
+
+    n_solutions: int = 5
+    polish: bool = True
+    margin: float = DEFAULT_MARGIN
+    tie_break_time: float | None = 2.0
+    max_seed_mips: int = 300
+
+    _constraints: ClassVar[dict] = {
+        "n_solutions": N, "polish": [bool], "margin": [Interval(numbers.Real, 0, None)],
+        "tie_break_time": [None, Interval(numbers.Real, 0, None)], "max_seed_mips": [Interval(numbers.Integral, 0, None)]}
+
+
+def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, n: int | None = None, cost=None,
+                   numeric: str = "shift", min_coverage: float | None = None, threshold: float = 0.5,
+                   solver="highs", time_limit: float | None = None, progress: bool = True, space=None,
+                   options: GlobalOptions | None = None, **kwargs) -> GlobalExplanation:
+    """A few shared actions that explain a rejected population, with certified coverage.
+
+    An action sets categorical / ordinal / binary features to a category and shifts numeric
+    features by one amount (the same for everyone; ``numeric="set"`` sets them), changing
+    at most ``Tmax`` actionable features; it covers a person when the real model accepts
+    the result and the rules hold (immutable untouched, increase-only not decreased,
+    values inside the data's range, never clipped). See
+    :mod:`groupcf.global_actions.actions` (definitions, cost) and
+    :mod:`groupcf.global_actions.search` (column generation, bounds).
+
+    Parameters
+    ----------
+    S
+        Raw rows, all rejected by the model.
+    model
+        A fitted ``Pipeline(FeatureSpace, classifier)``, or a classifier with ``space=``.
+    Tmax
+        Most features one action changes (``None``: no limit).
+    n
+        Number of actions. ``None``: the fewest actions covering everyone coverable (the
+        curve runs ``1 … that number``). An int: the most people covered by ``n`` actions,
+        ties broken by total cost (the curve runs ``1 … n``). ``k=`` (the issue's name) is
+        accepted with a :class:`FutureWarning`.
+    cost
+        ``{feature: weight}`` multiplying that feature's cost term (default 1).
+    numeric
+        ``"shift"`` (default) or ``"set"`` for continuous features.
+    min_coverage
+        With ``n``: the cheapest ``n`` actions covering at least this share of ``S``
+        (falls back to the most covered when unreachable). With ``n=None``: the fewest
+        actions reaching this share (then the cheapest such).
+    threshold, solver, time_limit, progress, space
+        As everywhere in groupcf.
+    options, kwargs
+        A :class:`GlobalOptions` and/or its fields as keywords (``n_solutions``,
+        ``polish``, ``margin``, ``tie_break_time``, ``max_seed_mips``).
+
+    Returns
+    -------
+    GlobalExplanation
+
+    Raises
+    ------
+    NotRejectedError
+        Some row of ``S`` is already accepted.
+    InvalidInputError
+        Bad ``Tmax``, ``k``, ``numeric``, ``min_coverage``, ``cost`` or option.
+
+    Examples
+    --------
+    >>> res = gcf.explain_global(S, pipe, Tmax=2, n=3)          # doctest: +SKIP
+    >>> res.curve, res.actions, res.apply()                      # doctest: +SKIP
+    """
+    kwargs = rename_deprecated("explain_global", kwargs, {"k": "n"})
+    if "n" in kwargs:
+        if n is not None:
+            raise InvalidInputError("explain_global: got both 'k' and 'n'; pass only 'n'")
+        n = kwargs.pop("n")
+    opts = GlobalOptions.from_kwargs(options, owner="explain_global", **kwargs)
+    k = n
+    if k is not None and (int(k) != k or k < 1):
+        raise InvalidInputError(f"k must be a positive integer or None, got {k!r}")
+    if min_coverage is not None and not 0.0 < float(min_coverage) <= 1.0:
+        raise InvalidInputError(f"min_coverage must be a share in (0, 1], got {min_coverage!r}")
+    t0 = time.perf_counter()
+    deadline = Deadline(time_limit)
+    tm = resolve_model(model, space=space, threshold=threshold)
+    make_backend(solver)
+    aspace = ActionSpace(tm, S, Tmax, numeric, cost, opts.margin)
+    res = search(aspace, None if k is None else int(k), solver, deadline,
+                 min_coverage=min_coverage if k is not None else None, n_solutions=opts.n_solutions,
+                 tie_break_time=opts.tie_break_time, progress=bool(progress),
+                 max_seed_mips=opts.max_seed_mips)
+    m, n = aspace.m, len(S)
+    pool = res.pool
+    if not res.curve:
+        point = None
+    elif k is None and min_coverage is not None:
+        target = math.ceil(float(min_coverage) * n - 1e-9)
+        reach = [p for p in res.curve if p.covered >= target]
+        point = reach[0] if reach else res.curve[-1]
+    else:
+        point = res.curve[-1]
+    chosen = [] if point is None else list(point.chosen)
+    acts = [pool.columns[j].payload for j in chosen]
+    if point is not None and opts.polish and not deadline.passed:
+        acts = _polish(aspace, acts, point.assign, chosen, solver, deadline)
+    cols = [aspace.column(a) for a in acts]
+    assign_t, cost_t = _assign(cols, len(m))
+    # every person's counterfactual re-checked with the real model
+    specs = [aspace.spec(a) for a in acts]
+    idx = S.index
+    assign = pd.Series(assign_t[aspace.type_of_row], index=idx, dtype="Int64", name="action")
+    assign[assign < 0] = pd.NA
+    result = _result(aspace, acts, specs, assign, cost_t, res, point, k, solver, tm, time.perf_counter() - t0)
+    _recheck(result, tm)
+    if len(acts):
+        sub = result.subgroups()
+        result.actions["for_whom"] = sub["rule"]
+        result.actions["precision"] = sub["precision"]
+        result.actions["recall"] = sub["recall"]
+    return result
+
+
+def _assign(cols, n_types):
+    """Each type to its cheapest covering chosen action (``-1``: none)."""
+    assign = np.full(n_types, -1)
+    cost = np.full(n_types, np.nan)
+    for j, c in enumerate(cols):
+        better = c.cover & (np.isnan(cost) | (c.element_costs < cost - 1e-12))
+        assign[better], cost[better] = j, c.element_costs[better]
+    return assign, cost
+
+
+def _polish(aspace, acts, assign, chosen, solver, deadline):
+    """Each chosen action replaced by the cheapest one covering the types assigned to it."""
+    mip = ActionMIP(aspace, solver)
+    out = []
+    for a, j in zip(acts, chosen):
+        types = np.flatnonzero(assign == j)
+        if len(types) == 0 or deadline.passed:
+            out.append(a)
+            continue
+        r = mip.cheapest(types, time_limit=deadline.left())
+        new = r.actions[0] if r.status.has_solution else None
+        if new is not None:
+            c_old, c_new = aspace.column(a), aspace.column(new)
+            if c_new.cover[types].all() and (aspace.m[types] * c_new.element_costs[types]).sum() \
+                    < (aspace.m[types] * c_old.element_costs[types]).sum() - 1e-9:
+                a = new
+        out.append(a)
+    return out
+
+
+def _result(aspace, acts, specs, assign, cost_t, res, point, k, solver, tm, elapsed) -> GlobalExplanation:
+    S = aspace.S
+    cost = pd.Series(cost_t[aspace.type_of_row], index=S.index, name="cost")
+    cost[assign.isna().to_numpy()] = np.nan
+    n = len(S)
+    rows = []
+    for j, a in enumerate(acts):
+        mine = (assign == j).fillna(False).to_numpy(dtype=bool)
+        rows.append({"action": aspace.describe(a), "features": [aspace.feats[l].name for l in a.features],
+                     "n_covered": int(mine.sum()), "mean_cost": float(cost[mine].mean()) if mine.any() else math.nan})
+    actions = pd.DataFrame(rows, columns=["action", "features", "n_covered", "mean_cost"],
+                           index=pd.Index(range(len(acts)), name="action_id"))
+    curve = pd.DataFrame([{"k": p.k, "n_covered": int(round(p.covered)), "coverage": p.covered / n,
+                           "mean_cost": p.cost / p.covered if p.covered else math.nan,
+                           "upper_bound": int(p.upper), "upper_bound_coverage": p.upper / n, "status": p.status.value}
+                          for p in res.curve], columns=CURVE_COLUMNS)
+    n_cov = int(assign.notna().sum())
+    n_coverable = int(aspace.m[res.coverable].sum())
+    upper = int(point.upper) if point is not None else 0
+    optimal = point is not None and n_cov >= upper and point.status == Status.OPTIMAL
+    lower = None
+    if k is None:
+        lower = res.min_k_bound if res.min_k_bound is not None else 0
+        optimal = optimal and len(acts) <= (lower or 0) if res.min_k is not None else n_coverable == 0
+    status = Status.OPTIMAL if optimal else (point.status if point is not None else Status.OPTIMAL)
+    if status == Status.OPTIMAL and not optimal:
+        status = Status.FEASIBLE
+    stats = Stats(res.stats)
+    stats.update(n_types=aspace.n_types, n_mutable=len(aspace.mutable))
+    return GlobalExplanation(
+        actions=actions, specs=specs, assignment=assign, cost=cost, coverage=n_cov / n, n_covered=n_cov,
+        n_coverable=n_coverable, mean_cost=float(cost.mean()) if n_cov else math.nan, curve=curve, status=status,
+        is_optimal=bool(optimal), k=k, Tmax=aspace.Tmax, numeric=aspace.numeric,
+        solver=getattr(solver, "name", str(solver)), solve_time=elapsed, lower_bound=lower, upper_bound=upper,
+        S=S.copy(), stats=stats, model=tm)
+
+
+def _recheck(result: GlobalExplanation, tm) -> None:
+    """Every covered person's counterfactual (``result.apply()``) through the real model;
+    a person it rejects is uncovered, with a warning (never a silent wrong answer)."""
+    covered = result.covered.to_numpy()
+    if not covered.any():
+        return
+    X = result.apply(result.S.loc[covered])
+    ok = np.asarray(tm.is_positive(X), dtype=bool)
+    if ok.all():
+        return
+    bad = X.index[~ok]
+    warnings.warn(f"{len(bad)} person(s) covered according to the model's embedding are rejected by the real "
+                  f"model (numerical tolerance); they are reported uncovered: rows {list(bad[:10])}",
+                  GroupCFWarning, stacklevel=3)
+    result.assignment.loc[bad] = pd.NA
+    result.cost.loc[bad] = np.nan
+    n_cov = int(result.assignment.notna().sum())
+    result.n_covered, result.coverage = n_cov, n_cov / len(result.S)
+    result.mean_cost = float(result.cost.mean()) if n_cov else math.nan
+    result.is_optimal = False
+    if result.status == Status.OPTIMAL:
+        result.status = Status.FEASIBLE

@@ -1,0 +1,324 @@
+r"""The pricing MIP over actions: one model copy per person *with a positive dual*.
+
+Action variables (shared): :math:`b_l \in \{0,1\}` (feature :math:`l` in the action),
+for a one-hot feature :math:`s_{lh} \in \{0,1\}` with :math:`\sum_h s_{lh} = b_l` (the
+category set), for a binary feature :math:`s_l \le b_l` (the value set), for a continuous
+feature a shift :math:`\delta_l \in [-b_l, b_l]` (:math:`\ge 0` when increase-only;
+:math:`\delta_l = n_l/(\mathrm{high}_l - \mathrm{low}_l)`, :math:`n_l \in \mathbb Z`, for an
+integer feature) or, with ``numeric="set"``, a value :math:`v_l \in [0, 1]`;
+:math:`\sum_l b_l \le T_{\max}`.
+
+Per priced type :math:`t` (people with dual :math:`\pi_t > 0`; the others add nothing to a
+column's value): :math:`z_t \in \{0,1\}` (covered) and its own inputs :math:`y_t` on the
+mutable columns only — the rest is folded into the embedding
+(``embedding.partial``):
+
+.. math::
+
+    y_{th} + x_{th} b_l - s_{lh} = x_{th} \ \text{(one-hot, binary)}, \qquad
+    |y_{tl} - x_{tl} - \delta_l| \le 3(1 - z_t) \ \text{(shift)},
+
+(with ``"set"``: :math:`|y_{tl} - v_l| \le 2 - b_l - z_t`, :math:`|y_{tl} - x_{tl}| \le b_l
++ 1 - z_t`), :math:`y_{tl} \in [0, 1]` (the domain, never clipped: a shift leaving it
+uncovers :math:`t`), increase-only rules :math:`\sum_{h < c_t} s_{lh} + z_t \le 1`,
+:math:`b_l - s_l + z_t \le 1` (binary, :math:`x_{tl} = 1`), :math:`x_{tl} z_t \le v_l`
+(set), and the model: :math:`\mathrm{score}_t(y_t) \ge L_t + (\tau + \varepsilon - L_t)
+z_t` with :math:`L_t` a valid lower bound of the score over the domain
+(``score_bounds``); a type whose upper bound is below :math:`\tau` is dropped.
+
+* :meth:`ActionMIP.best` maximises :math:`\sum_t \pi_t z_t`: exact pricing for both
+  masters (its dual bound is the :math:`\beta` of :mod:`groupcf.colgen.masters`).
+* :meth:`ActionMIP.cheapest` fixes :math:`z_t = 1` for given types and minimises their
+  total cost :math:`\sum_t m_t d_{ta}` (:mod:`~groupcf.global_actions.actions`, linear
+  in :math:`y_t`: :math:`w_l(1 - y_{t,c_t})` nominal, :math:`w_l\sum_h y_{th}|h - c_t|/(k_l-1)`
+  ordinal, :math:`w_l|y_{tl} - x_{tl}|` binary and continuous): each person's nearest
+  action (seeds, coverability) and the polishing of chosen actions.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..features.domain import InputDomain
+from ..formulations.rows import RowBuffer
+from ..solvers import make_backend
+from ..solvers.base import INF, Status, VarType
+from .actions import Action, ActionSpace
+
+BIG_SHIFT = 3.0   # |y - x - δ| <= 3 when uncovered (y, x in [0,1], δ in [-1,1])
+
+
+@dataclass
+class PricingResult:
+    status: Status
+    actions: list[Action] = field(default_factory=list)   # best first
+    objective: float | None = None                        # in the problem's own sense
+    bound: float | None = None                            # max: upper bound; min: lower bound
+    time: float = 0.0
+
+    @property
+    def optimal(self) -> bool:
+        return self.status == Status.OPTIMAL
+
+
+class ActionMIP:
+    """Builds and solves the pricing MIP (module docstring) on ``solver``."""
+
+    def __init__(self, aspace: ActionSpace, solver="highs"):
+        self.a, self.solver = aspace, solver
+        space = aspace.space
+        dom = space.domain()
+        self.free = np.sort(np.concatenate([aspace.feats[l].columns for l in aspace.mutable])
+                            if aspace.mutable else np.zeros(0, dtype=np.int64)).astype(np.int64)
+        self.fixed = np.setdiff1d(np.arange(space.n_features_out_), self.free)
+        pos = {int(c): j for j, c in enumerate(self.free)}
+        self.pos = pos
+        self.domain = InputDomain(dom.lb[self.free], dom.ub[self.free], dom.integer[self.free],
+                                  tuple(np.array([pos[int(c)] for c in g]) for g in dom.onehot
+                                        if int(g[0]) in pos),
+                                  {pos[c]: v for c, v in dom.grids.items() if c in pos})
+        self._partial: dict[int, tuple] = {}
+        self.calls = 0
+
+    # ------------------------------------------------------------------ per type
+    def _embedding(self, t: int):
+        hit = self._partial.get(t)
+        if hit is None:
+            emb = self.a.tm.embedding
+            if len(self.fixed):
+                emb = emb.partial(self.fixed, self.a.Z[t, self.fixed])
+            lo, hi = emb.score_bounds(self.domain.lb, self.domain.ub)
+            hit = (emb, float(lo), float(hi))
+            self._partial[t] = hit
+        return hit
+
+    def can_cover(self, t: int) -> bool:
+        """False when the score cannot reach the threshold whatever the action."""
+        return self._embedding(t)[2] >= self.a.tau + self.a.margin
+
+    # ------------------------------------------------------------------ model
+    def _build(self, types, forced: bool, time_limit):
+        """The MIP over ``types`` (module docstring); the per-type rows are added in bulk,
+        one row template across all types at a time. Returns ``(backend, action
+        variables, {type: z}, cost terms)``, the backend ``None`` when a forced type can
+        never be covered."""
+        a = self.a
+        be = make_backend(self.solver, time_limit=time_limit)
+        V = self._action_vars(be)
+        target = a.tau + a.margin
+        emb = {t: self._embedding(t) for t in types}
+        ok = [t for t in types if emb[t][2] >= target]
+        if forced and len(ok) < len(types):
+            return None, V, {}, []
+        T = len(ok)
+        if T == 0:
+            return be, V, {}, []
+        tt = np.array(ok)
+        zs = be.add_vars(T, 1.0 if forced else 0.0, 1.0, VarType.BINARY)
+        Y = be.add_vars(T * len(self.free), 0.0, 1.0).reshape(T, len(self.free))
+        X = a.Z[tt]
+        one = np.ones(T)
+        rows = _Templates(T)
+        cost_idx, cost_coef = [], []
+        for l in a.mutable:
+            f, d = a.feats[l], V[l]
+            w = a.w[l] * a.m[tt]
+            codes = a.codes[tt, l].astype(int) if f.encoding != "continuous" else None
+            if f.encoding in ("onehot", "binary"):
+                for h, c in enumerate(f.columns):
+                    yj, xj = Y[:, self.pos[int(c)]], X[:, c]
+                    rows.add([yj, d["b"], d["s"][h]], [one, xj, -one], xj, xj)          # y = x(1 - b) + s
+                    if f.increase_only and f.encoding == "onehot":
+                        below = codes > h                                             # s_h + z <= 1
+                        rows.add([d["s"][h], zs], [one, one], -INF, one, mask=below)
+                    if forced:
+                        if f.encoding == "binary":
+                            coef = np.where(xj >= 0.5, -w, w)
+                        elif f.kind == "categorical":
+                            coef = np.where(codes == h, -w, 0.0)
+                        else:
+                            coef = w * np.abs(h - codes) / max(len(f.columns) - 1, 1)
+                        cost_idx.append(yj)
+                        cost_coef.append(coef)
+                if f.increase_only and f.encoding == "binary":
+                    rows.add([d["b"], d["s"][0], zs], [one, -one, one], -INF, one, mask=X[:, f.columns[0]] >= 0.5)
+                continue
+            yv, x0, sc = Y[:, self.pos[int(f.columns[0])]], X[:, f.columns[0]], d["scale"]
+            if a.numeric == "shift":
+                M = BIG_SHIFT
+                rows.add([yv, d["d"], zs], [one, -sc * one, M * one], -INF, x0 + M)
+                rows.add([yv, d["d"], zs], [one, -sc * one, -M * one], x0 - M, INF)
+            else:
+                rows.add([yv, d["d"], d["b"], zs], [one, -sc * one, one, one], -INF, 2.0 * one)
+                rows.add([yv, d["d"], d["b"], zs], [one, -sc * one, -one, -one], -2.0 * one, INF)
+                rows.add([yv, d["b"], zs], [one, -one, one], -INF, x0 + 1.0)
+                rows.add([yv, d["b"], zs], [one, one, -one], x0 - 1.0, INF)
+                if f.increase_only:
+                    rows.add([zs, d["d"]], [x0, -sc * one], -INF, 0.0 * one)
+            if forced:
+                ab = be.add_vars(T, 0.0, 1.0)                                         # |y - x|
+                rows.add([ab, yv], [one, -one], -x0, INF)
+                rows.add([ab, yv], [one, one], x0, INF)
+                cost_idx.append(ab)
+                cost_coef.append(w)
+        rows.flush(be)
+        lo = np.array([emb[t][1] for t in ok])
+        scores = np.array([int(emb[t][0].add_to(be, Y[j], self.domain).score) for j, t in enumerate(ok)])
+        rows = _Templates(T)
+        rows.add([scores, zs], [one, -(target - lo)], lo, INF, mask=lo < target)    # score >= lo + (τ+ε-lo) z
+        rows.flush(be)
+        z = {t: int(zs[j]) for j, t in enumerate(ok)}
+        cost = list(zip(np.concatenate(cost_idx).tolist(), np.concatenate(cost_coef).tolist())) if cost_idx else []
+        return be, V, z, cost
+
+    def _action_vars(self, be) -> dict:
+        """The shared action variables ``b, s, δ`` and the Tmax row (module docstring)."""
+        a = self.a
+        V = {}
+        rows = RowBuffer()
+        for l in a.mutable:
+            f = a.feats[l]
+            b = int(be.add_vars(1, 0.0, 1.0, VarType.BINARY)[0])
+            d = {"b": b}
+            if f.encoding == "onehot":
+                d["s"] = be.add_vars(len(f.columns), 0.0, 1.0, VarType.BINARY)
+                rows.add(np.append(d["s"], b), np.append(np.ones(len(f.columns)), -1.0), 0.0, 0.0)
+            elif f.encoding == "binary":
+                d["s"] = be.add_vars(1, 0.0, 1.0, VarType.BINARY)
+                rows.add([d["s"][0], b], [1.0, -1.0], -INF, 0.0)
+            else:
+                R = f.high - f.low
+                integer = f.integer and R == round(R) and R >= 1
+                scale, top = (1.0 / R, R) if integer else (1.0, 1.0)
+                vt = VarType.INTEGER if integer else VarType.CONTINUOUS
+                if a.numeric == "shift":
+                    d["d"] = int(be.add_vars(1, 0.0 if f.increase_only else -top, top, vt)[0])
+                    rows.add([d["d"], b], [scale, -1.0], -INF, 0.0)
+                    rows.add([d["d"], b], [-scale, -1.0], -INF, 0.0)
+                else:
+                    d["d"] = int(be.add_vars(1, 0.0, top, vt)[0])
+                d["scale"] = scale
+            V[l] = d
+        if a.Tmax is not None and a.mutable:
+            rows.add([V[l]["b"] for l in a.mutable], 1.0, -INF, float(a.Tmax))
+        rows.flush(be)
+        return V
+
+    # ------------------------------------------------------------------ solves
+    def best(self, pi: np.ndarray, time_limit: float | None = None, n_solutions: int = 1) -> PricingResult:
+        """``max Σ_t π_t z_t`` over the types with ``π_t > 0``."""
+        types = [int(t) for t in np.flatnonzero(pi > 1e-9)]
+        self.calls += 1
+        be, V, z, _ = self._build(types, False, time_limit)
+        if not z:
+            return PricingResult(Status.OPTIMAL, [], 0.0, 0.0)
+        zs = np.array(list(z.values()))
+        be.set_objective(zs, -pi[list(z.keys())], sense="min")
+        if n_solutions > 1 and not be.capabilities.multiple_solutions:
+            n_solutions = 1
+        sol = be.solve(n_solutions=n_solutions) if n_solutions > 1 else be.solve()
+        if not sol.status.has_solution:
+            return PricingResult(sol.status, time=sol.solve_time)
+        bound = -sol.dual_bound if sol.dual_bound is not None and math.isfinite(sol.dual_bound) else None
+        if bound is None and sol.status == Status.OPTIMAL:
+            bound = -sol.objective
+        acts = [self._action(x, V, z) for x in [sol.x] + list(sol.pool)]
+        return PricingResult(sol.status, _unique(acts), -float(sol.objective), bound, sol.solve_time)
+
+    def cheapest(self, types, time_limit: float | None = None) -> PricingResult:
+        """The action covering every type of ``types`` at the least total cost
+        (``INFEASIBLE`` when none does)."""
+        types = [int(t) for t in types]
+        self.calls += 1
+        be, V, z, cost = self._build(types, True, time_limit)
+        if be is None:
+            return PricingResult(Status.INFEASIBLE)
+        offset = 0.0
+        idx = np.array([v for v, _ in cost], dtype=np.int64)
+        coef = np.array([c for _, c in cost], dtype=float)
+        # nominal/binary terms are w(1 - y): the constant is added back to the objective
+        for t in types:
+            for l in self.a.mutable:
+                f = self.a.feats[l]
+                w = self.a.w[l] * self.a.m[t]
+                if f.encoding == "binary" and self.a.Z[t, f.columns[0]] >= 0.5 or f.kind == "categorical" \
+                        and f.encoding == "onehot":
+                    offset += w
+        if len(idx):
+            be.set_objective(idx, coef, sense="min", offset=offset)
+        sol = be.solve()
+        if not sol.status.has_solution:
+            return PricingResult(sol.status, time=sol.solve_time)
+        bound = sol.dual_bound if sol.dual_bound is not None and math.isfinite(sol.dual_bound) else None
+        obj = float(sol.objective) if len(idx) else 0.0
+        return PricingResult(sol.status, [self._action(sol.x, V, z, repair=types)], obj, bound, sol.solve_time)
+
+    def _action(self, x, V, z, repair=None) -> Action:
+        """The action of a MIP solution; a shift is moved (by solver noise at most) into
+        the range every covered type allows."""
+        a = self.a
+        x = np.asarray(x, dtype=float)
+        covered = [t for t, zt in z.items() if x[zt] > 0.5] if repair is None else list(repair)
+        changes = []
+        for l in a.mutable:
+            d = V[l]
+            if x[d["b"]] < 0.5:
+                continue
+            f = a.feats[l]
+            if f.encoding == "onehot":
+                changes.append((l, int(np.argmax(x[d["s"]]))))
+            elif f.encoding == "binary":
+                changes.append((l, int(x[d["s"][0]] > 0.5)))
+            else:
+                val = x[d["d"]]
+                if d["scale"] != 1.0:
+                    val = round(val) * d["scale"]
+                if a.numeric == "shift" and covered and d["scale"] == 1.0:
+                    xs = a.Z[covered, f.columns[0]]
+                    lo, hi = float(-xs.min()), float(1.0 - xs.max())
+                    if lo <= hi:
+                        val = min(max(val, lo), hi)
+                if a.numeric == "shift" and abs(val) < 1e-9:
+                    continue
+                changes.append((l, float(val)))
+        return Action(tuple(changes))
+
+
+def _unique(actions):
+    seen, out = set(), []
+    for act in actions:
+        if act.key not in seen:
+            seen.add(act.key)
+            out.append(act)
+    return out
+
+
+class _Templates:
+    """Rows built once per template across ``T`` types: ``cols`` and ``coefs`` are lists
+    of per-type arrays (or scalars: the same variable / coefficient for every type)."""
+
+    def __init__(self, T: int):
+        self.T = T
+        self.parts = []
+
+    def add(self, cols, coefs, lo, hi, mask=None) -> None:
+        T = self.T
+        C = np.stack([np.broadcast_to(np.asarray(c, dtype=np.int64), (T,)) for c in cols], axis=1)
+        A = np.stack([np.broadcast_to(np.asarray(c, dtype=float), (T,)) for c in coefs], axis=1)
+        lo = np.broadcast_to(np.asarray(lo, dtype=float), (T,))
+        hi = np.broadcast_to(np.asarray(hi, dtype=float), (T,))
+        if mask is not None:
+            C, A, lo, hi = C[mask], A[mask], lo[mask], hi[mask]
+        if len(C):
+            self.parts.append((C, A, lo, hi))
+
+    def flush(self, be) -> None:
+        import scipy.sparse as sp
+
+        for C, A, lo, hi in self.parts:
+            n, k = C.shape
+            M = sp.csr_matrix((A.ravel(), C.ravel(), np.arange(0, n * k + 1, k)), shape=(n, be.num_vars))
+            be.add_rows(M, lo, hi)
+        self.parts = []

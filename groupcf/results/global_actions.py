@@ -1,0 +1,293 @@
+"""`GlobalExplanation`: the answer of :func:`groupcf.explain_global` — a few shared
+actions, who each one is for, what it costs them, and the coverage–k curve with its
+certified upper bounds."""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ..solvers.base import Status
+from .base import ResultBase, Stats, html_pre
+from .base import plain as _plain
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..models import TrainedModel
+
+CURVE_COLUMNS = ["k", "n_covered", "coverage", "mean_cost", "upper_bound", "upper_bound_coverage", "status"]
+
+
+def _value_to_json(v):
+    """An action's value as JSON: a bin (``pd.Interval``) as ``{"interval": [l, r, closed]}``."""
+    if isinstance(v, pd.Interval):
+        return {"interval": [_plain(v.left), _plain(v.right), v.closed]}
+    return _plain(v)
+
+
+def _value_from_json(v):
+    if isinstance(v, dict) and "interval" in v:
+        left, right, closed = v["interval"]
+        return pd.Interval(float(left), float(right), closed=closed)
+    return v
+
+
+def apply_spec(X: pd.DataFrame, spec: list[dict]) -> pd.DataFrame:
+    """Raw rows ``X`` after one action given in raw terms (``[{"feature", "op", "value"}]``:
+    ``"set"`` a value, ``"shift"`` by an amount)."""
+    out = X.copy()
+    for s in spec:
+        f, v = s["feature"], s["value"]
+        if s["op"] == "shift":
+            out[f] = out[f] + v
+        elif isinstance(out[f].dtype, pd.CategoricalDtype):
+            out[f] = pd.Categorical([v] * len(out), dtype=out[f].dtype)
+        else:
+            col = out[f].astype(object)
+            col[:] = [v] * len(out)
+            out[f] = col.infer_objects()
+    return out
+
+
+@dataclass
+class GlobalExplanation(ResultBase):
+    """A few shared actions explaining a rejected population ``S``.
+
+    Attributes
+    ----------
+    actions
+        One row per action (index: action id): ``action`` (in words), ``features``,
+        ``n_covered`` (people assigned to it), ``mean_cost`` (theirs), ``for_whom`` (the
+        depth-≤2 rule over the raw features that best describes them, :meth:`subgroups`)
+        with its ``precision`` and ``recall``.
+    specs
+        Each action in raw terms: ``[{"feature", "op": "set" | "shift", "value"}]``.
+    assignment
+        Series indexed like ``S``: the action id of each person, ``<NA>`` when uncovered.
+    cost
+        Series indexed like ``S``: each covered person's cost (MACE's l1 terms × weights),
+        NaN when uncovered.
+    coverage
+        Share of ``S`` covered (re-checked with the real model).
+    n_covered, n_coverable
+        People covered, people some action within ``Tmax`` covers.
+    mean_cost
+        Mean cost over the covered people.
+    curve
+        One row per ``k' = 1 … k``: ``k, n_covered, coverage, mean_cost, upper_bound``
+        (certified: no ``k'`` actions cover more people), ``upper_bound_coverage``, ``status``.
+    lower_bound
+        With ``k=None``: the certified lower bound on the fewest actions covering every
+        coverable person; else ``None``.
+    upper_bound
+        Certified upper bound on the people ``k`` actions can cover (the last curve point).
+    is_optimal
+        The answer is certified: coverage meets its upper bound (``k=None``: the number of
+        actions meets its lower bound too).
+    """
+
+    actions: pd.DataFrame
+    specs: list
+    assignment: pd.Series
+    cost: pd.Series
+    coverage: float
+    n_covered: int
+    n_coverable: int
+    mean_cost: float
+    curve: pd.DataFrame
+    status: Status
+    is_optimal: bool
+    k: int | None
+    Tmax: int | None
+    numeric: str
+    solver: str
+    solve_time: float
+    lower_bound: int | None = None
+    upper_bound: int | None = None
+    S: pd.DataFrame = field(default=None, repr=False)
+    stats: Stats = field(default_factory=Stats, repr=False)
+    model: "TrainedModel | None" = field(default=None, repr=False, compare=False)
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def n_actions(self) -> int:
+        return len(self.specs)
+
+    @property
+    def covered(self) -> pd.Series:
+        """Bool per person of ``S``."""
+        return self.assignment.notna()
+
+    # ------------------------------------------------------------------ application
+    def apply(self, X: pd.DataFrame | None = None) -> pd.DataFrame:
+        """Each person's counterfactual: their raw row after their assigned action
+        (uncovered people unchanged), indexed like ``X`` (default ``S``; its index labels
+        must be people of ``S``)."""
+        X = self.S if X is None else X
+        missing = X.index.difference(self.assignment.index)
+        if len(missing):
+            raise KeyError(f"rows {list(missing[:10])} are not people of S")
+        a = self.assignment.reindex(X.index)
+        pieces = [X.loc[a.isna().to_numpy()]]
+        for j, spec in enumerate(self.specs):
+            rows = (a == j).fillna(False).to_numpy(dtype=bool)
+            if rows.any():
+                pieces.append(apply_spec(X.loc[rows], spec))
+        return pd.concat(pieces).loc[X.index]
+
+    def apply_action(self, j: int, X: pd.DataFrame | None = None) -> pd.DataFrame:
+        """Action ``j`` applied to every row of ``X`` (default ``S``)."""
+        return apply_spec(self.S if X is None else X, self.specs[j])
+
+    # ------------------------------------------------------------------ who, and gaps
+    def subgroups(self, max_depth: int = 2, X: pd.DataFrame | None = None) -> pd.DataFrame:
+        """Who each action is for: the rule of depth ≤ ``max_depth`` over the raw features
+        of ``S`` (or ``X``, indexed like ``S``) that best matches the people assigned to it,
+        with its precision and recall (:func:`~groupcf.results.subgroups.best_rule`)."""
+        from .subgroups import best_rule
+
+        X = self.S if X is None else X.loc[self.S.index]
+        rows = [dict(action_id=j, **best_rule(X, (self.assignment == j).fillna(False).to_numpy(dtype=bool),
+                                              max_depth)) for j in range(self.n_actions)]
+        return pd.DataFrame(rows, columns=["action_id", "rule", "precision", "recall", "f1", "n_selected"]
+                            ).set_index("action_id")
+
+    def by_group(self, groups, n_boot: int = 1000, level: float = 0.95, random_state=None) -> pd.DataFrame:
+        """Coverage and mean cost per group with bootstrap intervals, and each group's gap
+        to the largest group (:func:`~groupcf.results.subgroups.bootstrap_gaps`).
+
+        Parameters
+        ----------
+        groups
+            A column name of ``S`` or a Series indexed like ``S`` (e.g. ``X["sex"]``).
+        n_boot, level, random_state
+            Bootstrap resamples, interval level, seed.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per group: ``n, coverage(_lo, _hi), mean_cost(_lo, _hi),
+            coverage_gap(_lo, _hi), cost_gap(_lo, _hi)``.
+        """
+        from .subgroups import bootstrap_gaps
+
+        g = self._groups(groups)
+        return bootstrap_gaps(self.covered.to_numpy(), self.cost.to_numpy(), g.to_numpy(), n_boot, level,
+                              random_state)
+
+    def actions_by_group(self, groups) -> pd.DataFrame:
+        """Share of each group assigned to each action (columns; ``"uncovered"`` last)."""
+        g = self._groups(groups)
+        text = {j: f"{j}: {t}" for j, t in self.actions["action"].items()}
+        a = self.assignment.map(text).astype(object).where(self.covered, "uncovered")
+        return pd.crosstab(g.rename("group"), a.rename("action"), normalize="index")
+
+    def _groups(self, groups) -> pd.Series:
+        if isinstance(groups, str):
+            return self.S[groups]
+        g = pd.Series(groups)
+        return g.loc[self.S.index] if g.index.equals(self.S.index) or set(self.S.index) <= set(g.index) else g
+
+    # ------------------------------------------------------------------ text
+    def summary(self) -> str:
+        n = len(self.assignment)
+        head = (f"Global counterfactual actions (Tmax={self.Tmax}, numeric={self.numeric!r}, {self.solver}): "
+                f"{self.n_actions} action(s) cover {self.n_covered} of {n} people "
+                f"({100 * self.coverage:.1f} %; {self.n_coverable} coverable), mean cost {self.mean_cost:.3f}.")
+        lines = [head]
+        if self.upper_bound is not None:
+            lines.append(f"Certified: no {self.n_actions} action(s) cover more than {self.upper_bound} people"
+                         + (" — optimal." if self.is_optimal else f" (status {self.status.value})."))
+        if self.lower_bound is not None:
+            lines.append(f"Fewest actions covering every coverable person: {self.n_actions} "
+                         f"(certified lower bound {self.lower_bound}).")
+        for j, row in self.actions.iterrows():
+            lines.append(f"  {j}. {row['action']}: {int(row['n_covered'])} people, mean cost {row['mean_cost']:.3f}")
+            if "for_whom" in row and isinstance(row["for_whom"], str):
+                lines.append(f"     for {row['for_whom']} (precision {row['precision']:.2f}, "
+                             f"recall {row['recall']:.2f})")
+        if len(self.curve):
+            lines.append("Curve:")
+            lines.append(self.curve.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def _repr_html_(self) -> str:
+        return html_pre(self.summary())
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per person of ``S``: ``action`` id, ``action_text``, ``cost``, ``covered``."""
+        text = self.actions["action"].to_dict()
+        return pd.DataFrame({"action": self.assignment, "action_text": self.assignment.map(text),
+                             "cost": self.cost, "covered": self.covered}, index=self.assignment.index)
+
+    def plot(self, ax=None):
+        """The coverage–k curve with its certified upper bound and the mean cost."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5, 3.5))
+        c = self.curve
+        ax.plot(c["k"], 100 * c["coverage"], "o-", label="coverage found")
+        ax.plot(c["k"], 100 * c["upper_bound_coverage"], "k--", lw=1, label="certified upper bound")
+        ax.set_xlabel("number of actions k")
+        ax.set_ylabel("coverage of S (%)")
+        ax2 = ax.twinx()
+        ax2.plot(c["k"], c["mean_cost"], "s:", color="tab:red", label="mean cost")
+        ax2.set_ylabel("mean cost", color="tab:red")
+        ax.legend(loc="lower right")
+        return ax
+
+    # ------------------------------------------------------------------ serialisation
+    def to_dict(self) -> dict:
+        """JSON-friendly dict (``S`` as records; the model is not included)."""
+        return {
+            "actions": {"index": [int(i) for i in self.actions.index],
+                        "rows": [{c: _plain(v) for c, v in r.items()} for _, r in self.actions.iterrows()]},
+            "specs": [[{**sp, "value": _value_to_json(sp["value"])} for sp in spec] for spec in self.specs],
+            "assignment": {"index": _plain(list(self.assignment.index)),
+                           "values": [None if pd.isna(v) else int(v) for v in self.assignment]},
+            "cost": [None if pd.isna(v) else float(v) for v in self.cost],
+            "coverage": float(self.coverage), "n_covered": int(self.n_covered),
+            "n_coverable": int(self.n_coverable), "mean_cost": _plain(self.mean_cost),
+            "curve": [{c: _plain(v) for c, v in r.items()} for _, r in self.curve.iterrows()],
+            "status": self.status.value, "is_optimal": bool(self.is_optimal), "k": self.k, "Tmax": self.Tmax,
+            "numeric": self.numeric, "solver": self.solver, "solve_time": float(self.solve_time),
+            "lower_bound": self.lower_bound, "upper_bound": self.upper_bound,
+            "S": None if self.S is None else {"index": _plain(list(self.S.index)), "columns": list(self.S.columns),
+                                              "data": _plain(self.S.astype(object).to_numpy().tolist())},
+            "stats": self.stats.as_dict(),
+        }
+
+    def to_json(self, **kwargs) -> str:
+        return json.dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "GlobalExplanation":
+        idx = d["assignment"]["index"]
+        acts = pd.DataFrame(d["actions"]["rows"], index=pd.Index(d["actions"]["index"], name="action_id"))
+        if "features" in acts:
+            acts["features"] = acts["features"].apply(list)
+        S = None
+        if d.get("S") is not None:
+            S = pd.DataFrame(d["S"]["data"], index=d["S"]["index"], columns=d["S"]["columns"]).infer_objects()
+        mean = d["mean_cost"]
+        specs = [[{**sp, "value": _value_from_json(sp["value"])} for sp in spec] for spec in d["specs"]]
+        return cls(actions=acts, specs=specs,
+                   assignment=pd.Series(d["assignment"]["values"], index=idx, dtype="Int64", name="action"),
+                   cost=pd.Series([np.nan if v is None else v for v in d["cost"]], index=idx, dtype=float, name="cost"),
+                   coverage=d["coverage"], n_covered=d["n_covered"], n_coverable=d["n_coverable"],
+                   mean_cost=math.nan if mean is None else mean,
+                   curve=pd.DataFrame(d["curve"], columns=CURVE_COLUMNS), status=Status(d["status"]),
+                   is_optimal=d["is_optimal"], k=d["k"], Tmax=d["Tmax"], numeric=d["numeric"], solver=d["solver"],
+                   solve_time=d["solve_time"], lower_bound=d["lower_bound"], upper_bound=d["upper_bound"], S=S,
+                   stats=Stats(d.get("stats") or {}))
+
+    @classmethod
+    def from_json(cls, s: str) -> "GlobalExplanation":
+        return cls.from_dict(json.loads(s))

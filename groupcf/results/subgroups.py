@@ -1,0 +1,122 @@
+r"""Who each global action is for, and recourse gaps between groups.
+
+**Readable subgroups** (:func:`best_rule`): for a target set of people :math:`Y` (those
+assigned to one action), the conjunction of at most ``max_depth`` (≤ 2) atoms over the raw
+features — ``feature = value`` for a categorical feature, ``feature < t`` / ``feature ≥ t``
+for a numeric one (``t`` among its quantiles) — with the best F1 score
+
+.. math::
+
+    \mathrm{precision} = \frac{|R \cap Y|}{|R|}, \qquad
+    \mathrm{recall} = \frac{|R \cap Y|}{|Y|}, \qquad
+    F_1 = \frac{2\,|R \cap Y|}{|R| + |Y|}
+
+(:math:`R` the people the rule selects); every pair of atoms is scored at once by one
+matrix product (``Aᵀ diag(y) A``).
+
+**Gaps between groups** (:func:`bootstrap_gaps`): coverage (share covered) and mean cost
+(over the covered) per group with percentile bootstrap intervals, resampling people within
+each group, and each group's difference to the largest group with its interval (FACTS'
+"equal effectiveness" and "equal cost of effectiveness").
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["best_rule", "bootstrap_gaps"]
+
+
+def _atoms(X: pd.DataFrame, n_thresholds: int = 8) -> tuple[np.ndarray, list[str]]:
+    cols, names = [], []
+    for c in X.columns:
+        s = X[c]
+        if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype) and s.nunique() > 2:
+            v = s.to_numpy(dtype=float)
+            for t in np.unique(np.quantile(v, np.linspace(0, 1, n_thresholds + 2)[1:-1])):
+                lo = v < t
+                if 0 < lo.sum() < len(v):
+                    cols += [lo, ~lo]
+                    names += [f"{c} < {t:g}", f"{c} >= {t:g}"]
+        else:
+            for val in pd.unique(s.astype(object)):
+                eq = (s.astype(object) == val).to_numpy()
+                if 0 < eq.sum() < len(s):
+                    cols.append(eq)
+                    names.append(f"{c} = {val}")
+    A = np.array(cols, dtype=bool).T if cols else np.zeros((len(X), 0), dtype=bool)
+    return A, names
+
+
+def best_rule(X: pd.DataFrame, y, max_depth: int = 2, n_thresholds: int = 8) -> dict:
+    """The rule of depth ≤ ``max_depth`` with the best F1 for the bool target ``y`` over
+    the raw rows ``X`` (module docstring): ``{"rule", "precision", "recall", "f1",
+    "n_selected"}``; ``"everyone"`` when no atom beats selecting every row."""
+    y = np.asarray(y, dtype=bool)
+    n, ny = len(y), int(y.sum())
+    out = {"rule": "everyone", "precision": ny / n if n else float("nan"), "recall": 1.0 if ny else float("nan"),
+           "f1": 2 * ny / (n + ny) if n + ny else 0.0, "n_selected": n}
+    if ny == 0 or ny == n:
+        return out
+    A, names = _atoms(X, n_thresholds)
+    if not A.shape[1]:
+        return out
+    Af = A.astype(float)
+    tp1, sel1 = Af[y].sum(axis=0), Af.sum(axis=0)
+    f1 = 2 * tp1 / (sel1 + ny)
+    best = (float(f1.max()), (int(f1.argmax()),))
+    if max_depth >= 2:
+        TP = Af[y].T @ Af[y]
+        SEL = Af.T @ Af
+        F = np.where(SEL > 0, 2 * TP / (SEL + ny), 0.0)
+        np.fill_diagonal(F, -1.0)
+        i, j = np.unravel_index(int(F.argmax()), F.shape)
+        if F[i, j] > best[0] + 1e-12:
+            best = (float(F[i, j]), (int(i), int(j)))
+    if best[0] <= out["f1"] + 1e-12:
+        return out
+    mask = A[:, list(best[1])].all(axis=1)
+    tp = int((mask & y).sum())
+    return {"rule": " and ".join(names[a] for a in best[1]), "precision": tp / int(mask.sum()),
+            "recall": tp / ny, "f1": best[0], "n_selected": int(mask.sum())}
+
+
+def _ci(samples: np.ndarray, level: float) -> tuple[float, float]:
+    s = samples[np.isfinite(samples)]
+    if not len(s):
+        return float("nan"), float("nan")
+    a = (1 - level) / 2
+    return float(np.quantile(s, a)), float(np.quantile(s, 1 - a))
+
+
+def bootstrap_gaps(covered, cost, groups, n_boot: int = 1000, level: float = 0.95, random_state=None
+                   ) -> pd.DataFrame:
+    """Coverage and mean cost per group with bootstrap intervals, and the differences to
+    the largest group (module docstring). ``covered`` bool, ``cost`` (NaN where uncovered)
+    and ``groups`` are aligned per person."""
+    rng = np.random.default_rng(random_state)
+    covered = np.asarray(covered, dtype=bool)
+    cost = np.asarray(cost, dtype=float)
+    g = pd.Series(np.asarray(groups, dtype=object))
+    labels = list(g.value_counts().index)
+    boots, rows = {}, []
+    for lab in labels:
+        idx = np.flatnonzero((g == lab).to_numpy())
+        cv, cs = covered[idx], cost[idx]
+        draw = rng.integers(0, len(idx), size=(n_boot, len(idx)))
+        cov_b = cv[draw].mean(axis=1)
+        with np.errstate(invalid="ignore"):
+            cost_b = np.nanmean(np.where(cv[draw], cs[draw], np.nan), axis=1) if cv.any() else np.full(n_boot, np.nan)
+        boots[lab] = (cov_b, cost_b)
+        rows.append({"group": lab, "n": len(idx), "coverage": cv.mean(),
+                     "coverage_lo": _ci(cov_b, level)[0], "coverage_hi": _ci(cov_b, level)[1],
+                     "mean_cost": float(np.nanmean(cs[cv])) if cv.any() else float("nan"),
+                     "mean_cost_lo": _ci(cost_b, level)[0], "mean_cost_hi": _ci(cost_b, level)[1]})
+    ref = labels[0]
+    for r in rows:
+        dc = boots[r["group"]][0] - boots[ref][0]
+        dm = boots[r["group"]][1] - boots[ref][1]
+        r.update(coverage_gap=r["coverage"] - rows[0]["coverage"], coverage_gap_lo=_ci(dc, level)[0],
+                 coverage_gap_hi=_ci(dc, level)[1], cost_gap=r["mean_cost"] - rows[0]["mean_cost"],
+                 cost_gap_lo=_ci(dm, level)[0], cost_gap_hi=_ci(dm, level)[1])
+    return pd.DataFrame(rows).set_index("group")
