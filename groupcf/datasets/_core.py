@@ -238,7 +238,7 @@ def bundled_file(filename: str) -> Path:
         raise DatasetChecksumError(
             f"bundled data file {path} has sha256 {actual}, but provenance.json records "
             f"{expected}: the file was modified or corrupted; reinstall groupcf (or rebuild "
-            "the bundle with groupcf.datasets._bundle)")
+            "the bundle with tools/bundle_datasets.py in the repository)")
     return path
 
 

@@ -71,7 +71,7 @@ import numpy as np
 
 from groupcf.embeddings._relu_line import first_crossing
 from groupcf.embeddings._relu_rows import add_relu_layer, affine_block
-from groupcf.embeddings.base import AdditiveForm, DeltaEvaluator, Embedding, EmbeddingConstr
+from groupcf.embeddings.base import EmbeddingCapabilities, AdditiveForm, DeltaEvaluator, Embedding, EmbeddingConstr
 
 if TYPE_CHECKING:  # pragma: no cover
     from groupcf.features.domain import InputDomain
@@ -92,6 +92,8 @@ class ReLUNetwork(Embedding):
         ``(out,)`` (``None`` means zeros). The last layer has one output. ReLU is applied
         after every layer but the last.
     """
+
+    capabilities = EmbeddingCapabilities(line_search=True)
 
     def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray | None]]):
         if len(layers) == 0:

@@ -78,7 +78,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from groupcf.embeddings.base import DeltaEvaluator, Embedding
+from groupcf.embeddings.base import EmbeddingCapabilities, DeltaEvaluator, Embedding
 from groupcf.embeddings.split_rules import le_threshold_f32, lt_threshold_f32  # noqa: F401 (re-export)
 from groupcf.embeddings.tree_constr import TreeConstr
 
@@ -115,6 +115,8 @@ class TreeEnsemble(Embedding):
     ``averaging=True``: the score is a mean probability (``proba`` returns it, the
     threshold is ``p`` itself); else it is a logit (``proba`` is its sigmoid).
     """
+
+    capabilities = EmbeddingCapabilities(leaf_cells=True)
 
     def __init__(self, n_inputs: int, feature, threshold, left, right, value, roots,
                  scale: float = 1.0, base: float = 0.0, averaging: bool = False, name: str = "trees"):

@@ -32,7 +32,6 @@ from ..exceptions import (
     SolverTimeLimitError,
     ValidationError,
 )
-from ..embeddings.trees import TreeEnsemble
 from ..formulations.distances import feature_distances, parse_distance
 from ..formulations.nearest import NearestCounterfactual, actionable_bounds, change_tol
 from ..models import DEFAULT_MARGIN, TrainedModel
@@ -128,13 +127,14 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     tree_stats, ub_point, box = {}, None, None
     lb, ub, can = actionable_bounds(space, z0)
     bounds = (lb, np.maximum(ub, lb))             # (for rounding: the box may be narrower)
-    if upper_bound and hasattr(emb, "first_crossing") and emb.additive() is None:   # ReLU networks
+    caps = emb.capabilities                       # the model's structure, through the protocol
+    if upper_bound and caps.line_search and emb.additive() is None:   # exact line searches (ReLU networks)
         tree_stats, ub_point, box = net_bound.search(space, emb, z0, *bounds, can, dist,
                                                      strict, score_lo, Tmax=Tmax, radius=radius and n == 1)
     mip = NearestCounterfactual(space, net_bound.tightened_embedding(space, emb, z0, box, lp=obbt) if box else emb, z0,
                                 backend, distance=dist, score_lo=score_lo, Tmax=Tmax,
                                 box=box[:3] if box else None, scale_objective=True).build()
-    if isinstance(emb, TreeEnsemble):   # upper bound: MIP start (+ radius when n == 1)
+    if caps.leaf_cells:   # leaf cells (tree ensembles): upper bound, MIP start (+ radius when n == 1)
         tree_stats, ub_point = start_and_radius(mip, space, dist, strict, Tmax=Tmax, radius=n == 1)
     elif ub_point is not None:
         mip.start_from(ub_point)
@@ -145,7 +145,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     integer_cols = space.domain().integer
 
     rows, changes, statuses, objectives, lower_bound = [], [], [], [], None
-    if ub_point is not None and not isinstance(emb, TreeEnsemble):
+    if ub_point is not None and not caps.leaf_cells:
         ub_point = _round_wide(space, mip, bounds, ub_point, z0, tm, x)
     if tree_stats.get("single_optimal"):          # proven by the exact single-change scan
         cf = _decode(space, x, ub_point, z0)
@@ -179,7 +179,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         v = np.round(sol.x[mip.v], 9)
         v[integer_cols] = np.round(v[integer_cols])
         keep = ()
-        if hasattr(mip.constr, "input_cells"):   # tree ensembles: stay inside the leaves' cells
+        if caps.leaf_cells:   # stay inside the chosen leaves' cells
             cells = mip.constr.input_cells(sol.x)
             v = snap_to_cells(space, v, *cells)
             keep = off_cell(space, z0, *cells)    # a crossing closer to x than change_tol is kept

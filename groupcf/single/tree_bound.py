@@ -317,7 +317,7 @@ def apply_radius(mip, space, distance, bound: float) -> dict:
             n_fixed_features += 1
     if box.k is not None and box.k < len(space):      # a cardinality cut: sum f <= k
         be.add_row(mip.f, np.ones(len(mip.f)), hi=float(box.k))
-    n_levels = mip.constr.fix_levels(be, box.lb, box.ub) if hasattr(mip.constr, "fix_levels") else 0
+    n_levels = mip.constr.fix_levels(be, box.lb, box.ub) if mip.embedding.capabilities.leaf_cells else 0
     return {"fixed_features": n_fixed_features, "fixed_levels": n_levels}
 
 
