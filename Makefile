@@ -23,8 +23,13 @@ demo: $(STAMP)
 
 # the linter and the layer contract (pyproject.toml [tool.ruff], [tool.importlinter]) run first
 lint: $(STAMP)
-	$(VENV)/bin/ruff check groupcf tests benchmarks
+	$(VENV)/bin/ruff check groupcf tests benchmarks tools
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
+
+.PHONY: typecheck
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
 
 # make test: everything but the long sweeps marked slow (< 5 min on 2 cores);
 # make test-all: make test, then the slow sweeps (CI runs it)

@@ -11,9 +11,13 @@ installed solver backend, and its score bounds must contain the scores of sample
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
+from .features import FeatureSpace
 from .exceptions import InvalidInputError, SolverError, SolverLicenseError, SolverNotInstalledError
 from .models import resolve_model
 from .results.base import ValidationReport
@@ -27,11 +31,13 @@ DEFAULT_BACKENDS = ("highs", "pyomo", "gurobi")
 
 
 def _tol(ref: np.ndarray, atol: float) -> np.ndarray:
-    return atol * np.maximum(1.0, np.abs(ref))
+    out: np.ndarray = atol * np.maximum(1.0, np.abs(ref))
+    return out
 
 
-def check_embedding(model, X, space=None, *, backends=None, n_points: int = 10, atol: float = 1e-6,
-                    random_state=0, raise_on_error: bool = True) -> ValidationReport:
+def check_embedding(model: Any, X: pd.DataFrame, space: FeatureSpace | None = None, *,
+                    backends: Sequence[str] | None = None, n_points: int = 10, atol: float = 1e-6,
+                    random_state: Any = 0, raise_on_error: bool = True) -> ValidationReport:
     """Check that groupcf embeds ``model`` exactly.
 
     Parameters
@@ -86,6 +92,7 @@ def check_embedding(model, X, space=None, *, backends=None, n_points: int = 10, 
     rng = np.random.default_rng(random_state)
     tm = resolve_model(model, space=space)
     space, emb = tm.space, tm.embedding
+    assert space is not None and emb is not None   # resolve_model raises otherwise
     sample = X.iloc[rng.permutation(len(X))[: max(n_points, min(len(X), 200))]]
     Z = space.transform(sample)
     domain = space.domain()
@@ -112,7 +119,7 @@ def check_embedding(model, X, space=None, *, backends=None, n_points: int = 10, 
     for i in range(min(3, len(Z))):
         fixed = np.sort(rng.choice(Z.shape[1], size=max(1, Z.shape[1] // 2), replace=False))
         free = np.setdiff1d(np.arange(Z.shape[1]), fixed)
-        part = emb.partial(fixed, Z[i, fixed])
+        part = emb.partial(fixed.tolist(), Z[i, fixed].tolist())
         got = part.score(Z[[i]][:, free]) if len(free) else part.score(np.zeros((1, 0)))
         if abs(float(got[0]) - s[i]) > _tol(np.array([s[i]]), atol)[0]:
             rep.failures.append(f"partial: row {sample.index[i]!r} scores {float(got[0]):.9g} with columns "
@@ -129,7 +136,7 @@ def check_embedding(model, X, space=None, *, backends=None, n_points: int = 10, 
                 x = np.asarray(be.add_vars(domain.n, lb=Z[i], ub=Z[i], vtype=vtype))
                 c = emb.add_to(be, x, domain)
                 sol = be.solve()
-                if not sol.status.has_solution:
+                if not sol.status.has_solution or sol.x is None:
                     rep.failures.append(f"MIP ({b}): row {sample.index[i]!r}: no solution ({sol.status.value})")
                     continue
                 v = float(sol.x[c.score])
@@ -160,7 +167,7 @@ def check_embedding(model, X, space=None, *, backends=None, n_points: int = 10, 
     return rep
 
 
-def registered_model_types() -> list[type]:
+def registered_model_types() -> list[type[Any]]:
     """The model types with a registered embedding (frameworks already imported)."""
     from .embeddings.registry import registered_types
 

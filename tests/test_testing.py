@@ -83,7 +83,8 @@ def test_torch_module_with_a_space_passes(data):
 
 
 def test_the_tests_cover_every_registered_type():
-    names = {t.__name__ for t in registered_model_types()}
+    frameworks = {"sklearn", "torch", "xgboost", "lightgbm"}     # (other tests register their own types)
+    names = {t.__name__ for t in registered_model_types() if t.__module__.split(".")[0] in frameworks}
     covered = {type(f()).__name__ for f in MODELS.values()} | {"Sequential", "Linear"}
     assert names <= covered, names - covered
 
