@@ -43,6 +43,9 @@ class GlobalOptions(Options):
     tie_break_time
         Seconds for each least-cost stage of the integer master (coverage is fixed first;
         ``stats["cost_proven"]`` says where the least cost over the pool was proven).
+    pricing_time
+        Seconds for each exact pricing MIP (``None``: no cap but ``time_limit``); a capped
+        MIP still gives a valid bound, it just cannot prove convergence.
     max_seed_mips
         Nearest-action MIPs for every type up to this many; beyond it only for types no
         seed covers yet.
@@ -56,11 +59,13 @@ class GlobalOptions(Options):
     polish: bool = True
     margin: float = DEFAULT_MARGIN
     tie_break_time: float | None = 2.0
-    max_seed_mips: int = 300
+    max_seed_mips: int = 100
+    pricing_time: float | None = None
 
     _constraints: ClassVar[dict] = {
         "n_solutions": N, "polish": [bool], "margin": [Interval(numbers.Real, 0, None)],
-        "tie_break_time": [None, Interval(numbers.Real, 0, None)], "max_seed_mips": [Interval(numbers.Integral, 0, None)]}
+        "tie_break_time": [None, Interval(numbers.Real, 0, None)], "max_seed_mips": [Interval(numbers.Integral, 0, None)],
+        "pricing_time": [None, Interval(numbers.Real, 0, None, closed="neither")]}
 
 
 def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, n: int | None = None, cost=None,
@@ -139,7 +144,7 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, n: int | 
     res = search(aspace, None if k is None else int(k), solver, deadline,
                  min_coverage=min_coverage if k is not None else None, n_solutions=opts.n_solutions,
                  tie_break_time=opts.tie_break_time, progress=bool(progress),
-                 max_seed_mips=opts.max_seed_mips)
+                 max_seed_mips=opts.max_seed_mips, pricing_time=opts.pricing_time)
     m, n = aspace.m, len(S)
     pool = res.pool
     if not res.curve:
