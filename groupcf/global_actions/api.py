@@ -21,6 +21,7 @@ from ..solvers import make_backend
 from ..solvers.base import Status
 from ..utils import Deadline
 from .actions import ActionSpace
+from .neighbours import refine
 from .pricing import ActionMIP
 from .search import search
 
@@ -157,10 +158,19 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, n: int | 
         point = res.curve[-1]
     chosen = [] if point is None else list(point.chosen)
     acts = [pool.columns[j].payload for j in chosen]
-    if point is not None and opts.polish and not deadline.passed:
-        acts = _polish(aspace, acts, point.assign, chosen, solver, deadline)
     cols = [aspace.column(a) for a in acts]
     assign_t, cost_t = _assign(cols, len(m))
+    for _ in range(3 if point is not None and opts.polish else 0):     # polish, reassign, repeat
+        if deadline.passed:
+            break
+        new = refine(aspace, acts, res.coverable)
+        new = _polish(aspace, new, _assign([aspace.column(a) for a in new], len(m))[0], list(range(len(new))),
+                      solver, deadline)
+        if [a.key for a in new] == [a.key for a in acts]:
+            break
+        acts = new
+        cols = [aspace.column(a) for a in acts]
+        assign_t, cost_t = _assign(cols, len(m))
     # every person's counterfactual re-checked with the real model
     specs = [aspace.spec(a) for a in acts]
     idx = S.index
@@ -168,6 +178,11 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, n: int | 
     assign[assign < 0] = pd.NA
     result = _result(aspace, acts, specs, assign, cost_t, res, point, k, solver, tm, time.perf_counter() - t0)
     _recheck(result, tm)
+    if point is not None:        # the answer's own curve point: after polish and the real-model check
+        row = result.curve.index[result.curve["k"] == point.k]
+        result.curve.loc[row, "n_covered"] = result.n_covered
+        result.curve.loc[row, "coverage"] = result.coverage
+        result.curve.loc[row, "mean_cost"] = result.mean_cost
     if len(acts):
         sub = result.subgroups()
         result.actions["for_whom"] = sub["rule"]

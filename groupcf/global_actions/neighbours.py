@@ -94,3 +94,36 @@ class NeighbourLevel(PricingLevel):
 
 def _make(ch: dict) -> Action:
     return Action(tuple(sorted(ch.items())))
+
+
+def refine(aspace: ActionSpace, actions: list, coverable: np.ndarray, rounds: int = 3) -> list:
+    """Lower the total cost of a selection at equal (or higher) coverage: each round lists
+    the neighbours of the chosen actions (:class:`NeighbourLevel`'s moves), scores them over
+    every type at once, and runs the add/swap local search
+    (:func:`~groupcf.colgen.local_search.improve`) over the chosen actions and their
+    neighbours, at most as many actions as given."""
+    from ..colgen.local_search import improve, selection_value
+
+    level = NeighbourLevel(aspace)
+    m = aspace.m
+    for _ in range(rounds):
+        shifts: dict = {}
+        for act in actions:
+            for l, v in act.changes:
+                if aspace.feats[l].encoding == "continuous":
+                    shifts.setdefault(l, set()).add(float(v))
+        cands, seen = list(actions), {a.key for a in actions}
+        for act in actions:
+            for nb in level._neighbours(act, shifts):
+                if len(nb) and nb.key not in seen:
+                    seen.add(nb.key)
+                    cands.append(nb)
+        C = aspace.cover_many(cands) & coverable[None, :]
+        D = np.array([aspace.costs(a) for a in cands])
+        start = list(range(len(actions)))
+        cov0, cost0 = selection_value(C, D, m, start)
+        chosen = improve(C, D, m, start, cov0, len(actions))
+        if selection_value(C, D, m, chosen)[1] >= cost0 - 1e-9:
+            break
+        actions = [cands[j] for j in chosen]
+    return actions
