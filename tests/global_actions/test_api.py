@@ -135,3 +135,15 @@ def test_backends_agree(solver):
             if p["status"] == q["status"] == "optimal":
                 assert p["n_covered"] == q["n_covered"]
         assert a.n_covered == b.n_covered or not (a.is_optimal and b.is_optimal)
+
+
+def test_plot_curve(german_lr):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    pipe, S = german_lr
+    res = gcf.explain_global(S.iloc[:12], pipe, Tmax=1, n=2, progress=False)
+    ax = res.plot()
+    xs = ax.lines[0].get_xdata()
+    assert list(xs) == [1, 2]
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), 100 * res.curve["coverage"].to_numpy())
