@@ -171,6 +171,36 @@ class ActionSpace:
             out[valid] = self.tm.embedding.score(Zp[valid]) >= self.tau
         return out
 
+    def action_to(self, t: int, v: np.ndarray) -> Action:
+        """The action taking type ``t`` to the expanded point ``v`` (its changed features:
+        categories set, continuous features shifted — or set, ``numeric="set"``)."""
+        vc = _codes(self.feats, np.asarray(v, dtype=float)[None, :])[0]
+        changes = []
+        for l in self.mutable:
+            f, x = self.feats[l], self.codes[t, l]
+            if abs(vc[l] - x) <= 1e-9:
+                continue
+            if f.encoding == "continuous":
+                changes.append((l, float(vc[l] - x) if self.numeric == "shift" else float(vc[l])))
+            else:
+                changes.append((l, int(round(vc[l]))))
+        return Action(tuple(changes))
+
+    def cover_many(self, actions, batch_rows: int = 200000) -> np.ndarray:
+        """Bool ``(actions × types)``: :meth:`cover` of each action, the model evaluated
+        once per batch of stacked rows."""
+        out = np.zeros((len(actions), self.n_types), dtype=bool)
+        per = max(1, batch_rows // max(self.n_types, 1))
+        for s in range(0, len(actions), per):
+            chunk = actions[s:s + per]
+            Zs, Vs = zip(*(self.apply(a, codes=self.codes) for a in chunk))
+            Z, V = np.concatenate(Zs), np.concatenate(Vs)
+            ok = np.zeros(len(Z), dtype=bool)
+            if V.any():
+                ok[V] = self.tm.embedding.score(Z[V]) >= self.tau
+            out[s:s + len(chunk)] = ok.reshape(len(chunk), self.n_types)
+        return out
+
     def costs(self, action: Action, codes: np.ndarray | None = None, Z: np.ndarray | None = None) -> np.ndarray:
         """``d_ia`` per type (or per row of ``codes``/``Z``), module docstring."""
         codes = self.codes if codes is None else codes

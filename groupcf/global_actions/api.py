@@ -21,6 +21,7 @@ from ..solvers import make_backend
 from ..solvers.base import Status
 from ..utils import Deadline
 from .actions import ActionSpace
+from .neighbours import refine
 from .pricing import ActionMIP
 from .search import search
 
@@ -43,6 +44,9 @@ class GlobalOptions(Options):
     tie_break_time
         Seconds for each least-cost stage of the integer master (coverage is fixed first;
         ``stats["cost_proven"]`` says where the least cost over the pool was proven).
+    pricing_time
+        Seconds for each exact pricing MIP (``None``: no cap but ``time_limit``); a capped
+        MIP still gives a valid bound, it just cannot prove convergence.
     max_seed_mips
         Nearest-action MIPs for every type up to this many; beyond it only for types no
         seed covers yet.
@@ -56,11 +60,13 @@ class GlobalOptions(Options):
     polish: bool = True
     margin: float = DEFAULT_MARGIN
     tie_break_time: float | None = 2.0
-    max_seed_mips: int = 300
+    max_seed_mips: int = 100
+    pricing_time: float | None = None
 
     _constraints: ClassVar[dict] = {
         "n_solutions": N, "polish": [bool], "margin": [Interval(numbers.Real, 0, None)],
-        "tie_break_time": [None, Interval(numbers.Real, 0, None)], "max_seed_mips": [Interval(numbers.Integral, 0, None)]}
+        "tie_break_time": [None, Interval(numbers.Real, 0, None)], "max_seed_mips": [Interval(numbers.Integral, 0, None)],
+        "pricing_time": [None, Interval(numbers.Real, 0, None, closed="neither")]}
 
 
 def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, n: int | None = None, cost=None,
@@ -139,7 +145,7 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, n: int | 
     res = search(aspace, None if k is None else int(k), solver, deadline,
                  min_coverage=min_coverage if k is not None else None, n_solutions=opts.n_solutions,
                  tie_break_time=opts.tie_break_time, progress=bool(progress),
-                 max_seed_mips=opts.max_seed_mips)
+                 max_seed_mips=opts.max_seed_mips, pricing_time=opts.pricing_time)
     m, n = aspace.m, len(S)
     pool = res.pool
     if not res.curve:
@@ -152,10 +158,19 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, n: int | 
         point = res.curve[-1]
     chosen = [] if point is None else list(point.chosen)
     acts = [pool.columns[j].payload for j in chosen]
-    if point is not None and opts.polish and not deadline.passed:
-        acts = _polish(aspace, acts, point.assign, chosen, solver, deadline)
     cols = [aspace.column(a) for a in acts]
     assign_t, cost_t = _assign(cols, len(m))
+    for _ in range(3 if point is not None and opts.polish else 0):     # polish, reassign, repeat
+        if deadline.passed:
+            break
+        new = refine(aspace, acts, res.coverable)
+        new = _polish(aspace, new, _assign([aspace.column(a) for a in new], len(m))[0], list(range(len(new))),
+                      solver, deadline)
+        if [a.key for a in new] == [a.key for a in acts]:
+            break
+        acts = new
+        cols = [aspace.column(a) for a in acts]
+        assign_t, cost_t = _assign(cols, len(m))
     # every person's counterfactual re-checked with the real model
     specs = [aspace.spec(a) for a in acts]
     idx = S.index
@@ -163,6 +178,11 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, n: int | 
     assign[assign < 0] = pd.NA
     result = _result(aspace, acts, specs, assign, cost_t, res, point, k, solver, tm, time.perf_counter() - t0)
     _recheck(result, tm)
+    if point is not None:        # the answer's own curve point: after polish and the real-model check
+        row = result.curve.index[result.curve["k"] == point.k]
+        result.curve.loc[row, "n_covered"] = result.n_covered
+        result.curve.loc[row, "coverage"] = result.coverage
+        result.curve.loc[row, "mean_cost"] = result.mean_cost
     if len(acts):
         sub = result.subgroups()
         result.actions["for_whom"] = sub["rule"]

@@ -1,11 +1,15 @@
 r"""Column generation over actions (:mod:`groupcf.colgen` instantiated for global actions).
 
-1. **Seeds**: each type's *nearest action* (:meth:`ActionMIP.cheapest` for that type
-   alone: the cheapest action covering it, or a proof that none does — then the type is
-   not coverable), every sub-action of those, and combinations of the most frequent
-   single changes; each evaluated over all types at once with the numpy model path.
+1. **Seeds**: each type's greedy completion (:class:`~groupcf.formulations.completion.Completions`,
+   numpy only) read as an action; the *nearest action* (:meth:`ActionMIP.cheapest` for one
+   type: the cheapest action covering it, or a proof that none does — then the type is not
+   coverable) of the ``max_seed_mips`` most frequent types and of every type no seed covers
+   yet; every sub-action of those, and combinations of the most frequent single changes;
+   each evaluated over all types at once with the numpy model path.
 2. **Fewest actions** (``k=None``): the set-cover master over the coverable types, priced
-   by the pool then the exact pricing MIP (:class:`ExactLevel`), Farley's bound each
+   by the pool, the neighbours of the best actions
+   (:class:`~groupcf.global_actions.neighbours.NeighbourLevel`), then the exact pricing
+   MIP (:class:`ExactLevel`), Farley's bound each
    round; the integer master over the pool, certified when it meets
    :math:`\lceil z_{LP} \rceil`.
 3. **The curve** ``k' = 1, 2, …``: one max-coverage master whose budget grows, its columns
@@ -14,7 +18,9 @@ r"""Column generation over actions (:mod:`groupcf.colgen` instantiated for globa
    then least total cost). At ``k' = 1`` the best single action is the pricing MIP with
    :math:`\pi = m` over every coverable type: exact. The upper bound on coverage at
    ``k'`` is :math:`\lfloor \min(\text{LP bound}, \text{coverable}) \rfloor`; a point is
-   certified when the coverage found meets it.
+   certified when the coverage found meets it. Also valid: :math:`U(k) \le U(k-1) + U(1)`
+   (subadditivity), used when the time limit stops the search; then the integer master
+   gets a short grace period, else greedy plus local search answer.
 """
 from __future__ import annotations
 
@@ -28,32 +34,51 @@ import numpy as np
 
 from ..colgen import (ColumnPool, MaxCoverageMaster, PoolLevel, Priced, PricingLevel, SetCoverMaster,
                       column_generation, solve_integer_master, sync_master)
+from ..colgen.local_search import greedy, improve, selection_value
+from ..formulations.completion import Completions
 from ..progress import progress_bar
 from ..solvers.base import Status
 from ..utils import EPS, Deadline
 from .actions import Action, ActionSpace
+from .neighbours import NeighbourLevel
 from .pricing import ActionMIP
 
 log = logging.getLogger(__name__)
 
 
 class ExactLevel(PricingLevel):
-    """The pricing MIP over the types with a positive dual (exact; its dual bound is β)."""
+    """The pricing MIP over the types with a positive dual (exact; its dual bound is β,
+    valid also when ``time_cap`` stops it early — then it proves nothing)."""
 
     name = "pricing-mip"
     exact = True
 
-    def __init__(self, mip: ActionMIP, n_solutions: int = 5):
+    def __init__(self, mip: ActionMIP, n_solutions: int = 5, time_cap: float | None = None):
         super().__init__()
-        self.mip, self.n_solutions = mip, n_solutions
+        self.mip, self.n_solutions, self.time_cap = mip, n_solutions, time_cap
 
     def price(self, duals, ctx):
-        res = self.mip.best(duals.pi, time_limit=ctx.deadline.left(), n_solutions=self.n_solutions)
+        res = self.mip.best(duals.pi, time_limit=_cap(ctx.deadline, self.time_cap), n_solutions=self.n_solutions)
         if not res.status.has_solution:
-            return Priced(stop=Status.TIME_LIMIT if ctx.deadline.passed else res.status)
+            if ctx.deadline.passed or res.bound is None:
+                return Priced(stop=Status.TIME_LIMIT if ctx.deadline.passed else res.status)
+            return Priced([], dual_bound=res.bound)
         cols = [self.mip.a.column(act, "pricing") for act in res.actions]
         proof = res.optimal and res.bound is not None and res.bound <= duals.price + EPS
         return Priced(cols, dual_bound=res.bound, proof=proof)
+
+
+def _seed_time_over(deadline: Deadline, share: float = 0.3) -> bool:
+    """Nearest-action MIPs for types already covered (quality seeds) stop after this share
+    of ``time_limit``."""
+    return deadline.limit is not None and deadline.elapsed() > share * deadline.limit
+
+
+def _cap(deadline: Deadline, cap: float | None) -> float | None:
+    left = deadline.left()
+    if cap is None:
+        return left
+    return cap if left is None else min(left, cap)
 
 
 @dataclass
@@ -78,7 +103,7 @@ class SearchResult:
 
 
 def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: Deadline,
-              max_frequent: int = 12, max_seed_mips: int = 300, progress: bool = False) -> np.ndarray:
+              max_frequent: int = 12, max_seed_mips: int = 100, progress: bool = False) -> np.ndarray:
     """Seed ``pool`` (module docstring, step 1); returns the coverable mask over types.
     Types are taken by decreasing multiplicity; after ``max_seed_mips`` nearest-action
     MIPs, only types no seed covers yet get one (each type's coverability is still
@@ -87,11 +112,22 @@ def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: D
     coverable = np.zeros(n, dtype=bool)
     covered = np.zeros(n, dtype=bool)
     seeds = []
+    comp = Completions(aspace.space, aspace.tm.embedding, aspace.tau + aspace.margin, mip.solver, accept=aspace.tau)
+    T = aspace.Tmax or len(aspace.mutable)
+    for t in range(n):                       # greedy completions: no MIP
+        ok, v, _ = comp.check(aspace.Z[t], (), T, prove=False)
+        if ok:
+            act = aspace.action_to(t, v)
+            col = aspace.column(act, "greedy")
+            if col.cover[t] and len(act):
+                seeds.append(act)
+                pool.add(col)
+                covered |= col.cover
     order = np.argsort(-aspace.m, kind="stable")
     for r, t in enumerate(progress_bar(order, enabled=progress, total=n, desc="nearest actions")):
         if deadline.passed:
             break
-        if r >= max_seed_mips and covered[t]:
+        if covered[t] and (r >= max_seed_mips or _seed_time_over(deadline)):
             continue
         if not mip.can_cover(t):
             continue
@@ -129,7 +165,7 @@ def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: D
 
 def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, min_coverage: float | None = None,
            n_solutions: int = 5, progress: bool = False, tie_break_time: float | None = 2.0,
-           max_seed_mips: int = 300) -> SearchResult:
+           max_seed_mips: int = 100, pricing_time: float | None = None) -> SearchResult:
     """Seeds, the fewest actions (``k=None``) and the curve ``1 … k`` (module docstring)."""
     mip = ActionMIP(aspace, solver)
     pool = ColumnPool(aspace.n_types)
@@ -137,68 +173,111 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
     m = aspace.m
     out = SearchResult(pool, coverable)
     out.stats["seed_columns"] = len(pool)
-    levels = [PoolLevel(), ExactLevel(mip, n_solutions)]
+    exact = ExactLevel(mip, n_solutions, pricing_time)
+    levels = [PoolLevel(), NeighbourLevel(aspace), exact]
     n_cov = float(m[coverable].sum())
     if not coverable.any():
         return out
     K = k
     if k is None:
-        master = SetCoverMaster(aspace.n_types, solver, active=coverable, weights=m)
-        sync_master(master, pool)
-        cg = column_generation(master, pool, levels, deadline=deadline)
-        ip = solve_integer_master(pool.matrix(), pool.cost_matrix(), "set_cover", solver, m=m, active=coverable,
-                                  time_limit=deadline.left(), tie_break=False)
-        lower = max(1, math.ceil(cg.bound - EPS))
-        out.min_k, out.min_k_bound = int(ip.objective), min(lower, int(ip.objective))
-        out.stats.update(set_cover_iterations=cg.iterations, set_cover_lp=cg.lp_value, set_cover_levels=cg.levels)
-        K = out.min_k
+        K = _fewest(aspace, pool, levels, coverable, solver, deadline, out)
     master = MaxCoverageMaster(aspace.n_types, solver, 1, active=coverable, weights=m)
     sync_master(master, pool)
-    prev = None
+    prev, single = None, n_cov
     for kk in progress_bar(range(1, K + 1), enabled=progress, total=K, desc="curve k"):
         master.set_budget(kk)
-        exact_upper = None
-        if kk == 1:
-            res = mip.best(np.where(coverable, m, 0.0), time_limit=deadline.left(), n_solutions=n_solutions)
+        if deadline.limit is not None:       # each k left gets its share of the time left
+            share = deadline.left() / (K - kk + 1)
+            exact.time_cap = share if pricing_time is None else min(pricing_time, share)
+        upper = n_cov if prev is None else min(n_cov, prev.upper + single)    # subadditive
+        cg = None
+        if kk == 1 and not deadline.passed and (aspace.tm.embedding.additive() is not None or aspace.n_types <= 50):
+            # the best single action: one exact MIP (a linear row per type; few types otherwise)
+            res = mip.best(np.where(coverable, m, 0.0), time_limit=_cap(deadline, pricing_time),
+                           n_solutions=n_solutions)
             for act in res.actions:
                 pos = pool.add(aspace.column(act, "best-single"))
                 if pos is not None:
                     master.add(pool.columns[pos])
                     pool.in_master[pos] = True
             if res.bound is not None:
-                exact_upper = res.bound
-        cg = column_generation(master, pool, levels, deadline=deadline)
-        upper = min(cg.bound, n_cov)
-        if exact_upper is not None:
-            upper = min(upper, exact_upper)
+                upper = min(upper, res.bound)
+        if not deadline.passed:
+            cg = column_generation(master, pool, levels, deadline=deadline)
+            upper = min(upper, cg.bound)
+        if kk == 1:
+            single = upper
         if prev is not None:
             upper = max(upper, prev.covered)      # never below what k-1 actions already cover
         if k is None and kk == K and out.min_k_bound == K:
             upper = n_cov
-        starts = [] if prev is None else [prev.chosen]
-        if min_coverage is not None and kk == K and k is not None:
-            target = math.ceil(min_coverage * len(aspace.S) - 1e-9)
-            ip = solve_integer_master(pool.matrix(), pool.cost_matrix(), "max_coverage", solver, m=m,
-                                      active=coverable, k=kk, min_cover=target, time_limit=deadline.left(),
-                                      tie_break_time=tie_break_time, starts=starts)
-            if not ip.status.has_solution:
-                ip = solve_integer_master(pool.matrix(), pool.cost_matrix(), "max_coverage", solver, m=m,
-                                          active=coverable, k=kk, time_limit=deadline.left(),
-                                          tie_break_time=tie_break_time, starts=starts)
-        else:
-            ip = solve_integer_master(pool.matrix(), pool.cost_matrix(), "max_coverage", solver, m=m,
-                                      active=coverable, k=kk, time_limit=deadline.left(),
-                                      tie_break_time=tie_break_time, starts=starts)
-        if not ip.status.has_solution:
-            break
-        ub = math.floor(upper + EPS)
-        certified = ip.objective >= ub - 1e-9 and ip.status == Status.OPTIMAL and cg.status != Status.TIME_LIMIT
-        point = CurvePoint(kk, ip.chosen, ip.assign, float(ip.objective), float(ip.cost), float(ub),
-                           Status.OPTIMAL if certified else (Status.TIME_LIMIT if deadline.passed else Status.FEASIBLE))
+        point = _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, deadline, tie_break_time)
+        point.upper = float(math.floor(upper + EPS))
+        if point.covered >= point.upper - 1e-9:
+            point.status = Status.OPTIMAL
         out.curve.append(point)
-        out.stats.setdefault("curve_iterations", []).append(cg.iterations)
-        out.stats.setdefault("cost_proven", []).append(bool(ip.cost_optimal))
+        out.stats.setdefault("curve_iterations", []).append(0 if cg is None else cg.iterations)
         prev = point
     out.stats["pool_columns"] = len(pool)
     out.stats["pricing_mips"] = mip.calls
+    out.stats["levels"] = {lv.name: dict(calls=lv.stats.calls, hits=lv.stats.hits, time=round(lv.stats.time, 3))
+                           for lv in levels}
     return out
+
+
+def _fewest(aspace, pool, levels, coverable, solver, deadline, out) -> int:
+    """The set-cover phase (module docstring, step 2); returns the number of actions found."""
+    m = aspace.m
+    master = SetCoverMaster(aspace.n_types, solver, active=coverable, weights=m)
+    sync_master(master, pool)
+    lower = 1
+    if not deadline.passed:
+        cg = column_generation(master, pool, levels, deadline=deadline)
+        lower = max(1, math.ceil(cg.bound - EPS))
+        out.stats.update(set_cover_iterations=cg.iterations, set_cover_lp=cg.lp_value)
+    ip = solve_integer_master(pool.matrix(), pool.cost_matrix(), "set_cover", solver, m=m, active=coverable,
+                              time_limit=_grace(deadline), tie_break=False)
+    if ip.status.has_solution:
+        found = int(ip.objective)
+    else:                                   # no time left: greedy until everyone coverable is covered
+        found = len(greedy(pool.matrix() & coverable[None, :], m, len(pool)))
+    out.min_k, out.min_k_bound = found, min(lower, found)
+    return found
+
+
+def _grace(deadline: Deadline, grace: float = 2.0) -> float | None:
+    """Time for a last integer master: what is left, at least ``grace`` seconds (the answer
+    over the pool is worth a little overshoot of ``time_limit``)."""
+    left = deadline.left()
+    return None if left is None else max(left, grace)
+
+
+def _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, deadline, tie_break_time
+             ) -> "CurvePoint":
+    """The integer master at budget ``kk`` (coverage, then least cost; with ``min_coverage``
+    at the last ``k`` the cheapest reaching it), greedy plus local search when it fails."""
+    m = aspace.m
+    C, D = pool.matrix(), pool.cost_matrix()
+    starts = [] if prev is None else [prev.chosen]
+    kw = dict(m=m, active=coverable, k=kk, time_limit=_grace(deadline), tie_break_time=tie_break_time, starts=starts)
+    ip = None
+    if min_coverage is not None and kk == K and k is not None:
+        ip = solve_integer_master(C, D, "max_coverage", solver, min_cover=math.ceil(min_coverage * len(aspace.S) - 1e-9),
+                                  **kw)
+    if ip is None or not ip.status.has_solution:
+        ip = solve_integer_master(C, D, "max_coverage", solver, **kw)
+    if ip.status.has_solution:
+        return CurvePoint(kk, ip.chosen, ip.assign, float(ip.objective), float(ip.cost), 0.0,
+                          Status.TIME_LIMIT if deadline.passed else Status.FEASIBLE)
+    Ca = C & coverable[None, :]
+    chosen = greedy(Ca, m, kk)
+    cands = [chosen] + starts
+    best = max(cands, key=lambda c: (selection_value(Ca, D, m, c)[0], -selection_value(Ca, D, m, c)[1]))
+    chosen = improve(Ca, D, m, best, selection_value(Ca, D, m, best)[0], kk)
+    cov, cost = selection_value(Ca, D, m, chosen)
+    assign = np.full(aspace.n_types, -1)
+    if chosen:
+        Dc = np.where(Ca[chosen], D[chosen], np.inf)
+        ok = np.isfinite(Dc.min(axis=0))
+        assign[ok] = np.asarray(chosen)[Dc.argmin(axis=0)[ok]]
+    return CurvePoint(kk, chosen, assign, cov, cost, 0.0, Status.TIME_LIMIT)

@@ -118,3 +118,32 @@ def test_who_and_gaps_by_group(german_lr):
     shares = res.actions_by_group(S["personal_status_sex"])
     np.testing.assert_allclose(shares.sum(axis=1), 1.0)
     assert "for " in res.summary() or res.actions["for_whom"].eq("everyone").all()
+
+
+@pytest.mark.parametrize("solver", [s for s in ("pyomo", "gurobi")])
+def test_backends_agree(solver):
+    from groupcf.solvers import available_backends
+    from tests.reference.global_actions import tiny_case
+
+    if solver not in available_backends():
+        pytest.skip(f"{solver} not installed")
+    for seed in range(3):
+        pipe, S, *_ = tiny_case(seed, "lr")
+        a = gcf.explain_global(S, pipe, Tmax=2, n=2, progress=False)
+        b = gcf.explain_global(S, pipe, Tmax=2, n=2, solver=solver, progress=False)
+        for (_, p), (_, q) in zip(a.curve.iterrows(), b.curve.iterrows()):
+            if p["status"] == q["status"] == "optimal":
+                assert p["n_covered"] == q["n_covered"]
+        assert a.n_covered == b.n_covered or not (a.is_optimal and b.is_optimal)
+
+
+def test_plot_curve(german_lr):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    pipe, S = german_lr
+    res = gcf.explain_global(S.iloc[:12], pipe, Tmax=1, n=2, progress=False)
+    ax = res.plot()
+    xs = ax.lines[0].get_xdata()
+    assert list(xs) == [1, 2]
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), 100 * res.curve["coverage"].to_numpy())
