@@ -38,7 +38,7 @@ test: lint
 
 .PHONY: test-all
 test-all: test
-	$(PY) -m pytest -q -m slow tests
+	$(PY) -m pytest -q -m slow -n 2 tests    # CPU-bound sweeps: two workers (pytest-xdist)
 
 # Single-instance benchmark: MACE, GeCo, DiCE (extra `bench`); quick run: make bench-single BENCH_ARGS="--n 20"
 .PHONY: bench-single
