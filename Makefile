@@ -36,6 +36,14 @@ typecheck: $(STAMP)
 test: lint
 	$(PY) -m pytest -q -m "not slow" tests
 
+# API reference + user guide (mkdocs + mkdocstrings, the notebooks with their stored outputs);
+# warnings are errors (strict). The guide pages are generated from README.md.
+.PHONY: docs
+docs: $(STAMP)
+	$(PIP) install -q -e ".[docs]"
+	$(PY) tools/readme_to_docs.py
+	$(VENV)/bin/mkdocs build --strict
+
 .PHONY: test-all
 test-all: test
 	$(PY) -m pytest -q -m slow -n 2 tests    # CPU-bound sweeps: two workers (pytest-xdist)

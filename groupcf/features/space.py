@@ -116,8 +116,14 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
     features:
         Optional subset / order of the input columns to use (default: all).
 
-    Fitted attributes: ``features_`` (list of :class:`Feature`), ``n_features_out_``,
-    ``feature_names_in_``.
+    Attributes
+    ----------
+    features_
+        The fitted features (list of :class:`Feature`).
+    n_features_out_
+        Number of expanded columns.
+    feature_names_in_
+        The input columns.
     """
 
     def __init__(self, immutable: Sequence[str] = (), increase_only: Sequence[str] = (),
