@@ -161,6 +161,7 @@ def _audit(args) -> int:
 
 
 def main(argv=None) -> int:
+    """Run the command line (``python -m groupcf ...``); returns the exit status."""
     args = _parser().parse_args(argv)
     try:
         return {"explain": _explain, "audit": _audit, "global": _global}[args.command](args)

@@ -20,8 +20,8 @@ import dataclasses
 import difflib
 import numbers
 import warnings
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from .exceptions import InvalidInputError
@@ -44,18 +44,16 @@ class Interval:
     closed: str = "both"
 
     def accepts(self, v: Any) -> bool:
-        if isinstance(v, bool) or not isinstance(v, self.kind):
-            # an integral float (e.g. 5.0) is accepted where an int is asked for
-            if not (self.kind is numbers.Integral and isinstance(v, numbers.Real)
-                    and not isinstance(v, bool) and float(v).is_integer()):
-                return False
+        # an integral float (e.g. 5.0) is accepted where an int is asked for
+        integral_float = (self.kind is numbers.Integral and isinstance(v, numbers.Real)
+                          and not isinstance(v, bool) and float(v).is_integer())
+        if (isinstance(v, bool) or not isinstance(v, self.kind)) and not integral_float:
+            return False
         left = self.closed in ("both", "left")
         right = self.closed in ("both", "right")
         if self.low is not None and (v < self.low or (v == self.low and not left)):
             return False
-        if self.high is not None and (v > self.high or (v == self.high and not right)):
-            return False
-        return True
+        return not (self.high is not None and (v > self.high or v == self.high and not right))
 
     def __str__(self) -> str:
         what = "an integer" if self.kind is numbers.Integral else "a number"
@@ -195,11 +193,6 @@ class Options:
     def to_dict(self) -> dict[str, Any]:
         """The options as a plain dict."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-
-
-def positive_int(v: Any) -> bool:
-    """a positive integer"""
-    return Interval(numbers.Integral, 1, None).accepts(v)
 
 
 #: rules shared by the vocabulary

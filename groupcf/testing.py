@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .features import FeatureSpace
 from .exceptions import InvalidInputError, SolverError, SolverLicenseError, SolverNotInstalledError
+from .features import FeatureSpace
 from .models import resolve_model
 from .results.base import ValidationReport
 from .solvers import available_backends, make_backend
@@ -158,7 +158,7 @@ def check_embedding(model: Any, X: pd.DataFrame, space: FeatureSpace | None = No
         rep.checked[-1] += f" (not run: {name} does not bound its score)"
     else:
         S = np.concatenate([s, emb.score(domain.sample(200, rng))])
-        out = np.flatnonzero((S < lo - _tol(S, atol)) | (S > hi + _tol(S, atol)))
+        out = np.flatnonzero((lo - _tol(S, atol) > S) | (hi + _tol(S, atol) < S))
         if len(out):
             rep.failures.append(f"bounds: {len(out)} sampled score(s) outside [{lo:.6g}, {hi:.6g}], "
                                 f"e.g. {S[out[0]]:.6g}")

@@ -6,8 +6,12 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.ensemble import (ExtraTreesClassifier, GradientBoostingClassifier, HistGradientBoostingClassifier,
-                              RandomForestClassifier)
+from sklearn.ensemble import (
+    ExtraTreesClassifier,
+    GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+)
 from sklearn.linear_model import LogisticRegression, Perceptron, RidgeClassifier, SGDClassifier
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline

@@ -23,10 +23,10 @@ import os
 import tempfile
 import urllib.request
 import warnings
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd

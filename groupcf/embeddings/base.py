@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import abc
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -88,19 +89,19 @@ class Embedding(abc.ABC):
         return math.log(p / (1.0 - p))
 
     @abc.abstractmethod
-    def partial(self, fixed_idx: Sequence[int], fixed_values: Sequence[float]) -> "Embedding":
+    def partial(self, fixed_idx: Sequence[int], fixed_values: Sequence[float]) -> Embedding:
         """The same model over the remaining inputs (kept in their original order), with
         the inputs ``fixed_idx`` fixed to ``fixed_values``."""
 
     @abc.abstractmethod
-    def add_to(self, backend: "Backend", x_idx, domain: "InputDomain",
-               lo: float | None = None) -> "EmbeddingConstr":
+    def add_to(self, backend: Backend, x_idx, domain: InputDomain,
+               lo: float | None = None) -> EmbeddingConstr:
         """Add the model to ``backend``: a new free continuous variable ``constr.score``
         equals the score at the input variables ``x_idx`` (backend indices, one per
         input) whose values lie in ``domain``. With ``lo``, also add ``score >= lo``."""
 
     # -- optional structure (defaults: none known) ----------------------------------
-    def additive(self) -> "AdditiveForm | None":
+    def additive(self) -> AdditiveForm | None:
         """The score as ``bias + z @ weights`` when it is exactly additive over the input
         columns, else ``None`` (the default)."""
         return None
@@ -109,7 +110,7 @@ class Embedding(abc.ABC):
         """Valid bounds ``(lo, hi)`` of the score over the input box ``[lb, ub]``."""
         raise NotImplementedError(f"{type(self).__name__} does not bound its score")
 
-    def gradient_bound(self, d, domain: "InputDomain") -> float | None:
+    def gradient_bound(self, d, domain: InputDomain) -> float | None:
         r"""An upper bound of :math:`|\nabla \mathrm{score}(z) \cdot d|` over ``domain`` (a
         Lipschitz constant of the score along the direction ``d``), or ``None`` when the
         model does not provide one (the default beyond additive scores, where it is exact)."""
@@ -134,7 +135,7 @@ class Embedding(abc.ABC):
             a, b = (a, m) if self.score(z + m * d)[0] >= lo else (m, b)
         return float(b)
 
-    def delta_evaluator(self, z0) -> "DeltaEvaluator":
+    def delta_evaluator(self, z0) -> DeltaEvaluator:
         """Scores of points equal to ``z0`` except on a few columns
         (:class:`DeltaEvaluator`)."""
         return DeltaEvaluator(self, z0)
@@ -175,7 +176,7 @@ class DeltaEvaluator:
     with a cheaper fold override it (:meth:`Embedding.delta_evaluator`).
     """
 
-    def __init__(self, embedding: "Embedding", z0):
+    def __init__(self, embedding: Embedding, z0):
         self.embedding = embedding
         self.z0 = np.asarray(z0, dtype=float).reshape(-1)
         if len(self.z0) != embedding.n_inputs:

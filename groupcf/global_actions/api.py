@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import logging
 import math
+import numbers
 import time
 import warnings
-import numbers
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..exceptions import GroupCFWarning, InvalidInputError
 from ..models import DEFAULT_MARGIN, resolve_model
-from ..options import N, Interval, Options, rename_deprecated
+from ..options import Interval, N, Options, rename_deprecated
 from ..results.base import Stats
 from ..results.global_actions import CURVE_COLUMNS, GlobalExplanation
 from ..solvers import make_backend

@@ -16,8 +16,6 @@ from groupcf.exceptions import (
     NoCounterfactualError,
     NotRejectedError,
 )
-from groupcf.solvers.base import Status
-from groupcf.utils import Deadline
 from groupcf.options import PROBABILITY, TIME_LIMIT, TMAX, Interval, Options, check_value, rename_deprecated
 from groupcf.results.base import Stats
 from groupcf.results.sequence import SequenceExplanation
@@ -35,6 +33,8 @@ from groupcf.sequential.engine import (
     violation,
 )
 from groupcf.sequential.result import pareto_frame, replay
+from groupcf.solvers.base import Status
+from groupcf.utils import Deadline
 
 logger = logging.getLogger(__name__)
 

@@ -58,8 +58,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from groupcf.exceptions import ValidationError
 from groupcf.embeddings.tighten import tightened as _tightened
+from groupcf.exceptions import ValidationError
 from groupcf.features.domain import InputDomain
 from groupcf.sequential.actions import (
     AbsChange,
@@ -94,12 +94,14 @@ class BoundStatus(str, enum.Enum):
         return self.value
 
     @classmethod
-    def of(cls, status: Status) -> "BoundStatus":
+    def of(cls, status: Status) -> BoundStatus:
         return cls(status.value)
 
 
 @dataclass
 class Bound:
+    """The certified lower bound, its status and the MIP's own sequence."""
+
     value: float                       # certified lower bound on the undiscounted cost
     status: BoundStatus
     steps: list | None = None          # a replayed valid sequence from the MIP, if any
@@ -365,11 +367,7 @@ def _pre_fails(a, aset, x0, idx) -> bool:
     others = {f for b in aset if b is not a for f in b.changed_features()}
     from groupcf.sequential.actions import StateView
     view = StateView(x0[None, :], idx)
-    for cond in a.pre:
-        if isinstance(cond, Condition) and not (cond.features() & others) \
-                and not bool(cond(view, None)[0]):
-            return True
-    return False
+    return any(isinstance(cond, Condition) and not cond.features() & others and not bool(cond(view, None)[0]) for cond in a.pre)
 
 
 def _replay_solution(problem: Problem, x, u, d, bound: Bound) -> None:

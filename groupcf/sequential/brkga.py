@@ -30,6 +30,7 @@ logger = logging.getLogger(__name__)
 @dataclass
 class GAOptions:
     """BRKGA settings (defaults: the paper's)."""
+
     population: int = 500
     offspring: int = 400
     mutants: int = 100

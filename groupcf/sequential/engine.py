@@ -66,6 +66,7 @@ def apply_action(a: Action, B: np.ndarray, v: np.ndarray, index: Mapping[str, in
 
 
 def check_conditions(a: Action, before: StateView, after: StateView) -> np.ndarray:
+    """Whether each state satisfies the action's pre- and post-conditions."""
     ok = np.ones(before.S.shape[0], dtype=bool)
     for c in a.pre:
         ok &= np.asarray(c(before, None) if isinstance(c, Condition) else c(before), bool)
@@ -125,6 +126,7 @@ class Scorer:
 @dataclass
 class Problem:
     """Everything a rollout needs."""
+
     x0: np.ndarray
     actions: ActionSet
     scorer: Scorer
@@ -152,6 +154,8 @@ class Problem:
 
 @dataclass
 class Rollout:
+    """Decoded sequences of a population: steps, values, costs, final states, margins."""
+
     steps: np.ndarray        # (m, A) action indices, -1 padded
     values: np.ndarray       # (m, A) value applied at each step
     valid: np.ndarray        # (m,) every step valid
@@ -174,6 +178,7 @@ class Rollout:
 
 
 def gower(problem: Problem, X: np.ndarray) -> np.ndarray:
+    """Gower distance of each row of ``X`` to the start state."""
     r = problem.ranges
     D = np.abs(X - problem.x0[None, :])
     cat = np.isnan(r)

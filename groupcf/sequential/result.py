@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from groupcf.exceptions import ValidationError
+from groupcf.results.sequence import SequenceExplanation, format_steps
 from groupcf.sequential.actions import StateView
 from groupcf.sequential.engine import (
     Problem,
@@ -17,7 +18,6 @@ from groupcf.sequential.engine import (
     check_conditions,
     discount,
 )
-from groupcf.results.sequence import SequenceExplanation, format_steps
 from groupcf.utils import TOL
 
 __all__ = ["SequenceExplanation", "format_steps", "pareto_frame", "plot_flow", "replay"]
@@ -61,6 +61,7 @@ def replay(problem: Problem, steps) -> tuple[float, float, list, np.ndarray]:
 
 
 def pareto_frame(problem: Problem, r: Rollout, rows: Sequence[int], source: str = "ga") -> pd.DataFrame:
+    """The Pareto table (one row per sequence) of the rows ``rows`` of a recorded rollout."""
     names = problem.actions.names
     feats = problem.actions.features
     recs = []

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import logging
 import math
+import numbers
 import time
 import warnings
-import numbers
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -35,7 +35,7 @@ from ..exceptions import (
 from ..formulations.distances import feature_distances, parse_distance
 from ..formulations.nearest import NearestCounterfactual, actionable_bounds, change_tol
 from ..models import DEFAULT_MARGIN, TrainedModel
-from ..options import N, TIME_LIMIT, TMAX, Interval, Options
+from ..options import TIME_LIMIT, TMAX, Interval, N, Options
 from ..progress import progress_bar
 from ..results.explanation import Explanation
 from ..solvers import make_backend

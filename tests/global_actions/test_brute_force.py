@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 
 import groupcf as gcf
-
 from tests.reference.global_actions import best_coverage, brute_force, tiny_case
 
 FAST = [(s, m) for s in range(7) for m in ("lr", "mlp", "forest")]

@@ -44,15 +44,15 @@ import numpy as np
 import pandas as pd
 
 from ...exceptions import GroupCFWarning, InvalidInputError, NoCounterfactualError, NotRejectedError
+from ...features.validation import validate_instance
+from ...options import deprecated_aliases
+from ...progress import progress_bar
 from ...results.explanation import Explanation
 from ...solvers.base import Status
-from ...features.validation import validate_instance
-from ...progress import progress_bar
 from ..mace import _decode
 from .box import Box
 from .iv import information_value, rank_features
 from .model import SwarmModel
-from ...options import deprecated_aliases
 from .params import PSOOptions
 from .select import polish, select_diverse, unique_rows
 from .swarm import run_swarm
