@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import pandas as pd
@@ -191,7 +191,7 @@ def plain(v: Any) -> Any:
 
 def frame_records(df: pd.DataFrame) -> list[dict[str, Any]]:
     """Rows of ``df`` as JSON-friendly dicts."""
-    return [{c: plain(v) for c, v in row.items()} for _, row in df.iterrows()]  # type: ignore[misc]
+    return [{cast(str, c): plain(v) for c, v in row.items()} for _, row in df.iterrows()]
 
 
 def html_pre(text: str) -> str:
