@@ -23,17 +23,30 @@ demo: $(STAMP)
 
 # the linter and the layer contract (pyproject.toml [tool.ruff], [tool.importlinter]) run first
 lint: $(STAMP)
-	$(VENV)/bin/ruff check groupcf tests benchmarks
+	$(VENV)/bin/ruff check groupcf tests benchmarks tools
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
+
+.PHONY: typecheck
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
 
 # make test: everything but the long sweeps marked slow (< 5 min on 2 cores);
 # make test-all: make test, then the slow sweeps (CI runs it)
 test: lint
 	$(PY) -m pytest -q -m "not slow" tests
 
+# API reference + user guide (mkdocs + mkdocstrings, the notebooks with their stored outputs);
+# warnings are errors (strict). The guide pages are generated from README.md.
+.PHONY: docs
+docs: $(STAMP)
+	$(PIP) install -q -e ".[docs]"
+	$(PY) tools/readme_to_docs.py
+	$(VENV)/bin/mkdocs build --strict
+
 .PHONY: test-all
 test-all: test
-	$(PY) -m pytest -q -m slow tests
+	$(PY) -m pytest -q -m slow -n 2 tests    # CPU-bound sweeps: two workers (pytest-xdist)
 
 # Single-instance benchmark: MACE, GeCo, DiCE (extra `bench`); quick run: make bench-single BENCH_ARGS="--n 20"
 .PHONY: bench-single

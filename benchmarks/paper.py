@@ -116,7 +116,7 @@ def main(argv=None) -> int:
                                    accuracy=round(acc, 4), time_s=round(time.perf_counter() - t, 3))
                         if paper is not None:
                             p = paper[(paper.dataset == dataset) & (paper.model == model)
-                                      & (paper.S == n) & (paper.Tmax == Tmax)]
+                                      & (n == paper.S) & (paper.Tmax == Tmax)]
                             if len(p):
                                 p = p.iloc[0]
                                 row.update(paper_y=int(p.y_star), paper_cg_s=float(p.cg_time_s),

@@ -59,6 +59,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # the scripts' shared helpers
+import contextlib
+
 from _deadline import Timeout, with_deadline
 
 import groupcf as gcf
@@ -169,7 +171,7 @@ def make_runner(method: str, case: Case, k: int):
                 q[c] = q[c].astype(str)
             rng = {c: [float(x[c]), float(max(case.X_tr[c].max(), x[c]))] for c in case.inc}
             kw = {"random_seed": i} if kind == "random" else {}
-            np.random.seed(i)
+            np.random.seed(i)   # noqa: NPY002 - DiCE draws from numpy's global generator
             res = dice.generate_counterfactuals(q, total_CFs=k, desired_class="opposite",
                                                 features_to_vary=vary, permitted_range=rng or None,
                                                 verbose=False, **kw)
@@ -191,10 +193,8 @@ def valid_rows(case: Case, x: pd.Series, cfs: pd.DataFrame | None) -> pd.DataFra
     except gcf.exceptions.InvalidInputError:           # e.g. an unknown category
         ok = np.zeros(len(cfs), dtype=bool)
         for r in range(len(cfs)):
-            try:
+            with contextlib.suppress(gcf.exceptions.InvalidInputError):
                 ok[r] = case.tm.is_positive(cfs.iloc[[r]])[0]
-            except gcf.exceptions.InvalidInputError:
-                pass
     for c in case.imm:
         ok &= np.abs(cfs[c].to_numpy() - float(x[c])) <= 1e-9
     for c in case.inc:

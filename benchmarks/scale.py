@@ -13,6 +13,7 @@ for 1,000,000 people on 64 workers (per-explanation cost + overhead, perfectly s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import resource
 import time
 
@@ -111,10 +112,8 @@ def main(argv=None):
     df = run(a.n, a.methods.split(","))
     with pd.option_context("display.width", 200, "display.max_columns", 30):
         print(df.to_string(index=False, float_format="%.3g"))
-    try:
+    with contextlib.suppress(ImportError):
         print(df.to_markdown(index=False, floatfmt=".3g"))
-    except ImportError:
-        pass
 
 
 if __name__ == "__main__":

@@ -40,8 +40,8 @@ def run(args) -> pd.DataFrame:
             e = gcf.explain_sequence(
                 x, D.network, D.actions, D.dependencies, discounted=(method == "cscf"),
                 **D.explain_kwargs(), population=args.population, offspring=args.offspring,
-                mutants=args.mutants, generations=args.generations, seed=args.seed + i,
-                bound=not args.no_bound, time_limit=args.bound_time)
+                mutants=args.mutants, generations=args.generations, random_state=args.seed + i,
+                bound=not args.no_bound, bound_time_limit=args.bound_time)
             rt = time.perf_counter() - t0
             P = e.pareto
             t2 = P[P["length"] <= 2]
@@ -55,8 +55,8 @@ def run(args) -> pd.DataFrame:
                 "lower_bound": e.lower_bound if e.lower_bound is not None else np.nan,
                 "best_sequence": format_steps(best["steps"]),
                 "final_state": json.dumps(best["final_state"]),
-                "optimal": e.optimal, "bound_status": e.bound_info.get("status"),
-                "bound_s": e.bound_info.get("seconds", 0.0),
+                "optimal": e.is_optimal, "bound_status": e.stats.get("bound_status"),
+                "bound_s": e.stats.get("bound_seconds", 0.0),
                 "n_solutions_len_le2": len(t2)})
             e.validate()
             print(f"{args.dataset} {method} #{i}: {rt:.2f} s, min cost {rows[-1]['min_cost_all']:.4g}, "

@@ -30,10 +30,11 @@ from .results.base import ValidationReport
 from .results.group import GroupExplanation
 from .results.explanation import Explanation
 from .results.sets import ExplanationSet, GroupExplanationSet
+from .results.sequence import SequenceExplanation
 from .single import MaceOptions, explain
 from .single.geco import GeCoOptions
 from .single.pso import PSOOptions
-from .sequential import explain_sequence
+from .sequential import SequenceOptions, explain_sequence
 from .global_actions import GlobalOptions, explain_global
 from .results.global_actions import GlobalExplanation
 from .batch import explain_groups, explain_many
@@ -50,6 +51,7 @@ _logging.getLogger(__name__).addHandler(_logging.NullHandler())
 __all__ = ["explain_group", "GroupExplanation", "explain", "Explanation", "explain_sequence",
            "explain_global", "GlobalExplanation", "GlobalOptions",
            "explain_many", "explain_groups", "ExplanationSet", "GroupExplanationSet", "ValidationReport",
+           "SequenceExplanation", "SequenceOptions",
            "MaceOptions", "GeCoOptions", "PSOOptions", "ColgenOptions", "CompactOptions",
            "FeatureSpace", "Feature", "InputDomain", "Status",
            "datasets", "embeddings", "solvers", "exceptions", "metrics", "plaf", "__version__"]

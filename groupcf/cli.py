@@ -41,7 +41,8 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--data", required=True, help="CSV of raw features (the rows the model accepts are left out)")
     g.add_argument("--model", required=True, help="joblib file of a fitted Pipeline(FeatureSpace, classifier)")
     g.add_argument("--tmax", type=int, default=None, help="at most this many features per action")
-    g.add_argument("--n", type=int, default=None, help="number of actions (default: the fewest covering everyone)")
+    g.add_argument("--k", "--n", dest="k", type=int, default=None,
+                   help="number of shared actions (default: the fewest covering everyone)")
     g.add_argument("--min-coverage", type=float, default=None, help="cheapest actions covering this share")
     g.add_argument("--numeric", default="shift", choices=["shift", "set"], help="numeric features: shift or set")
     g.add_argument("--time-limit", type=float, default=None, help="seconds")
@@ -62,7 +63,7 @@ def _global(args) -> int:
         raise InvalidInputError(f"unknown column {args.by!r}: choose one of {list(X.columns)}")
     rejected = X[model.predict(X[names]) == model.classes_[0]]
     print(f"{len(rejected)} of {len(X)} rows are rejected by the model")
-    res = explain_global(rejected[names], model, Tmax=args.tmax, n=args.n, min_coverage=args.min_coverage,
+    res = explain_global(rejected[names], model, Tmax=args.tmax, k=args.k, min_coverage=args.min_coverage,
                          numeric=args.numeric, time_limit=args.time_limit, solver=args.solver, progress=True)
     print(res.summary())
     if args.by is not None:
@@ -118,7 +119,7 @@ def _explain(args) -> int:
         backend = Client(args.scheduler)
     opts = {} if args.tmax is None else {"Tmax": args.tmax}
     if args.n != 1:
-        opts["k" if args.method == "geco" else "n"] = args.n
+        opts["n"] = args.n
     r = explain_many(X[names], model, args.method, n_jobs=args.jobs, backend=backend,
                      checkpoint=args.checkpoint, progress=True, **opts)
     r.to_parquet(args.out)
@@ -161,6 +162,7 @@ def _audit(args) -> int:
 
 
 def main(argv=None) -> int:
+    """Run the command line (``python -m groupcf ...``); returns the exit status."""
     args = _parser().parse_args(argv)
     try:
         return {"explain": _explain, "audit": _audit, "global": _global}[args.command](args)

@@ -23,6 +23,7 @@ log = logging.getLogger("groupcf.demo")
 
 
 def main(out_dir: str = "out", n: int = 20, Tmax: int = 2) -> None:
+    """The demo of ``make demo``: COMPAS group and single explanations, plots in ``out_dir``."""
     import matplotlib
 
     matplotlib.use("Agg")

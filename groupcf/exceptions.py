@@ -5,6 +5,9 @@ exactly what they expect, and every message says what went wrong *and* what to d
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 
 class GroupCFError(Exception):
     """Base class of every error raised by groupcf."""
@@ -52,7 +55,7 @@ class NoCounterfactualError(GroupCFError):
     ``rows`` lists the offending instances (index labels) when known.
     """
 
-    def __init__(self, message: str, rows=None):
+    def __init__(self, message: str, rows: Iterable[Any] | None = None) -> None:
         super().__init__(message)
         self.rows = list(rows) if rows is not None else []
 
@@ -63,7 +66,7 @@ class ValidationError(GroupCFError, AssertionError):
     ``report`` is the :class:`~groupcf.results.base.ValidationReport` (what was checked,
     what failed) when the error comes from a result's ``validate()``."""
 
-    def __init__(self, message: str, report=None):
+    def __init__(self, message: str, report: object = None) -> None:
         super().__init__(message)
         self.report = report
 

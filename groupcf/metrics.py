@@ -28,15 +28,21 @@ from __future__ import annotations
 
 import itertools
 import logging
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from .exceptions import InvalidInputError
 from .features.validation import validate_instance
-from .formulations.distances import (CHANGE_TOL, feature_distances, feature_distances_codes,
-                                     max_feature_distances, parse_distance, weight_value)
+from .formulations.distances import (
+    CHANGE_TOL,
+    feature_distances,
+    feature_distances_codes,
+    max_feature_distances,
+    parse_distance,
+    weight_value,
+)
 from .metrics_hd import (  # noqa: F401  Shekhar et al. 2023 metrics (eqs. 8-15), re-exported
     categorical_proximity,
     continuous_proximity,

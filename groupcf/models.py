@@ -24,6 +24,7 @@ DEFAULT_MARGIN = 1e-6
 
 
 def logit(p: float) -> float:
+    """The logit of probability ``p`` (``InvalidInputError`` outside (0, 1))."""
     if not 0.0 < p < 1.0:
         raise InvalidInputError(f"threshold must be a probability in (0, 1), got {p}")
     return math.log(p / (1.0 - p))

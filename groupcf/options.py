@@ -20,6 +20,7 @@ import dataclasses
 import difflib
 import numbers
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
@@ -43,18 +44,16 @@ class Interval:
     closed: str = "both"
 
     def accepts(self, v: Any) -> bool:
-        if isinstance(v, bool) or not isinstance(v, self.kind):
-            # an integral float (e.g. 5.0) is accepted where an int is asked for
-            if not (self.kind is numbers.Integral and isinstance(v, numbers.Real)
-                    and not isinstance(v, bool) and float(v).is_integer()):
-                return False
+        # an integral float (e.g. 5.0) is accepted where an int is asked for
+        integral_float = (self.kind is numbers.Integral and isinstance(v, numbers.Real)
+                          and not isinstance(v, bool) and float(v).is_integer())
+        if (isinstance(v, bool) or not isinstance(v, self.kind)) and not integral_float:
+            return False
         left = self.closed in ("both", "left")
         right = self.closed in ("both", "right")
         if self.low is not None and (v < self.low or (v == self.low and not left)):
             return False
-        if self.high is not None and (v > self.high or (v == self.high and not right)):
-            return False
-        return True
+        return not (self.high is not None and (v > self.high or v == self.high and not right))
 
     def __str__(self) -> str:
         what = "an integer" if self.kind is numbers.Integral else "a number"
@@ -71,7 +70,7 @@ class Interval:
 class Choice:
     """One of a fixed set of values (strings, usually)."""
 
-    values: tuple
+    values: tuple[Any, ...]
 
     def accepts(self, v: Any) -> bool:
         try:
@@ -89,7 +88,7 @@ def _describe(rule: Any) -> str:
     if isinstance(rule, type):
         return {bool: "True or False", str: "a string", dict: "a dict"}.get(rule, rule.__name__)
     if callable(rule) and not isinstance(rule, (Interval, Choice)):
-        return getattr(rule, "__doc__", None) or getattr(rule, "__name__", "valid")
+        return str(getattr(rule, "__doc__", None) or getattr(rule, "__name__", "valid"))
     return str(rule)
 
 
@@ -107,7 +106,7 @@ def _accepts(rule: Any, v: Any) -> bool:
     raise TypeError(f"unknown rule {rule!r}")
 
 
-def check_value(owner: str, name: str, value: Any, rules: list) -> None:
+def check_value(owner: str, name: str, value: Any, rules: list[Any]) -> None:
     """Raise :class:`InvalidInputError` unless ``value`` satisfies one of ``rules``
     (``None``, a type, an :class:`Interval`, a :class:`Choice` or a predicate)."""
     if any(_accepts(r, value) for r in rules):
@@ -116,13 +115,13 @@ def check_value(owner: str, name: str, value: Any, rules: list) -> None:
     raise InvalidInputError(f"{owner}: option {name!r} must be {accepted}; got {value!r}")
 
 
-def nearest_names(name: str, valid) -> str:
+def nearest_names(name: str, valid: Any) -> str:
     """`` (did you mean 'x'?)`` for the closest valid name, or an empty string."""
     close = difflib.get_close_matches(name, list(valid), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def rename_deprecated(owner: str, kwargs: dict, renamed: dict[str, str], stacklevel: int = 3) -> dict:
+def rename_deprecated(owner: str, kwargs: dict[str, Any], renamed: dict[str, str], stacklevel: int = 3) -> dict[str, Any]:
     """``kwargs`` with old names mapped to new ones (a :class:`FutureWarning` each; both
     given: :class:`InvalidInputError`)."""
     out = dict(kwargs)
@@ -151,7 +150,7 @@ class Options:
     exist.
     """
 
-    _constraints: ClassVar[dict[str, list]] = {}
+    _constraints: ClassVar[dict[str, list[Any]]] = {}
     _renamed: ClassVar[dict[str, str]] = {}
 
     def __post_init__(self) -> None:
@@ -165,7 +164,7 @@ class Options:
         return [f.name for f in dataclasses.fields(cls)]
 
     @classmethod
-    def unknown_message(cls, unknown: list[str], owner: str | None = None, extra=()) -> str:
+    def unknown_message(cls, unknown: list[str], owner: str | None = None, extra: tuple[str, ...] = ()) -> str:
         """The message naming unknown options and the nearest valid ones."""
         valid = [*cls.field_names(), *extra]
         parts = [f"{u!r}{nearest_names(u, valid)}" for u in unknown]
@@ -196,11 +195,6 @@ class Options:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
-def positive_int(v: Any) -> bool:
-    """a positive integer"""
-    return Interval(numbers.Integral, 1, None).accepts(v)
-
-
 #: rules shared by the vocabulary
 TMAX = [None, Interval(numbers.Integral, 1, None)]
 TIME_LIMIT = [None, Interval(numbers.Real, 0, None, closed="neither")]
@@ -208,12 +202,12 @@ N = [Interval(numbers.Integral, 1, None)]
 PROBABILITY = [Interval(numbers.Real, 0, 1, closed="neither")]
 
 
-def deprecated_aliases(module: str, aliases: dict[str, type[Options]]):
+def deprecated_aliases(module: str, aliases: dict[str, type[Options]]) -> Callable[[str], Any]:
     """A module ``__getattr__`` serving old class names for one release: accessing one warns
     (:class:`FutureWarning`) and gives a factory that builds the new options class from
     keywords (old option names included)."""
 
-    def __getattr__(name: str):
+    def __getattr__(name: str) -> Any:
         if name not in aliases:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
         new = aliases[name]
@@ -230,7 +224,7 @@ def deprecated_aliases(module: str, aliases: dict[str, type[Options]]):
     return __getattr__
 
 
-def positional_tmax(owner: str, args: tuple, Tmax: Any) -> Any:
+def positional_tmax(owner: str, args: tuple[Any, ...], Tmax: Any) -> Any:
     """``Tmax`` given positionally (the old signature) or as a keyword: positionally still
     works for one release, with a :class:`FutureWarning`."""
     if not args:

@@ -7,9 +7,12 @@ iterable is returned unchanged, so logs and CI output stay clean.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
+from typing import Any
 
 
-def progress_bar(iterable, enabled: bool = False, total: int | None = None, desc: str | None = None):
+def progress_bar(iterable: Iterable[Any], enabled: bool = False, total: int | None = None,
+                 desc: str | None = None) -> Iterable[Any]:
     """``iterable`` wrapped in a tqdm bar when ``enabled`` and stderr is a terminal (and
     tqdm is installed); the iterable itself otherwise."""
     if not enabled or not getattr(sys.stderr, "isatty", lambda: False)():
@@ -18,7 +21,8 @@ def progress_bar(iterable, enabled: bool = False, total: int | None = None, desc
         from tqdm.auto import tqdm
     except ImportError:  # pragma: no cover - tqdm is optional
         return iterable
-    return tqdm(iterable, total=total, desc=desc, leave=False)
+    bar: Iterable[Any] = tqdm(iterable, total=total, desc=desc, leave=False)
+    return bar
 
 
 def show_progress(progress: bool) -> bool:
@@ -35,10 +39,10 @@ class _NoBar:
     def update(self, n: int = 1) -> None:
         self.n += n
 
-    def set_postfix(self, *args, **kwargs) -> None:
+    def set_postfix(self, *args: Any, **kwargs: Any) -> None:
         pass
 
-    def set_description(self, *args, **kwargs) -> None:
+    def set_description(self, *args: Any, **kwargs: Any) -> None:
         pass
 
     def close(self) -> None:
@@ -47,11 +51,11 @@ class _NoBar:
     def __enter__(self) -> _NoBar:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def progress_counter(total: int | None = None, desc: str | None = None, enabled: bool = False):
+def progress_counter(total: int | None = None, desc: str | None = None, enabled: bool = False) -> Any:
     """A bar counted by hand (``update``, ``set_postfix``, ``close``; also a context
     manager): tqdm when ``enabled`` and stderr is a terminal, else a silent stand-in."""
     if not show_progress(enabled):

@@ -17,7 +17,7 @@ TOL = 1e-9
 KEY_DECIMALS = 9
 
 
-def value_key(*arrays) -> bytes:
+def value_key(*arrays: object) -> bytes:
     """A hashable key for float vectors, equal for vectors equal to ``KEY_DECIMALS``
     decimals (rounding first, so ``0.1 + 0.2`` and ``0.3`` share a key, as do ``-0.0`` and ``0.0``).
     Boolean arrays are packed bit-wise."""
@@ -48,4 +48,5 @@ class Deadline:
 
     @property
     def passed(self) -> bool:
-        return self.limit is not None and self.left() <= 0.0
+        left = self.left()
+        return left is not None and left <= 0.0

@@ -41,3 +41,68 @@ def test_docstrings_cite_papers_not_documents_outside_the_repository():
     offenders = [f"{p.relative_to(ROOT)}:{i}" for p in _sources("groupcf", "benchmarks")
                  for i, line in enumerate(p.read_text().splitlines(), 1) if "design §" in line]
     assert not offenders, offenders
+
+
+# ------------------------------------------------------------------ model access through the protocol
+ALGORITHM_LAYERS = ("group", "single", "sequential", "global_actions", "colgen", "formulations", "results",
+                    "batch", "audit", "metrics.py", "metrics_hd.py", "plaf", "cli.py", "demo.py")
+#: the protocol itself (and its generic pieces) may be named anywhere
+PROTOCOL = {"Embedding", "EmbeddingConstr", "EmbeddingCapabilities", "AdditiveForm", "DeltaEvaluator"}
+#: model classes of the frameworks groupcf embeds
+FRAMEWORK_MODELS = {"LogisticRegression", "MLPClassifier", "LinearSVC", "SGDClassifier", "RidgeClassifier",
+                    "Perceptron", "DecisionTreeClassifier", "RandomForestClassifier", "ExtraTreesClassifier",
+                    "GradientBoostingClassifier", "HistGradientBoostingClassifier", "XGBClassifier",
+                    "LGBMClassifier", "Booster", "Module", "Sequential", "Linear"}
+
+
+def _embedding_names():
+    """Classes defined in groupcf/embeddings (model types) and the attributes only some
+    embeddings or their constraints have (methods not in the Embedding base class)."""
+    import ast
+
+    classes, attrs, base_attrs = set(), set(), set()
+    for p in sorted((PACKAGE / "embeddings").rglob("*.py")):
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.ClassDef):
+                classes.add(node.name)
+                names = {n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+                (base_attrs if node.name == "Embedding" else attrs).update(names)
+    return classes - PROTOCOL, attrs - base_attrs - {"__init__", "__repr__"} | {"layers", "trees", "coef_",
+                                                                                "estimators_", "input_cells"}
+
+
+def _algorithm_sources():
+    for name in ALGORITHM_LAYERS:
+        p = PACKAGE / name
+        yield from ([p] if p.suffix == ".py" else sorted(p.rglob("*.py")))
+
+
+def test_algorithms_reach_models_only_through_the_embedding_protocol():
+    """No isinstance on a model type (an embedding class or a framework's model class) and no
+    hasattr on a model-specific attribute outside groupcf/embeddings: algorithms read the
+    protocol (score, partial, additive, score_bounds, first_crossing, capabilities, ...)."""
+    import ast
+
+    classes, attrs = _embedding_names()
+    model_names = classes | FRAMEWORK_MODELS
+    offenders = []
+    for p in _algorithm_sources():
+        for node in ast.walk(ast.parse(p.read_text())):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 2):
+                continue
+            arg = node.args[1]
+            if node.func.id == "isinstance":
+                named = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)} | \
+                        {n.attr for n in ast.walk(arg) if isinstance(n, ast.Attribute)}
+                if named & model_names:
+                    offenders.append(f"{p.relative_to(ROOT)}:{node.lineno} isinstance on {sorted(named & model_names)}")
+            elif node.func.id == "hasattr" and isinstance(arg, ast.Constant) and arg.value in attrs:
+                offenders.append(f"{p.relative_to(ROOT)}:{node.lineno} hasattr(..., {arg.value!r})")
+    assert not offenders, "model-type branches outside groupcf/embeddings: " + "; ".join(offenders)
+
+
+def test_the_protocol_check_sees_a_branch():
+    """The scan above is not vacuous: it knows the embeddings' classes and their extra methods."""
+    classes, attrs = _embedding_names()
+    assert {"ReLUNetwork", "TreeEnsemble", "LinearModel"} <= classes
+    assert {"fix_levels", "input_cells"} <= attrs

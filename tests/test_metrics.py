@@ -9,7 +9,6 @@ import groupcf as gcf
 from groupcf.exceptions import InvalidInputError, NoCounterfactualError
 from groupcf.results.explanation import Explanation
 
-
 M = gcf.metrics
 
 

@@ -6,8 +6,7 @@ pricing levels tried cheapest first (:mod:`~groupcf.colgen.levels`) and the driv
 instantiate it with their own columns and pricing levels."""
 from .driver import CGRun, column_generation, sync_master
 from .levels import LevelStats, PoolLevel, Priced, PricingContext, PricingLevel
-from .masters import (Duals, IntegerResult, LPResult, MaxCoverageMaster, SetCoverMaster,
-                      solve_integer_master)
+from .masters import Duals, IntegerResult, LPResult, MaxCoverageMaster, SetCoverMaster, solve_integer_master
 from .pool import Column, ColumnPool
 
 __all__ = ["CGRun", "Column", "ColumnPool", "Duals", "IntegerResult", "LPResult", "LevelStats",

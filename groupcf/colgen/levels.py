@@ -27,6 +27,8 @@ __all__ = ["LevelStats", "Priced", "PricingContext", "PricingLevel", "PoolLevel"
 
 @dataclass
 class LevelStats:
+    """Counters of one pricing level: calls, hits, columns returned, seconds."""
+
     calls: int = 0       # times the level priced
     hits: int = 0        # times it returned improving columns
     columns: int = 0     # columns returned

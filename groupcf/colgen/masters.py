@@ -81,6 +81,8 @@ class Duals:
 
 @dataclass
 class LPResult:
+    """One restricted-master LP solve: status, value and duals."""
+
     status: Status
     value: float | None = None       # the master's LP value in its own sense
     duals: Duals | None = None

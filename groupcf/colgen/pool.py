@@ -12,8 +12,9 @@ ones outside the master with each round's duals, a matrix-vector product.
 """
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any, Hashable
+from typing import Any
 
 import numpy as np
 

@@ -16,10 +16,20 @@ discretised encodings of Lodi & Ramírez-Ayerbe (arXiv 2402.09473): 15, 59 and 8
 expanded columns; see ``PAPER_NOTES.md`` in this folder for the bins and the corrected
 slips of the authors' preprocessing.
 """
-from . import adult, compas, credit, german, students  # noqa: F401  (registers loaders)
-from ._core import (DATA_DIR, ENV_DATA_HOME, VARIANTS, Dataset, DatasetChecksumError,
-                    cache_dir, describe_datasets, list_datasets, load, provenance)
 from ..exceptions import DatasetNotAvailableError
+from . import adult, compas, credit, german, students  # noqa: F401  (registers loaders)
+from ._core import (
+                    DATA_DIR,
+                    ENV_DATA_HOME,
+                    VARIANTS,
+                    Dataset,
+                    DatasetChecksumError,
+                    cache_dir,
+                    describe_datasets,
+                    list_datasets,
+                    load,
+                    provenance,
+)
 
 __all__ = ["load", "list_datasets", "describe_datasets", "Dataset", "DatasetChecksumError",
            "DatasetNotAvailableError", "provenance", "cache_dir", "DATA_DIR", "ENV_DATA_HOME",

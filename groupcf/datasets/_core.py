@@ -23,10 +23,10 @@ import os
 import tempfile
 import urllib.request
 import warnings
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -238,7 +238,7 @@ def bundled_file(filename: str) -> Path:
         raise DatasetChecksumError(
             f"bundled data file {path} has sha256 {actual}, but provenance.json records "
             f"{expected}: the file was modified or corrupted; reinstall groupcf (or rebuild "
-            "the bundle with groupcf.datasets._bundle)")
+            "the bundle with tools/bundle_datasets.py in the repository)")
     return path
 
 

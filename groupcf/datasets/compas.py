@@ -33,8 +33,17 @@ import logging
 import numpy as np
 import pandas as pd
 
-from ._core import (Dataset, binary_label, categorical, check_known_file, data_home_dir,
-                    find_file, provenance, read_bundled, register)
+from ._core import (
+    Dataset,
+    binary_label,
+    categorical,
+    check_known_file,
+    data_home_dir,
+    find_file,
+    provenance,
+    read_bundled,
+    register,
+)
 
 log = logging.getLogger(__name__)
 

@@ -38,8 +38,18 @@ import logging
 import numpy as np
 import pandas as pd
 
-from ._core import (Dataset, binary_label, categorical, check_known_file, data_home_dir,
-                    find_file, map_codes, provenance, read_bundled, register)
+from ._core import (
+    Dataset,
+    binary_label,
+    categorical,
+    check_known_file,
+    data_home_dir,
+    find_file,
+    map_codes,
+    provenance,
+    read_bundled,
+    register,
+)
 
 log = logging.getLogger(__name__)
 

@@ -58,10 +58,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import _core
-from ._core import (Dataset, DatasetNotAvailableError, binary_label, cache_dir, categorical,
-                    check_known_file, data_home_dir, find_file, map_codes, register)
 from ..exceptions import GroupCFWarning
+from . import _core
+from ._core import (
+    Dataset,
+    DatasetNotAvailableError,
+    binary_label,
+    cache_dir,
+    categorical,
+    check_known_file,
+    data_home_dir,
+    find_file,
+    map_codes,
+    register,
+)
 
 log = logging.getLogger(__name__)
 

@@ -15,16 +15,16 @@ Supported: scikit-learn ``LogisticRegression`` and ``MLPClassifier(activation="r
 ``Perceptron`` (binary; :class:`LinearModel`), PyTorch ``nn.Sequential`` of
 ``Linear``/``ReLU``. Add more with :func:`register`.
 """
-from groupcf.embeddings.base import AdditiveForm, DeltaEvaluator, Embedding, EmbeddingConstr
+from groupcf.embeddings.base import AdditiveForm, DeltaEvaluator, Embedding, EmbeddingCapabilities, EmbeddingConstr
 from groupcf.embeddings.linear import LinearModel
 from groupcf.embeddings.network import NetworkConstr, ReLUNetwork
-from groupcf.embeddings.registry import (add_predictor_constr, embedding_for, get_embedding,
-                                         register, registered_types)
+from groupcf.embeddings.registry import add_predictor_constr, embedding_for, get_embedding, register, registered_types
 
 __all__ = [
     "AdditiveForm",
     "DeltaEvaluator",
     "Embedding",
+    "EmbeddingCapabilities",
     "EmbeddingConstr",
     "LinearModel",
     "NetworkConstr",

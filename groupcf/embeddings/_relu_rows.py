@@ -31,7 +31,7 @@ def affine_block(negW: np.ndarray, in_idx: np.ndarray, h_idx: np.ndarray,
                          shape=(m, n_cols))
 
 
-def add_relu_layer(backend: "Backend", W: np.ndarray, b: np.ndarray, L: np.ndarray,
+def add_relu_layer(backend: Backend, W: np.ndarray, b: np.ndarray, L: np.ndarray,
                     U: np.ndarray, prev: np.ndarray):
     """Add one hidden layer; returns ``(h_idx, s_idx, rows)`` (``-1`` where no variable)."""
     from groupcf.solvers.base import VarType

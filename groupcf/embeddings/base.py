@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import abc
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,11 +34,31 @@ if TYPE_CHECKING:  # pragma: no cover
     from groupcf.solvers.base import Backend
 
 
+@dataclass(frozen=True)
+class EmbeddingCapabilities:
+    """What an embedding can do beyond the protocol's required methods; algorithms read
+    this (as they read a solver's ``Capabilities``) instead of testing the model's type.
+
+    ``line_search``: :meth:`Embedding.first_crossing` is exact (piecewise-linear scores:
+    ReLU networks), so MACE can build its numpy incumbent and radius from line searches.
+    ``leaf_cells``: the MIP constraints of :meth:`Embedding.add_to` expose the input cells
+    of the chosen leaves (``input_cells``) and can fix tree levels within a box
+    (``fix_levels``): tree ensembles, whose MACE incumbent comes from those cells."""
+
+    line_search: bool = False
+    leaf_cells: bool = False
+
+
 class Embedding(abc.ABC):
     """A trained binary classifier as a function ``score: R^n -> R``.
 
-    Subclasses implement :meth:`score`, :meth:`partial` and :meth:`add_to`.
+    Subclasses implement :meth:`score`, :meth:`partial` and :meth:`add_to`; optional
+    structure (an additive form, score bounds, exact line searches, leaf cells) is declared
+    by overriding the methods below and :attr:`capabilities`.
     """
+
+    #: optional structure the algorithms may use (default: none)
+    capabilities: EmbeddingCapabilities = EmbeddingCapabilities()
 
     @property
     @abc.abstractmethod
@@ -68,19 +89,19 @@ class Embedding(abc.ABC):
         return math.log(p / (1.0 - p))
 
     @abc.abstractmethod
-    def partial(self, fixed_idx: Sequence[int], fixed_values: Sequence[float]) -> "Embedding":
+    def partial(self, fixed_idx: Sequence[int], fixed_values: Sequence[float]) -> Embedding:
         """The same model over the remaining inputs (kept in their original order), with
         the inputs ``fixed_idx`` fixed to ``fixed_values``."""
 
     @abc.abstractmethod
-    def add_to(self, backend: "Backend", x_idx, domain: "InputDomain",
-               lo: float | None = None) -> "EmbeddingConstr":
+    def add_to(self, backend: Backend, x_idx, domain: InputDomain,
+               lo: float | None = None) -> EmbeddingConstr:
         """Add the model to ``backend``: a new free continuous variable ``constr.score``
         equals the score at the input variables ``x_idx`` (backend indices, one per
         input) whose values lie in ``domain``. With ``lo``, also add ``score >= lo``."""
 
     # -- optional structure (defaults: none known) ----------------------------------
-    def additive(self) -> "AdditiveForm | None":
+    def additive(self) -> AdditiveForm | None:
         """The score as ``bias + z @ weights`` when it is exactly additive over the input
         columns, else ``None`` (the default)."""
         return None
@@ -89,14 +110,32 @@ class Embedding(abc.ABC):
         """Valid bounds ``(lo, hi)`` of the score over the input box ``[lb, ub]``."""
         raise NotImplementedError(f"{type(self).__name__} does not bound its score")
 
-    def gradient_bound(self, d, domain: "InputDomain") -> float | None:
+    def gradient_bound(self, d, domain: InputDomain) -> float | None:
         r"""An upper bound of :math:`|\nabla \mathrm{score}(z) \cdot d|` over ``domain`` (a
         Lipschitz constant of the score along the direction ``d``), or ``None`` when the
         model does not provide one (the default beyond additive scores, where it is exact)."""
         add = self.additive()
         return None if add is None else float(abs(add.weights @ np.asarray(d, dtype=float)))
 
-    def delta_evaluator(self, z0) -> "DeltaEvaluator":
+    def first_crossing(self, z, d, t_max: float, lo: float) -> float | None:
+        """The smallest ``t`` in ``[0, t_max]`` with ``score(z + t d) >= lo`` (``None``
+        when there is none); exact only when ``capabilities.line_search``. The default
+        scans 64 points and bisects the first bracket found (a heuristic)."""
+        z, d = np.asarray(z, dtype=float), np.asarray(d, dtype=float)
+        ts = np.linspace(0.0, t_max, 65)
+        s = self.score(z[None, :] + ts[:, None] * d[None, :])
+        hit = np.flatnonzero(s >= lo)
+        if not len(hit):
+            return None
+        if hit[0] == 0:
+            return 0.0
+        a, b = ts[hit[0] - 1], ts[hit[0]]
+        for _ in range(50):
+            m = 0.5 * (a + b)
+            a, b = (a, m) if self.score(z + m * d)[0] >= lo else (m, b)
+        return float(b)
+
+    def delta_evaluator(self, z0) -> DeltaEvaluator:
         """Scores of points equal to ``z0`` except on a few columns
         (:class:`DeltaEvaluator`)."""
         return DeltaEvaluator(self, z0)
@@ -137,7 +176,7 @@ class DeltaEvaluator:
     with a cheaper fold override it (:meth:`Embedding.delta_evaluator`).
     """
 
-    def __init__(self, embedding: "Embedding", z0):
+    def __init__(self, embedding: Embedding, z0):
         self.embedding = embedding
         self.z0 = np.asarray(z0, dtype=float).reshape(-1)
         if len(self.z0) != embedding.n_inputs:

@@ -70,6 +70,7 @@ def lgbm_classifier(model) -> TreeEnsemble:
 
 
 def register_all(register) -> None:
+    """Register the LightGBM converters (called when lightgbm is imported)."""
     from lightgbm import LGBMClassifier
 
     register(LGBMClassifier, lgbm_classifier)

@@ -51,7 +51,7 @@ class LinearModel(Embedding):
     def additive(self) -> AdditiveForm:
         return AdditiveForm(self.weights, self.bias)
 
-    def partial(self, fixed_idx, fixed_values) -> "LinearModel":
+    def partial(self, fixed_idx, fixed_values) -> LinearModel:
         fixed_idx = np.asarray(fixed_idx, dtype=np.int64).reshape(-1)
         fixed_values = np.asarray(fixed_values, dtype=float).reshape(-1)
         if fixed_idx.shape != fixed_values.shape:
@@ -69,7 +69,7 @@ class LinearModel(Embedding):
             hi = np.where(w > 0, w * ub, np.where(w < 0, w * lb, 0.0))
         return self.bias + float(lo.sum()), self.bias + float(hi.sum())
 
-    def add_to(self, backend: "Backend", x_idx, domain: "InputDomain",
+    def add_to(self, backend: Backend, x_idx, domain: InputDomain,
                lo: float | None = None) -> EmbeddingConstr:
         """One row ``score - w x = bias`` (``score >= lo`` as a second row)."""
         x_idx = np.asarray(x_idx, dtype=np.int64).reshape(-1)
@@ -110,6 +110,7 @@ def linear_classifier(model) -> LinearModel:
 
 
 def register_all(register) -> None:
+    """Register scikit-learn's linear classifiers."""
     from sklearn.linear_model import Perceptron, RidgeClassifier, SGDClassifier
     from sklearn.svm import LinearSVC
 

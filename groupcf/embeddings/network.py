@@ -64,14 +64,15 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from groupcf.embeddings._relu_line import first_crossing
 from groupcf.embeddings._relu_rows import add_relu_layer, affine_block
-from groupcf.embeddings.base import AdditiveForm, DeltaEvaluator, Embedding, EmbeddingConstr
+from groupcf.embeddings.base import AdditiveForm, DeltaEvaluator, Embedding, EmbeddingCapabilities, EmbeddingConstr
 
 if TYPE_CHECKING:  # pragma: no cover
     from groupcf.features.domain import InputDomain
@@ -92,6 +93,8 @@ class ReLUNetwork(Embedding):
         ``(out,)`` (``None`` means zeros). The last layer has one output. ReLU is applied
         after every layer but the last.
     """
+
+    capabilities = EmbeddingCapabilities(line_search=True)
 
     def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray | None]]):
         if len(layers) == 0:
@@ -158,7 +161,7 @@ class ReLUNetwork(Embedding):
                 ylo, yhi = np.maximum(L, 0.0), np.maximum(U, 0.0)
         return float(L[0]), float(U[0])
 
-    def delta_evaluator(self, z0) -> "_ReLUDelta":
+    def delta_evaluator(self, z0) -> _ReLUDelta:
         """Folds ``z0`` into the first layer per column set; the hidden layers then run
         once for all groups of a batch."""
         return _ReLUDelta(self, z0)
@@ -195,7 +198,7 @@ class ReLUNetwork(Embedding):
         return first_crossing(self.layers, z, d, t_max, lo)
 
     # -- partial evaluation -------------------------------------------------------------
-    def partial(self, fixed_idx, fixed_values) -> "ReLUNetwork":
+    def partial(self, fixed_idx, fixed_values) -> ReLUNetwork:
         r"""Fix inputs ``fixed_idx`` to ``fixed_values``: with :math:`F` the fixed and
         :math:`R` the remaining inputs, the first layer becomes
         :math:`W_1[:, R]\, x_R + (b_1 + W_1[:, F]\, x_F)`. Other layers are shared."""
@@ -215,7 +218,7 @@ class ReLUNetwork(Embedding):
         return ReLUNetwork([first, *self.layers[1:]])
 
     # -- bounds ---------------------------------------------------------------------------
-    def gradient_bound(self, d, domain: "InputDomain") -> float:
+    def gradient_bound(self, d, domain: InputDomain) -> float:
         """Interval arithmetic through the Jacobian: a neuron whose pre-activation bounds
         over ``domain`` straddle 0 contributes a derivative in ``[0, 1]``."""
         v_lo = v_hi = self.layers[0][0] @ np.asarray(d, dtype=float)
@@ -227,7 +230,7 @@ class ReLUNetwork(Embedding):
             v_lo, v_hi = Wp @ h_lo + Wn @ h_hi, Wp @ h_hi + Wn @ h_lo
         return float(max(abs(v_lo[0]), abs(v_hi[0])))
 
-    def bounds(self, domain: "InputDomain") -> list[tuple[np.ndarray, np.ndarray]]:
+    def bounds(self, domain: InputDomain) -> list[tuple[np.ndarray, np.ndarray]]:
         """Pre-activation bounds ``(L, U)`` of every layer (hidden layers, then the output)
         over ``domain``: exact for layer 1, interval arithmetic after (see module doc)."""
         if domain.n != self.n_inputs:
@@ -241,8 +244,8 @@ class ReLUNetwork(Embedding):
         return out
 
     # -- MIP formulation --------------------------------------------------------------
-    def add_to(self, backend: "Backend", x_idx, domain: "InputDomain",
-               lo: float | None = None) -> "NetworkConstr":
+    def add_to(self, backend: Backend, x_idx, domain: InputDomain,
+               lo: float | None = None) -> NetworkConstr:
         """Add the network to ``backend`` (formulation in the module docstring)."""
         x_idx = np.asarray(x_idx, dtype=np.int64).reshape(-1)
         if len(x_idx) != self.n_inputs:

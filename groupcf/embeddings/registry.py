@@ -12,7 +12,8 @@ import importlib
 import logging
 import sys
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from groupcf.embeddings.base import Embedding, EmbeddingConstr
 from groupcf.exceptions import GroupCFWarning, InvalidInputError, UnsupportedModelError

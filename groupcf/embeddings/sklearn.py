@@ -59,6 +59,7 @@ def mlp_classifier(model) -> ReLUNetwork:
 
 
 def register_all(register) -> None:
+    """Register LogisticRegression and MLPClassifier."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.neural_network import MLPClassifier
 

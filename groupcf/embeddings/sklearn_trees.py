@@ -132,8 +132,13 @@ def hist_gradient_boosting(model) -> TreeEnsemble:
 
 
 def register_all(register) -> None:
-    from sklearn.ensemble import (ExtraTreesClassifier, GradientBoostingClassifier,
-                                  HistGradientBoostingClassifier, RandomForestClassifier)
+    """Register scikit-learn's trees, forests and boosting."""
+    from sklearn.ensemble import (
+        ExtraTreesClassifier,
+        GradientBoostingClassifier,
+        HistGradientBoostingClassifier,
+        RandomForestClassifier,
+    )
     from sklearn.tree import DecisionTreeClassifier
 
     register(DecisionTreeClassifier, decision_tree)

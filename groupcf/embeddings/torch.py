@@ -109,5 +109,6 @@ def sequential(model: nn.Module) -> ReLUNetwork:
 
 
 def register_all(register) -> None:
+    """Register torch ``Sequential`` and ``Linear`` modules."""
     register(nn.Sequential, sequential)
     register(nn.Linear, sequential)

@@ -26,7 +26,7 @@ class TreeConstr(EmbeddingConstr):
     (``leaf_vars``, one per leaf ``leaf_nodes`` of the ensemble ``folded`` over the
     domain)."""
 
-    folded: "TreeEnsemble | None" = None
+    folded: TreeEnsemble | None = None
     levels: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     level_col: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     level_thr: np.ndarray = field(default_factory=lambda: np.zeros(0))

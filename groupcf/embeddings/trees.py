@@ -73,12 +73,13 @@ interval bounds :math:`b + s\sum_k [\min_\ell v_{k,\ell}, \max_\ell v_{k,\ell}]`
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
-from groupcf.embeddings.base import DeltaEvaluator, Embedding
+from groupcf.embeddings.base import DeltaEvaluator, Embedding, EmbeddingCapabilities
 from groupcf.embeddings.split_rules import le_threshold_f32, lt_threshold_f32  # noqa: F401 (re-export)
 from groupcf.embeddings.tree_constr import TreeConstr
 
@@ -115,6 +116,8 @@ class TreeEnsemble(Embedding):
     ``averaging=True``: the score is a mean probability (``proba`` returns it, the
     threshold is ``p`` itself); else it is a logit (``proba`` is its sigmoid).
     """
+
+    capabilities = EmbeddingCapabilities(leaf_cells=True)
 
     def __init__(self, n_inputs: int, feature, threshold, left, right, value, roots,
                  scale: float = 1.0, base: float = 0.0, averaging: bool = False, name: str = "trees"):
@@ -185,14 +188,14 @@ class TreeEnsemble(Embedding):
         t = self.score_threshold(0.5) if threshold is None else threshold
         return (self.score(Z) >= t).astype(np.int64)
 
-    def delta_evaluator(self, z0) -> "FullRowDelta":
+    def delta_evaluator(self, z0) -> FullRowDelta:
         """Scores of points equal to ``z0`` except on a few columns: full rows through
         :meth:`score` (one vectorised pass; no per-column-set folding)."""
         return FullRowDelta(self, z0)
 
     # -- folding ------------------------------------------------------------------------
     def _fold(self, direction: np.ndarray, remap: np.ndarray | None, n_inputs: int,
-              extra_base: float = 0.0) -> "TreeEnsemble":
+              extra_base: float = 0.0) -> TreeEnsemble:
         """Ensemble where each node with ``direction`` 0 / 1 is replaced by its left /
         right child (``-1``: kept); columns renumbered by ``remap``."""
         feat, thr, lft, rgt, val, roots = [], [], [], [], [], []
@@ -217,7 +220,7 @@ class TreeEnsemble(Embedding):
         return TreeEnsemble(n_inputs, feat, thr, lft, rgt, val, roots, self.scale,
                             self.base + extra_base, self.averaging, self.name)
 
-    def partial(self, fixed_idx: Sequence[int], fixed_values: Sequence[float]) -> "TreeEnsemble":
+    def partial(self, fixed_idx: Sequence[int], fixed_values: Sequence[float]) -> TreeEnsemble:
         """Fold every node splitting on a fixed column (GeCo §5.2); the remaining columns
         keep their order."""
         fixed_idx = np.asarray(fixed_idx, dtype=np.int64).reshape(-1)
@@ -238,7 +241,7 @@ class TreeEnsemble(Embedding):
         direction = np.where(split & ~keep[f], (vals[f] > self.threshold).astype(np.int64), -1)
         return self._fold(direction, remap, int(keep.sum()))
 
-    def restrict(self, lb, ub) -> "TreeEnsemble":
+    def restrict(self, lb, ub) -> TreeEnsemble:
         """Fold every node whose test is decided on the box ``[lb, ub]`` (same inputs)."""
         lb = np.broadcast_to(np.asarray(lb, dtype=float), (self._n,))
         ub = np.broadcast_to(np.asarray(ub, dtype=float), (self._n,))
@@ -282,8 +285,8 @@ class TreeEnsemble(Embedding):
         return (folded.base + min(s * lo, s * hi), folded.base + max(s * lo, s * hi))
 
     # -- MIP formulation --------------------------------------------------------------
-    def add_to(self, backend: "Backend", x_idx, domain: "InputDomain",
-               lo: float | None = None) -> "TreeConstr":
+    def add_to(self, backend: Backend, x_idx, domain: InputDomain,
+               lo: float | None = None) -> TreeConstr:
         """Add the ensemble to ``backend`` (formulation in the module docstring)."""
         from groupcf.solvers.base import VarType
 

@@ -73,6 +73,7 @@ def _has_best(model) -> bool:
 
 
 def register_all(register) -> None:
+    """Register the XGBoost converters (called when xgboost is imported)."""
     from xgboost import XGBClassifier
 
     register(XGBClassifier, xgb_classifier)

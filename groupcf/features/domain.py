@@ -15,6 +15,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class InputDomain:
+    """The valid region of the expanded input space: bounds, integrality and one-hot groups."""
+
     lb: np.ndarray                       # (n,) lower bound per expanded column
     ub: np.ndarray                       # (n,) upper bound per expanded column
     integer: np.ndarray                  # (n,) bool, column takes integer (0/1) values
@@ -36,12 +38,12 @@ class InputDomain:
         return len(self.lb)
 
     @classmethod
-    def box(cls, n: int, lb=0.0, ub=1.0, integer=True, onehot=()) -> "InputDomain":
+    def box(cls, n: int, lb=0.0, ub=1.0, integer=True, onehot=()) -> InputDomain:
         """``n`` columns in ``[lb, ub]``; by default binary."""
         return cls(np.full(n, float(lb)), np.full(n, float(ub)), np.full(n, bool(integer)),
                    tuple(np.asarray(g, dtype=np.int64) for g in onehot))
 
-    def restrict(self, lb=None, ub=None) -> "InputDomain":
+    def restrict(self, lb=None, ub=None) -> InputDomain:
         """A sub-domain with tighter bounds (e.g. fixed or forbidden columns)."""
         new_lb = self.lb if lb is None else np.maximum(self.lb, lb)
         new_ub = self.ub if ub is None else np.minimum(self.ub, ub)

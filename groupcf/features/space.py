@@ -31,8 +31,8 @@ a dataset can fix the encoding size independently of a sample.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -116,8 +116,14 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
     features:
         Optional subset / order of the input columns to use (default: all).
 
-    Fitted attributes: ``features_`` (list of :class:`Feature`), ``n_features_out_``,
-    ``feature_names_in_``.
+    Attributes
+    ----------
+    features_
+        The fitted features (list of :class:`Feature`).
+    n_features_out_
+        Number of expanded columns.
+    feature_names_in_
+        The input columns.
     """
 
     def __init__(self, immutable: Sequence[str] = (), increase_only: Sequence[str] = (),
@@ -285,10 +291,7 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
                 v = f.low + block[:, 0] * (f.high - f.low)
                 out[f.name] = np.round(v).astype(np.int64) if f.integer else v
                 continue
-            if f.encoding == "binary":
-                codes = (block[:, 0] >= 0.5).astype(int)
-            else:
-                codes = block.argmax(axis=1)
+            codes = (block[:, 0] >= 0.5).astype(int) if f.encoding == "binary" else block.argmax(axis=1)
             vals = [f.categories[c] for c in codes]
             if isinstance(f.dtype, pd.CategoricalDtype):
                 out[f.name] = pd.Categorical(vals, dtype=f.dtype)
@@ -362,7 +365,7 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
             "categories": len(f.categories) if f.encoding != "continuous" else None,
             "immutable": f.immutable, "increase_only": f.increase_only} for f in self]).set_index("feature")
 
-    def set_actionability(self, immutable: Iterable[str] = (), increase_only: Iterable[str] = ()) -> "FeatureSpace":
+    def set_actionability(self, immutable: Iterable[str] = (), increase_only: Iterable[str] = ()) -> FeatureSpace:
         """Mark more features immutable / increase-only (after fitting)."""
         for n in immutable:
             self[n].immutable = True

@@ -1,7 +1,7 @@
 """Input validation shared by every method: one raw instance."""
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import pandas as pd
 

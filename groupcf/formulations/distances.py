@@ -41,8 +41,8 @@ paper's definition (Karimi et al. 2020, Sec. 3) and GeCo's fitness (Schleich et 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import numpy as np
 import pandas as pd

@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..features.space import FeatureSpace
 from ..embeddings.base import Embedding, EmbeddingConstr
+from ..features.space import FeatureSpace
 from ..solvers.base import INF, Backend, VarType
 from .blocks import add_agreement, add_counterfactual
 from .distances import Distance, feature_measure
@@ -179,7 +179,7 @@ class NearestCounterfactual:
     objective_idx: np.ndarray = field(init=False)
     objective_coefs: np.ndarray = field(init=False)
 
-    def build(self) -> "NearestCounterfactual":
+    def build(self) -> NearestCounterfactual:
         space, be, d = self.space, self.backend, self.distance
         z0 = self.z0 = np.asarray(self.z0, dtype=float)
         lb, ub, can_change = actionable_bounds(space, z0)

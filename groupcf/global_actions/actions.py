@@ -30,8 +30,8 @@ People equal on every feature are covered together: the problem works on the dis
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import numpy as np
 import pandas as pd
@@ -62,7 +62,7 @@ class Action:
     def __len__(self) -> int:
         return len(self.changes)
 
-    def restrict(self, features) -> "Action":
+    def restrict(self, features) -> Action:
         keep = set(features)
         return Action(tuple((l, v) for l, v in self.changes if l in keep))
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import logging
 import math
+import numbers
 import time
 import warnings
-import numbers
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..exceptions import GroupCFWarning, InvalidInputError
 from ..models import DEFAULT_MARGIN, resolve_model
-from ..options import N, Interval, Options, rename_deprecated
+from ..options import Interval, N, Options
 from ..results.base import Stats
 from ..results.global_actions import CURVE_COLUMNS, GlobalExplanation
 from ..solvers import make_backend
@@ -53,7 +53,7 @@ class GlobalOptions(Options):
 
     Examples
     --------
-    >>> gcf.explain_global(S, pipe, Tmax=2, n=3, options=GlobalOptions(polish=False))  # doctest: +SKIP
+    >>> gcf.explain_global(S, pipe, Tmax=2, k=3, options=GlobalOptions(polish=False))  # doctest: +SKIP
     """
 
     n_solutions: int = 5
@@ -69,7 +69,7 @@ class GlobalOptions(Options):
         "pricing_time": [None, Interval(numbers.Real, 0, None, closed="neither")]}
 
 
-def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, n: int | None = None, cost=None,
+def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | None = None, cost=None,
                    numeric: str = "shift", min_coverage: float | None = None, threshold: float = 0.5,
                    solver="highs", time_limit: float | None = None, progress: bool = True, space=None,
                    options: GlobalOptions | None = None, **kwargs) -> GlobalExplanation:
@@ -91,18 +91,18 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, n: int | 
         A fitted ``Pipeline(FeatureSpace, classifier)``, or a classifier with ``space=``.
     Tmax
         Most features one action changes (``None``: no limit).
-    n
-        Number of actions. ``None``: the fewest actions covering everyone coverable (the
-        curve runs ``1 … that number``). An int: the most people covered by ``n`` actions,
-        ties broken by total cost (the curve runs ``1 … n``). ``k=`` (the issue's name) is
-        accepted with a :class:`FutureWarning`.
+    k
+        Number of shared actions (the global-recourse literature's ``k``). ``None``: the
+        fewest actions covering everyone coverable (the curve runs ``1 … that number``).
+        An int: the most people covered by ``k`` actions, ties broken by total cost (the
+        curve runs ``1 … k``). ``n=`` (the vocabulary's count) is accepted as its alias.
     cost
         ``{feature: weight}`` multiplying that feature's cost term (default 1).
     numeric
         ``"shift"`` (default) or ``"set"`` for continuous features.
     min_coverage
-        With ``n``: the cheapest ``n`` actions covering at least this share of ``S``
-        (falls back to the most covered when unreachable). With ``n=None``: the fewest
+        With ``k``: the cheapest ``k`` actions covering at least this share of ``S``
+        (falls back to the most covered when unreachable). With ``k=None``: the fewest
         actions reaching this share (then the cheapest such).
     threshold, solver, time_limit, progress, space
         As everywhere in groupcf.
@@ -123,16 +123,14 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, n: int | 
 
     Examples
     --------
-    >>> res = gcf.explain_global(S, pipe, Tmax=2, n=3)          # doctest: +SKIP
+    >>> res = gcf.explain_global(S, pipe, Tmax=2, k=3)          # doctest: +SKIP
     >>> res.curve, res.actions, res.apply()                      # doctest: +SKIP
     """
-    kwargs = rename_deprecated("explain_global", kwargs, {"k": "n"})
-    if "n" in kwargs:
-        if n is not None:
-            raise InvalidInputError("explain_global: got both 'k' and 'n'; pass only 'n'")
-        n = kwargs.pop("n")
+    if "n" in kwargs:                      # the vocabulary's count, an alias of k here
+        if k is not None:
+            raise InvalidInputError("explain_global: got both 'k' and its alias 'n'; pass only 'k'")
+        k = kwargs.pop("n")
     opts = GlobalOptions.from_kwargs(options, owner="explain_global", **kwargs)
-    k = n
     if k is not None and (int(k) != k or k < 1):
         raise InvalidInputError(f"k must be a positive integer or None, got {k!r}")
     if min_coverage is not None and not 0.0 < float(min_coverage) <= 1.0:

@@ -52,6 +52,8 @@ BIG_SHIFT = 3.0   # |y - x - δ| <= 3 when uncovered (y, x in [0,1], δ in [-1,1
 
 @dataclass
 class PricingResult:
+    """What one pricing call found: its status, the improving actions (best first) and a dual bound."""
+
     status: Status
     actions: list[Action] = field(default_factory=list)   # best first
     objective: float | None = None                        # in the problem's own sense
@@ -190,7 +192,7 @@ class ActionMIP:
                 rows.add([d["s"][0], b], [1.0, -1.0], -INF, 0.0)
             else:
                 R = f.high - f.low
-                integer = f.integer and R == round(R) and R >= 1
+                integer = f.integer and round(R) == R and R >= 1
                 scale, top = (1.0 / R, R) if integer else (1.0, 1.0)
                 vt = VarType.INTEGER if integer else VarType.CONTINUOUS
                 if a.numeric == "shift":

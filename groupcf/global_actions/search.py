@@ -32,8 +32,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..colgen import (ColumnPool, MaxCoverageMaster, PoolLevel, Priced, PricingLevel, SetCoverMaster,
-                      column_generation, solve_integer_master, sync_master)
+from ..colgen import (
+    ColumnPool,
+    MaxCoverageMaster,
+    PoolLevel,
+    Priced,
+    PricingLevel,
+    SetCoverMaster,
+    column_generation,
+    solve_integer_master,
+    sync_master,
+)
 from ..colgen.local_search import greedy, improve, selection_value
 from ..formulations.completion import Completions
 from ..progress import progress_bar
@@ -83,6 +92,8 @@ def _cap(deadline: Deadline, cap: float | None) -> float | None:
 
 @dataclass
 class CurvePoint:
+    """One point of the coverage–cost–k curve: the chosen actions, coverage, cost and bound."""
+
     k: int
     chosen: list          # pool positions
     assign: np.ndarray    # per type: pool position or -1
@@ -94,6 +105,8 @@ class CurvePoint:
 
 @dataclass
 class SearchResult:
+    """Everything the search returns: the pool, who is coverable, the curve and its bounds."""
+
     pool: ColumnPool
     coverable: np.ndarray
     curve: list = field(default_factory=list)
@@ -250,10 +263,9 @@ def _fewest(aspace, pool, levels, coverable, solver, deadline, out) -> int:
         out.stats.update(set_cover_iterations=cg.iterations, set_cover_lp=cg.lp_value)
     ip = solve_integer_master(pool.matrix(), pool.cost_matrix(), "set_cover", solver, m=m, active=coverable,
                               time_limit=_grace(deadline), tie_break=False)
-    if ip.status.has_solution:
-        found = int(ip.objective)
-    else:                                   # no time left: greedy until everyone coverable is covered
-        found = len(greedy(pool.matrix() & coverable[None, :], m, len(pool)))
+    # no time left for the integer master: greedy until everyone coverable is covered
+    found = (int(ip.objective) if ip.status.has_solution
+             else len(greedy(pool.matrix() & coverable[None, :], m, len(pool))))
     out.min_k, out.min_k_bound = found, min(lower, found)
     return found
 
@@ -266,7 +278,7 @@ def _grace(deadline: Deadline, grace: float = 2.0) -> float | None:
 
 
 def _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, deadline, tie_break_time
-             ) -> "CurvePoint":
+             ) -> CurvePoint:
     """The integer master at budget ``kk`` (coverage, then least cost; with ``min_coverage``
     at the last ``k`` the cheapest reaching it), greedy plus local search when it fails."""
     m = aspace.m

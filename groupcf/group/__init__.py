@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InvalidInputError, NoCounterfactualError
+from ..models import DEFAULT_MARGIN, resolve_model
 from ..options import nearest_names, positional_tmax
 from ..progress import show_progress
-from ..models import DEFAULT_MARGIN, resolve_model
 from ..results.group import GroupExplanation
 from ..solvers import make_backend
 from ..solvers.base import Status

@@ -51,6 +51,8 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class TreeResult:
+    """Outcome of branch and price: the incumbent, its columns and the proven bound."""
+
     best: int                 # incumbent size
     columns: list[Column]     # incumbent columns (covers are admissible subsets)
     lower: int                # proven lower bound (== best when the tree is exhausted)

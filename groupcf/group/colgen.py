@@ -49,20 +49,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import GroupCFWarning, InvalidInputError, SolverLicenseError
-from ..solvers import make_backend
-from ..solvers.base import Status
 from ..options import Options
 from ..progress import progress_counter
+from ..solvers import make_backend
+from ..solvers.base import Status
 from ..utils import EPS, Deadline
 from .branching import branch_and_price
 from .common import GroupSolution, Stats, initial_columns, integer_master
+from .complete import CompleteColumns, complete_columns
 from .components import branch_and_price_by_component, split_by_components
 from .enumeration import GapResult, close_gap_by_enumeration, enumerate_classes
 from .formulations.master import RestrictedMaster
 from .formulations.pricing import PricingMIP
 from .formulations.seed import SeedPricing
 from .heuristics import maximal_change_sets
-from .complete import CompleteColumns, complete_columns
 from .levels import CompleteColumnsLevel, ExactLevel, KnownChangeSetsLevel, PoolLevel, PricingContext, PricingLevel
 from .problem import Column, GroupProblem
 

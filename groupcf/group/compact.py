@@ -5,14 +5,13 @@ import logging
 import math
 import time
 import warnings
-
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..solvers.base import INF, Status
 from ..options import Options
 from ..progress import progress_counter
+from ..solvers.base import INF, Status
 from ..utils import EPS, Deadline
 from .common import GroupSolution, Stats, initial_columns
 from .formulations.compact import CompactMIP

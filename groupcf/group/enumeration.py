@@ -140,6 +140,8 @@ def class_covers(problem: GroupProblem, sets, set_of: np.ndarray, seed: np.ndarr
 
 @dataclass
 class GapResult:
+    """Outcome of closing a gap by enumeration: a lower bound and, when verified, an optimal cover."""
+
     lower: int                       # proven lower bound on the number of explanations
     columns: list[Column] | None     # an optimal cover when the relaxation was verified
     rounds: int                      # relaxations solved

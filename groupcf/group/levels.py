@@ -24,6 +24,8 @@ from .problem import Column, GroupProblem
 
 @dataclass
 class LevelStats:
+    """Counters of one pricing level: calls, hits, columns returned, seconds."""
+
     calls: int = 0       # times the level priced
     hits: int = 0        # times it returned improving columns
     columns: int = 0     # improving columns returned

@@ -60,8 +60,24 @@ A repair changes one feature; it does not re-sample the rest of a ``group`` the 
 belongs to.
 """
 from .compiled import BoundConstraints, Candidates, FeatureTable
-from .language import (Cond, Consequence, Expr, Group, PLAFCycleError, PLAFError, Rule, Then, If,
-                       cf, decreasing, fixed, group, increasing, rule, x)
+from .language import (
+                       Cond,
+                       Consequence,
+                       Expr,
+                       Group,
+                       If,
+                       PLAFCycleError,
+                       PLAFError,
+                       Rule,
+                       Then,
+                       cf,
+                       decreasing,
+                       fixed,
+                       group,
+                       increasing,
+                       rule,
+                       x,
+)
 from .program import Constraints
 
 __all__ = ["cf", "x", "If", "Then", "rule", "group", "fixed", "increasing", "decreasing",

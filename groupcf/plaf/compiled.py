@@ -7,8 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .language import (_ARITH, _OPS, _ORDER_OPS, And, Arith, Compare, Const, InSet, Not, Or,
-                       PLAFError, Ref, Rule, cf)
+from .language import _ARITH, _OPS, _ORDER_OPS, And, Arith, Compare, Const, InSet, Not, Or, PLAFError, Ref, Rule, cf
 from .program import Constraints
 
 

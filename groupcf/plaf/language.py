@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import operator
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
-
 
 from ..exceptions import InvalidInputError
+
 
 class PLAFError(InvalidInputError):
     """A PLAF constraint is malformed or does not fit the data (unknown feature, order
@@ -42,7 +42,7 @@ class Expr:
     __hash__ = object.__hash__          # keep identity hashing despite __eq__ overloading
     __bool__ = _bool_error
 
-    def _cmp(self, op, other) -> "Compare":
+    def _cmp(self, op, other) -> Compare:
         return Compare(op, self, _wrap(other))
 
     def __eq__(self, other): return self._cmp("==", other)          # noqa: E704
@@ -59,11 +59,11 @@ class Expr:
     def __rmul__(self, other): return Arith("*", _wrap(other), self)  # noqa: E704
     def __neg__(self): return Arith("*", Const(-1), self)              # noqa: E704
 
-    def isin(self, values: Iterable) -> "InSet":
+    def isin(self, values: Iterable) -> InSet:
         """Condition: the value is one of ``values`` (raw values)."""
         return InSet(self, tuple(values), negate=False)
 
-    def notin(self, values: Iterable) -> "InSet":
+    def notin(self, values: Iterable) -> InSet:
         """Condition: the value is none of ``values`` (raw values)."""
         return InSet(self, tuple(values), negate=True)
 
@@ -74,6 +74,8 @@ class Expr:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Ref(Expr):
+    """A feature's value on the counterfactual (``cf``) or the instance (``x``) side."""
+
     side: str        # "cf" or "x"
     name: str
 
@@ -86,6 +88,8 @@ class Ref(Expr):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Const(Expr):
+    """A constant."""
+
     value: object
 
     def __repr__(self):
@@ -94,6 +98,8 @@ class Const(Expr):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Arith(Expr):
+    """An arithmetic expression ``a op b``."""
+
     op: str
     a: Expr
     b: Expr
@@ -151,6 +157,8 @@ def _cond(c) -> Cond:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Compare(Cond):
+    """A comparison ``lhs op rhs``."""
+
     op: str
     lhs: Expr
     rhs: Expr
@@ -164,6 +172,8 @@ class Compare(Cond):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class InSet(Cond):
+    """Membership of an expression's value in a set of values."""
+
     expr: Expr
     values: tuple
     negate: bool = False
@@ -177,6 +187,8 @@ class InSet(Cond):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class And(Cond):
+    """Conjunction of conditions."""
+
     parts: tuple
 
     def refs(self):
@@ -188,6 +200,8 @@ class And(Cond):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Or(Cond):
+    """Disjunction of conditions."""
+
     parts: tuple
 
     def refs(self):
@@ -199,6 +213,8 @@ class Or(Cond):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Not(Cond):
+    """Negation of a condition."""
+
     part: Cond
 
     def refs(self):

@@ -2,13 +2,33 @@
 from __future__ import annotations
 
 import numbers
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
 
-from .language import (_ARITH, _OPS, _ORDER_OPS, And, Arith, Compare, Cond, Consequence, Const,
-                       Group, InSet, Not, Or, PLAFCycleError, PLAFError, Ref, Rule, _If, _Then, rule)
+from .language import (
+    _ARITH,
+    _OPS,
+    _ORDER_OPS,
+    And,
+    Arith,
+    Compare,
+    Cond,
+    Consequence,
+    Const,
+    Group,
+    InSet,
+    Not,
+    Or,
+    PLAFCycleError,
+    PLAFError,
+    Ref,
+    Rule,
+    _If,
+    _Then,
+    rule,
+)
 
 
 # ====================================================================== programs
@@ -47,7 +67,7 @@ class Constraints:
         self.order = self._check_acyclic()
 
     @classmethod
-    def of(cls, constraints) -> "Constraints":
+    def of(cls, constraints) -> Constraints:
         """``constraints`` as a :class:`Constraints` (None -> empty)."""
         if isinstance(constraints, Constraints):
             return constraints
@@ -57,7 +77,7 @@ class Constraints:
             return cls([constraints])
         return cls(constraints)
 
-    def __add__(self, other) -> "Constraints":
+    def __add__(self, other) -> Constraints:
         return Constraints([*self.groups, *self.rules, *Constraints.of(other)])
 
     def __iter__(self):

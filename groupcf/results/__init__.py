@@ -1,0 +1,1 @@
+"""The result family (:class:`~groupcf.results.base.ResultBase`) of every groupcf method."""

@@ -86,12 +86,12 @@ class ValidationReport:
         return self
 
 
-class Stats(dict):
+class Stats(dict):  # type: ignore[type-arg]  # name -> number / short list / text
     """Statistics of a search: name -> number (or a short list / string for settings
     such as distance weights). A ``dict`` so existing code keeps working; ``as_dict()``
     gives a JSON-friendly plain dict."""
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {str(k): plain(v) for k, v in self.items()}
 
     def __repr__(self) -> str:
@@ -110,11 +110,12 @@ class ResultBase:
     #: the result's kind in ``to_dict()['kind']`` (checked by ``from_dict``)
     kind: ClassVar[str] = "result"
 
-    def __post_init__(self):
-        if not isinstance(self.status, Status):
-            self.status = Status(self.status)
-        if not isinstance(self.stats, Stats):
-            self.stats = Stats(self.stats or {})
+    def __post_init__(self) -> None:
+        fields = vars(self)
+        if "status" in fields and not isinstance(fields["status"], Status):
+            fields["status"] = Status(fields["status"])
+        if "stats" in fields and not isinstance(fields["stats"], Stats):
+            fields["stats"] = Stats(fields["stats"] or {})
 
     # -------------------------------------------------------------- display
     def summary(self) -> str:  # pragma: no cover - every subclass implements it
@@ -125,11 +126,11 @@ class ResultBase:
         return html_pre(self.summary())
 
     # -------------------------------------------------------------- export
-    def to_dict(self) -> dict:  # pragma: no cover - every subclass implements it
+    def to_dict(self) -> dict[str, Any]:  # pragma: no cover - every subclass implements it
         raise NotImplementedError
 
     @classmethod
-    def from_dict(cls, d: dict) -> Any:  # pragma: no cover - every subclass implements it
+    def from_dict(cls, d: dict[str, Any]) -> Any:  # pragma: no cover - every subclass implements it
         raise NotImplementedError
 
     def to_json(self, **kwargs: Any) -> str:
@@ -144,11 +145,11 @@ class ResultBase:
     def to_frame(self) -> pd.DataFrame:  # pragma: no cover - every subclass implements it
         raise NotImplementedError
 
-    def plot(self, ax=None):  # pragma: no cover - every subclass implements it
+    def plot(self, ax: Any = None) -> Any:  # pragma: no cover - every subclass implements it
         raise NotImplementedError
 
     # -------------------------------------------------------------- checks
-    def validate(self, model=None, raise_on_error: bool = True) -> ValidationReport:
+    def validate(self, model: Any = None, raise_on_error: bool = True) -> ValidationReport:
         """Re-check every claim of the result with the real model (``model``: the one the
         result was computed with when omitted) and the actionability rules.
 
@@ -164,11 +165,11 @@ class ResultBase:
         report = self._validation(resolve_model(tm))
         return report.raise_if_failed() if raise_on_error else report
 
-    def _validation(self, tm) -> ValidationReport:  # pragma: no cover - every subclass implements it
+    def _validation(self, tm: Any) -> ValidationReport:  # pragma: no cover - every subclass implements it
         raise NotImplementedError
 
 
-def plain(v):
+def plain(v: Any) -> Any:
     """JSON-friendly value (numpy scalars to Python, intervals to strings, recursively
     for lists and dicts)."""
     if isinstance(v, np.bool_):
@@ -188,9 +189,9 @@ def plain(v):
     return v
 
 
-def frame_records(df: pd.DataFrame) -> list[dict]:
+def frame_records(df: pd.DataFrame) -> list[dict[str, Any]]:
     """Rows of ``df`` as JSON-friendly dicts."""
-    return [{c: plain(v) for c, v in row.items()} for _, row in df.iterrows()]
+    return [{c: plain(v) for c, v in row.items()} for _, row in df.iterrows()]  # type: ignore[misc]
 
 
 def html_pre(text: str) -> str:

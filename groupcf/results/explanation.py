@@ -85,7 +85,7 @@ class Explanation(ResultBase):
     stats: Stats = field(default_factory=Stats)
     objectives: list[float] = field(default_factory=list)
     Tmax: int | None = None
-    model: "TrainedModel | None" = field(default=None, repr=False, compare=False)
+    model: TrainedModel | None = field(default=None, repr=False, compare=False)
 
     kind = "explanation"
 

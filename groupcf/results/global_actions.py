@@ -109,7 +109,7 @@ class GlobalExplanation(ResultBase):
     upper_bound: int | None = None
     S: pd.DataFrame = field(default=None, repr=False)
     stats: Stats = field(default_factory=Stats, repr=False)
-    model: "TrainedModel | None" = field(default=None, repr=False, compare=False)
+    model: TrainedModel | None = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -268,7 +268,7 @@ class GlobalExplanation(ResultBase):
         return json.dumps(self.to_dict(), **kwargs)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "GlobalExplanation":
+    def from_dict(cls, d: dict) -> GlobalExplanation:
         idx = d["assignment"]["index"]
         acts = pd.DataFrame(d["actions"]["rows"], index=pd.Index(d["actions"]["index"], name="action_id"))
         if "features" in acts:
@@ -289,5 +289,5 @@ class GlobalExplanation(ResultBase):
                    stats=Stats(d.get("stats") or {}))
 
     @classmethod
-    def from_json(cls, s: str) -> "GlobalExplanation":
+    def from_json(cls, s: str) -> GlobalExplanation:
         return cls.from_dict(json.loads(s))

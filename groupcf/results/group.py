@@ -59,7 +59,7 @@ class GroupExplanation(ResultBase):
     expanded: np.ndarray = field(repr=False)              # counterfactuals, expanded
     unexplained: list = field(default_factory=list)
     stats: Stats = field(default_factory=Stats)
-    model: "TrainedModel | None" = field(default=None, repr=False, compare=False)
+    model: TrainedModel | None = field(default=None, repr=False, compare=False)
 
     kind = "group"
 

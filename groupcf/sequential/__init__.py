@@ -14,7 +14,7 @@ from groupcf.sequential.actions import (
                                         StateView,
                                         make_cost,
 )
-from groupcf.sequential.api import explain_sequence
+from groupcf.sequential.api import SequenceOptions, explain_sequence
 from groupcf.sequential.encoding import OneHotEncoding
 from groupcf.sequential.result import SequenceExplanation, plot_flow
 
@@ -30,6 +30,7 @@ __all__ = [
                                         "OneHotEncoding",
                                         "RelativeSquared",
                                         "SequenceExplanation",
+                                        "SequenceOptions",
                                         "StateView",
                                         "explain_sequence",
                                         "make_cost",

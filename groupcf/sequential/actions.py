@@ -55,6 +55,7 @@ class Cost:
 @dataclass(frozen=True)
 class Constant(Cost):
     """``b = c`` (e.g. enlisting costs 5)."""
+
     c: float
 
     def __call__(self, before, after, delta, old):
@@ -64,6 +65,7 @@ class Constant(Cost):
 @dataclass(frozen=True)
 class AbsChange(Cost):
     """``b = weight * |delta|`` (e.g. ``|Delta loss| / 1000`` is ``AbsChange(1e-3)``)."""
+
     weight: float = 1.0
 
     def __call__(self, before, after, delta, old):
@@ -84,6 +86,7 @@ class RelativeSquared(Cost):
 class CustomCost(Cost):
     """Any callable ``fn(before, after) -> costs``; ``min_cost`` is a lower bound on its
     value whenever the action is used (the certified bound counts only that)."""
+
     fn: Callable
     min_cost: float = 0.0
 
@@ -118,6 +121,7 @@ class Condition:
     after the action) or, for ``rhs``, a number. Build it from text: ``"Age' < 120"``,
     ``"Education num' > Education num"``, ``"Capital Gain < 1"``; or pass a callable
     ``fn(before, after) -> bool`` wherever a condition is expected."""
+
     lhs: str
     op: str
     rhs: object
@@ -194,6 +198,7 @@ class Action:
     pre, post
         Conditions (text, :class:`Condition` or callables) that must hold.
     """
+
     name: str
     feature: str
     range: object = None

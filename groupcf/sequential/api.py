@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import logging
+import numbers
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -13,6 +16,9 @@ from groupcf.exceptions import (
     NoCounterfactualError,
     NotRejectedError,
 )
+from groupcf.options import PROBABILITY, TIME_LIMIT, TMAX, Interval, Options, check_value, rename_deprecated
+from groupcf.results.base import Stats
+from groupcf.results.sequence import SequenceExplanation
 from groupcf.sequential.actions import Action, ActionSet, DependencyGraph
 from groupcf.sequential.bound import BoundStatus, sequence_bound
 from groupcf.sequential.brkga import GAOptions, first_front, polish, run_brkga
@@ -26,21 +32,73 @@ from groupcf.sequential.engine import (
     rollout,
     violation,
 )
-from groupcf.sequential.result import SequenceExplanation, pareto_frame, replay
+from groupcf.sequential.result import pareto_frame, replay
+from groupcf.solvers.base import Status
+from groupcf.utils import Deadline
 
 logger = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class SequenceOptions(Options):
+    """Settings of :func:`explain_sequence` beyond the shared vocabulary.
+
+    Attributes
+    ----------
+    discounted
+        Minimise the discounted cost (default, ``None``: when ``dependencies`` are given).
+    ranges, categorical
+        Gower distance: numeric ranges per feature (default 1) and categorical features.
+    decimals, min_change
+        Round states after every action; a feature counts as changed from ``min_change``.
+    population, offspring, mutants, bias, generations
+        BRKGA settings (defaults: the paper's).
+    polish_front
+        Afterwards, shrink each Pareto sequence's tweak values onto the decision boundary
+        (bisection per action, re-checked; not in the paper).
+    bound
+        Compute the certified lower bound (:mod:`groupcf.sequential.bound`).
+    bound_time_limit
+        Seconds for the bound's MIPs (within the call's ``time_limit`` when one is set).
+    positive_class
+        For a model with ``predict_proba``: the column of the accepted class (formerly
+        ``target``).
+    """
+
+    discounted: bool | None = None
+    ranges: Mapping[str, float] | None = None
+    categorical: tuple = ()
+    decimals: int | None = None
+    min_change: float = 1e-9
+    population: int = 500
+    offspring: int = 400
+    mutants: int = 100
+    bias: float = 0.7
+    generations: int = 150
+    polish_front: bool = True
+    bound: bool = True
+    bound_time_limit: float = 10.0
+    positive_class: int = 1
+
+    _constraints: ClassVar[dict[str, list]] = {
+        "discounted": [None, bool], "ranges": [None, Mapping], "categorical": [tuple, list],
+        "decimals": [None, Interval(numbers.Integral, 0, None)],
+        "min_change": [Interval(numbers.Real, 0, None, closed="neither")],
+        "population": [Interval(numbers.Integral, 2, None)], "offspring": [Interval(numbers.Integral, 1, None)],
+        "mutants": [Interval(numbers.Integral, 0, None)], "bias": [Interval(numbers.Real, 0, 1)],
+        "generations": [Interval(numbers.Integral, 0, None)], "polish_front": [bool], "bound": [bool],
+        "bound_time_limit": [Interval(numbers.Real, 0, None, closed="neither")],
+        "positive_class": [Interval(numbers.Integral, 0, None)],
+    }
+    _renamed: ClassVar[dict[str, str]] = {"target": "positive_class"}
+
+
 def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
                      dependencies: DependencyGraph | Mapping | None = None, *,
-                     features: Sequence[str] | None = None, encode=None, target: int = 1,
-                     immutable: Sequence[str] = (), discounted: bool | None = None,
-                     ranges: Mapping[str, float] | None = None, categorical: Sequence[str] = (),
-                     decimals: int | None = None, min_change: float = 1e-9,
-                     population: int = 500, offspring: int = 400, mutants: int = 100,
-                     bias: float = 0.7, generations: int = 150, seed: int = 0,
-                     polish_front: bool = True, bound: bool = True, solver="highs", time_limit: float = 10.0,
-                     progress: bool = True) -> SequenceExplanation:
+                     Tmax: int | None = None, threshold: float = 0.5, features: Sequence[str] | None = None,
+                     encode=None, immutable: Sequence[str] = (), solver="highs",
+                     time_limit: float | None = None, random_state=None, progress: bool = True,
+                     options: SequenceOptions | None = None, **kwargs) -> SequenceExplanation:
     """Pareto-optimal sequences of actions that make ``model`` accept ``x``
     (Naumann & Ntoutsi, "Consequence-aware Sequential Counterfactual Generation",
     ECML-PKDD 2021), plus a certified lower bound on their cost.
@@ -50,32 +108,40 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
     x
         The start state: a Series/dict over feature names, or an array with ``features``.
     model
-        A :class:`~groupcf.embeddings.base.Embedding` (scored in numpy, accepted where
-        ``score >= 0``; enables the bound) or any object with ``predict_proba`` (accepted
-        where the probability of class ``target`` is ``>= 0.5``).
+        A :class:`~groupcf.embeddings.base.Embedding` (scored in numpy; enables the bound)
+        or any object with ``predict_proba``.
     actions
         An :class:`ActionSet` or a list of :class:`Action` (validated against the features).
     dependencies
         A :class:`DependencyGraph` (or its edge mapping ``{(k, h): tau}``): costs are
         discounted by consequences (eqs. 1-2, "cscf"); without it ``c = b`` ("scf").
+    Tmax
+        The most actions in a sequence (``None``: no limit).
+    threshold
+        Probability of the positive class from which the model accepts.
+    features
+        Feature names, when ``x`` is an array.
     encode
         Maps x-space states ``(m, n)`` to model inputs (e.g. a
         :class:`~groupcf.sequential.encoding.OneHotEncoding`, which the bound can read).
-    discounted
-        Minimise the discounted cost (default: when ``dependencies`` are given).
-    ranges, categorical
-        Gower distance: numeric ranges per feature (default 1) and categorical features.
-    decimals, min_change
-        Round states after every action; a feature counts as changed from ``min_change``.
-    population, offspring, mutants, bias, generations, seed
-        BRKGA settings (defaults: the paper's).
-    polish_front
-        Afterwards, shrink each Pareto sequence's tweak values onto the decision boundary
-        (bisection per action, re-checked; not in the paper).
-    bound
-        Compute the certified lower bound (:mod:`groupcf.sequential.bound`).
+    immutable
+        Features no action may change.
+    solver
+        The backend of the bound's MIPs.
+    time_limit
+        Seconds for the whole call (``None``: no limit); the bound's MIPs get at most
+        ``options.bound_time_limit`` of it.
+    random_state
+        Seed of the genetic search (int, Generator or None).
     progress
         A bar over the generations (only when standard error is a terminal).
+    options, kwargs
+        :class:`SequenceOptions` (as the object and/or its fields as keywords; the old
+        names ``seed`` and ``target`` still work, with a :class:`FutureWarning`).
+
+    Returns
+    -------
+    SequenceExplanation
 
     Raises
     ------
@@ -85,8 +151,25 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
         The model already accepts ``x``.
     NoCounterfactualError
         No valid accepted sequence was found (none exists if the bound is infeasible).
+
+    Examples
+    --------
+    >>> e = gcf.explain_sequence(x, model, actions, deps, encode=encoder, Tmax=3)  # doctest: +SKIP
+    >>> e.best(by="discounted_cost"); print(e.summary()); e.validate()            # doctest: +SKIP
     """
     t0 = time.perf_counter()
+    kwargs = rename_deprecated("explain_sequence", kwargs, {"seed": "random_state"})
+    if "random_state" in kwargs:
+        if random_state is not None:
+            raise InvalidInputError("explain_sequence: got both 'seed' and 'random_state'")
+        random_state = kwargs.pop("random_state")
+    opt = SequenceOptions.from_kwargs(options, owner="explain_sequence", stacklevel=5, **kwargs)
+    for name, rule in (("Tmax", TMAX), ("time_limit", TIME_LIMIT), ("threshold", PROBABILITY)):
+        check_value("explain_sequence", name, locals()[name], rule)
+    deadline = Deadline(time_limit)
+    seed = int(np.random.default_rng(random_state).integers(2**31 - 1)) \
+        if not isinstance(random_state, numbers.Integral) else int(random_state)
+    discounted, ranges, categorical = opt.discounted, opt.ranges, opt.categorical
     if isinstance(x, Mapping):
         x = pd.Series(x)
     if isinstance(x, pd.Series):
@@ -105,17 +188,17 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
         raise InvalidInputError("the action set was built over other features than x's")
     if dependencies is not None and not isinstance(dependencies, DependencyGraph):
         dependencies = DependencyGraph(dependencies, features)
-    scorer = Scorer(model, encode, target)
+    scorer = Scorer(model, encode, opt.positive_class, threshold)
     if scorer.margin(x0[None, :])[0] >= 0:
         raise NotRejectedError("the model already accepts x; there is nothing to explain")
     cats = set(categorical) | set(getattr(encode, "categories", {}) or {})
-    problem = Problem(x0, aset, scorer, dependencies, decimals, min_change,
+    problem = Problem(x0, aset, scorer, dependencies, opt.decimals, opt.min_change,
                       bool(dependencies is not None if discounted is None else discounted),
-                      feature_ranges(features, ranges, sorted(cats)))
-    opts = GAOptions(population, offspring, mutants, bias, generations, seed)
-    G, F, cv = run_brkga(problem, opts, progress=progress)
+                      feature_ranges(features, ranges, sorted(cats)), max_length=Tmax)
+    opts = GAOptions(opt.population, opt.offspring, opt.mutants, opt.bias, opt.generations, seed)
+    G, F, cv = run_brkga(problem, opts, progress=progress, deadline=deadline)
     feas = np.flatnonzero(cv <= 0)
-    if polish_front and len(feas):     # shrink the front's tweaks onto the decision boundary
+    if opt.polish_front and len(feas):     # shrink the front's tweaks onto the decision boundary
         front = feas[first_front(F[feas])]
         Gp = polish(problem, G[front])
         rp = rollout(problem, Gp)
@@ -125,14 +208,15 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
         feas = np.flatnonzero(cv <= 0)
     cap = float(rollout(problem, G[feas]).cost.min()) if len(feas) else None
     tb = time.perf_counter()
-    b = sequence_bound(problem, encode, solver, time_limit, cap=cap) if bound else None
+    bound_time = opt.bound_time_limit if deadline.left() is None else max(0.0, min(opt.bound_time_limit, deadline.left()))
+    b = sequence_bound(problem, encode, solver, bound_time, cap=cap) if opt.bound and bound_time > 0 else None
     tb = time.perf_counter() - tb
     frames = []
     if len(feas):
         front = feas[first_front(F[feas])]
         r = rollout(problem, G[front], record=True)
         frames.append(pareto_frame(problem, r, range(len(front))))
-    if b is not None and b.steps is not None:
+    if b is not None and b.steps is not None and (Tmax is None or len(b.steps) <= Tmax):
         cost, disc, probs, final = replay(problem, b.steps)
         frames.append(pd.DataFrame([{
             "steps": b.steps, "length": len(b.steps), "cost": cost, "discounted_cost": disc,
@@ -147,9 +231,10 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
     pareto = _nondominated(problem, pd.concat(frames, ignore_index=True))
     lb = None if b is None else b.value
     optimal = bool(lb is not None and np.isfinite(lb) and pareto["cost"].min() <= lb + 1e-3 * max(1.0, abs(lb)))
-    info = {} if b is None else {"status": str(b.status), "seconds": tb, "mip_sequence": b.steps}
+    info = {} if b is None else {"bound_status": str(b.status), "bound_seconds": tb, "mip_sequence": b.steps}
     return SequenceExplanation(pd.Series(x0, index=features), pareto, problem, lb, optimal,
-                               time.perf_counter() - t0, info)
+                               time.perf_counter() - t0, Status.OPTIMAL if optimal else Status.FEASIBLE,
+                               Tmax, Stats(info))
 
 
 def _gower(problem: Problem, final: np.ndarray) -> float:

@@ -58,8 +58,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from groupcf.exceptions import ValidationError
 from groupcf.embeddings.tighten import tightened as _tightened
+from groupcf.exceptions import ValidationError
 from groupcf.features.domain import InputDomain
 from groupcf.sequential.actions import (
     AbsChange,
@@ -94,12 +94,14 @@ class BoundStatus(str, enum.Enum):
         return self.value
 
     @classmethod
-    def of(cls, status: Status) -> "BoundStatus":
+    def of(cls, status: Status) -> BoundStatus:
         return cls(status.value)
 
 
 @dataclass
 class Bound:
+    """The certified lower bound, its status and the MIP's own sequence."""
+
     value: float                       # certified lower bound on the undiscounted cost
     status: BoundStatus
     steps: list | None = None          # a replayed valid sequence from the MIP, if any
@@ -339,7 +341,7 @@ def _capped_bound(problem: Problem, encoding, solver="highs", time_limit: float 
     lip = lipschitz_bound(problem, encoding, emb, domain) or 0.0
     if cap is not None and lip >= cap:
         return Bound(cap, BoundStatus.INFEASIBLE)
-    con = emb.add_to(be, x_idx, domain, lo=0.0)
+    con = emb.add_to(be, x_idx, domain, lo=problem.scorer.cut)
     be.set_objective(c, np.ones(nA))
     sol = be.solve()
     if not sol.status.has_solution:
@@ -353,7 +355,7 @@ def _capped_bound(problem: Problem, encoding, solver="highs", time_limit: float 
     value = min(max(value, lip), INF if cap is None else cap)
     bound = Bound(float(value), BoundStatus.of(sol.status), solve_time=sol.solve_time,
                   objective=float(sol.objective))
-    be.set_row_bounds([con.lo_row], [1e-4], [INF])     # a margin so the replay is accepted
+    be.set_row_bounds([con.lo_row], [problem.scorer.cut + 1e-4], [INF])   # a margin so the replay is accepted
     sol2 = be.solve() if sol.status is Status.OPTIMAL else None
     if sol2 is not None and sol2.status.has_solution:
         _replay_solution(problem, sol2.x, u, d, bound)
@@ -365,11 +367,7 @@ def _pre_fails(a, aset, x0, idx) -> bool:
     others = {f for b in aset if b is not a for f in b.changed_features()}
     from groupcf.sequential.actions import StateView
     view = StateView(x0[None, :], idx)
-    for cond in a.pre:
-        if isinstance(cond, Condition) and not (cond.features() & others) \
-                and not bool(cond(view, None)[0]):
-            return True
-    return False
+    return any(isinstance(cond, Condition) and not cond.features() & others and not bool(cond(view, None)[0]) for cond in a.pre)
 
 
 def _replay_solution(problem: Problem, x, u, d, bound: Bound) -> None:

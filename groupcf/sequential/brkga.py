@@ -30,6 +30,7 @@ logger = logging.getLogger(__name__)
 @dataclass
 class GAOptions:
     """BRKGA settings (defaults: the paper's)."""
+
     population: int = 500
     offspring: int = 400
     mutants: int = 100
@@ -56,8 +57,9 @@ def _elites(F, cv, n_min: int) -> np.ndarray:
 
 
 def run_brkga(problem: Problem, opts: GAOptions, seed_genes: np.ndarray | None = None,
-              progress: bool = False):
-    """Run the GA; returns ``(genes, objectives, violation)`` of the final population."""
+              progress: bool = False, deadline=None):
+    """Run the GA; returns ``(genes, objectives, violation)`` of the final population
+    (stopping early, after a whole generation, when ``deadline`` passes)."""
     rng = np.random.default_rng(opts.seed)
     n = problem.n_genes
     P = rng.random((opts.population, n))
@@ -66,6 +68,9 @@ def run_brkga(problem: Problem, opts: GAOptions, seed_genes: np.ndarray | None =
     r = rollout(problem, P)
     F, cv = objectives(problem, r), violation(problem, r)
     for gen in progress_bar(range(opts.generations), enabled=progress, desc="BRKGA generations"):
+        if deadline is not None and deadline.passed:
+            logger.info("BRKGA stopped by the time limit after %d generation(s)", gen)
+            break
         el = _elites(F, cv, opts.population // 10)
         rest = np.setdiff1d(np.arange(len(P)), el)
         if len(rest) == 0:

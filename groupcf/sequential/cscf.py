@@ -39,12 +39,14 @@ _M = {"adult": {"Education num": 3.5547719058296745, "Capital Loss": 10.59810994
 
 
 def default_data_dir() -> Path:
+    """Where the authors' data live (``$GROUPCF_CSCF_DATA``, else ``../shared/data/cscf``)."""
     return Path(os.environ.get("GROUPCF_CSCF_DATA", "../shared/data/cscf"))
 
 
 @dataclass
 class CSCFData:
     """One dataset of the experiment."""
+
     name: str
     features: list
     encoding: OneHotEncoding

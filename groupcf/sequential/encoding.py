@@ -15,6 +15,7 @@ from groupcf.exceptions import InvalidInputError
 class OneHotEncoding:
     """``features``: names in x-space order; ``categories``: ``{name: codes}`` for the
     categorical ones (their one-hot block follows the order of ``codes``)."""
+
     features: Sequence[str]
     categories: dict
 

@@ -66,6 +66,7 @@ def apply_action(a: Action, B: np.ndarray, v: np.ndarray, index: Mapping[str, in
 
 
 def check_conditions(a: Action, before: StateView, after: StateView) -> np.ndarray:
+    """Whether each state satisfies the action's pre- and post-conditions."""
     ok = np.ones(before.S.shape[0], dtype=bool)
     for c in a.pre:
         ok &= np.asarray(c(before, None) if isinstance(c, Condition) else c(before), bool)
@@ -93,35 +94,39 @@ class Scorer:
     """The model as a batch function of x-space states: ``margin >= 0`` means accepted.
 
     An :class:`~groupcf.embeddings.base.Embedding` is scored with its fast numpy
-    ``score`` (margin = logit); any object with ``predict_proba`` by the probability of
-    ``target`` (margin = ``p - 0.5``). ``encode`` maps states to model inputs.
+    ``score`` (margin = score minus the score at probability ``threshold``); any object
+    with ``predict_proba`` by the probability of class ``positive_class`` (margin =
+    ``p - threshold``). ``encode`` maps states to model inputs.
     """
 
-    def __init__(self, model, encode: Callable | None = None, target: int = 1):
-        self.model, self.target = model, target
+    def __init__(self, model, encode: Callable | None = None, positive_class: int = 1,
+                 threshold: float = 0.5):
+        self.model, self.positive_class, self.threshold = model, positive_class, threshold
         self.encode = encode if encode is not None else (lambda X: X)
         self.embedding = model if isinstance(model, Embedding) else None
         if self.embedding is None and not hasattr(model, "predict_proba"):
             from groupcf.exceptions import UnsupportedModelError
             raise UnsupportedModelError(
                 f"{type(model).__name__} has neither an embedding nor predict_proba")
+        self.cut = self.embedding.score_threshold(threshold) if self.embedding is not None else threshold
 
     def proba(self, X: np.ndarray) -> np.ndarray:
         Z = self.encode(np.atleast_2d(X))
         if self.embedding is not None:
             return self.embedding.proba(Z)
-        return np.asarray(self.model.predict_proba(Z))[:, self.target]
+        return np.asarray(self.model.predict_proba(Z))[:, self.positive_class]
 
     def margin(self, X: np.ndarray) -> np.ndarray:
         Z = self.encode(np.atleast_2d(X))
         if self.embedding is not None:
-            return self.embedding.score(Z)
-        return np.asarray(self.model.predict_proba(Z))[:, self.target] - 0.5
+            return self.embedding.score(Z) - self.cut
+        return np.asarray(self.model.predict_proba(Z))[:, self.positive_class] - self.threshold
 
 
 @dataclass
 class Problem:
     """Everything a rollout needs."""
+
     x0: np.ndarray
     actions: ActionSet
     scorer: Scorer
@@ -130,14 +135,27 @@ class Problem:
     min_change: float = 1e-9
     discounted: bool = False          # objective 1: discounted (cscf) or plain (scf) cost
     ranges: np.ndarray | None = None  # Gower: numeric range per feature (nan: categorical)
+    max_length: int | None = None     # Tmax: the most actions in a sequence (None: no limit)
 
     @property
     def n_genes(self) -> int:
         return 2 * len(self.actions)
 
+    def replay(self, steps):
+        """``(cost, discounted cost, probabilities, final state)`` of a sequence, every
+        step checked (:func:`groupcf.sequential.result.replay`)."""
+        from groupcf.sequential.result import replay
+        return replay(self, steps)
+
+    def accepts(self, state: np.ndarray) -> bool:
+        """Whether the model accepts ``state``."""
+        return bool(self.scorer.margin(np.atleast_2d(state))[0] >= 0)
+
 
 @dataclass
 class Rollout:
+    """Decoded sequences of a population: steps, values, costs, final states, margins."""
+
     steps: np.ndarray        # (m, A) action indices, -1 padded
     values: np.ndarray       # (m, A) value applied at each step
     valid: np.ndarray        # (m,) every step valid
@@ -160,6 +178,7 @@ class Rollout:
 
 
 def gower(problem: Problem, X: np.ndarray) -> np.ndarray:
+    """Gower distance of each row of ``X`` to the start state."""
     r = problem.ranges
     D = np.abs(X - problem.x0[None, :])
     cat = np.isnan(r)
@@ -224,7 +243,10 @@ def objectives(problem: Problem, r: Rollout) -> np.ndarray:
 
 def violation(problem: Problem, r: Rollout) -> np.ndarray:
     """Constraint violation (0 = feasible): rejection margin, plus 1 per broken rule."""
-    return (np.maximum(0.0, -r.margin) + (~r.valid) + (r.length == 0)).astype(float)
+    v = np.maximum(0.0, -r.margin) + (~r.valid) + (r.length == 0)
+    if problem.max_length is not None:     # Tmax: one unit per action beyond the limit
+        v = v + np.maximum(0, r.length - problem.max_length)
+    return v.astype(float)
 
 
 def feature_ranges(features: Sequence[str], numeric: Mapping[str, float] | None,

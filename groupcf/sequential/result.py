@@ -1,13 +1,15 @@
-"""The result of :func:`groupcf.explain_sequence`: a Pareto set of action sequences."""
+"""Replaying sequences step by step, the Pareto table and the flow plot of
+:func:`groupcf.explain_sequence`; the result class itself is
+:class:`groupcf.results.sequence.SequenceExplanation` (re-exported here)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from groupcf.exceptions import InvalidInputError, ValidationError
+from groupcf.exceptions import ValidationError
+from groupcf.results.sequence import SequenceExplanation, format_steps
 from groupcf.sequential.actions import StateView
 from groupcf.sequential.engine import (
     Problem,
@@ -18,93 +20,7 @@ from groupcf.sequential.engine import (
 )
 from groupcf.utils import TOL
 
-
-@dataclass
-class SequenceExplanation:
-    """Pareto-optimal action sequences for one person.
-
-    Attributes
-    ----------
-    x
-        The start state (a Series over the feature names).
-    pareto
-        One row per sequence: ``steps`` (list of ``(action, value)``), ``length``,
-        ``cost`` (sum of direct efforts), ``discounted_cost`` (eqs. 1-2), ``distance``
-        (Gower), ``final_state`` (dict), ``proba`` (the model's probability of the target
-        class after each step), ``source`` (``"ga"`` or ``"bound"``).
-    lower_bound
-        Certified lower bound on the undiscounted cost of *any* valid sequence (``None``
-        if not computed); ``optimal`` says whether a sequence within ``1e-3 * max(1, bound)``
-        of it was found (the MIP's own sequence is re-solved with a margin of ``1e-4`` on the
-        score so that the real model accepts it, which costs slightly more than the bound).
-    """
-    x: pd.Series
-    pareto: pd.DataFrame
-    problem: Problem = field(repr=False)
-    lower_bound: float | None = None
-    optimal: bool = False
-    runtime_s: float = 0.0
-    bound_info: dict = field(default_factory=dict, repr=False)
-
-    def __repr__(self) -> str:
-        lb = "n/a" if self.lower_bound is None else f"{self.lower_bound:.4g}"
-        return (f"SequenceExplanation({len(self.pareto)} Pareto sequences, min cost "
-                f"{self.pareto['cost'].min():.4g}, lower bound {lb}, {self.runtime_s:.2f} s)")
-
-    # -- reading ----------------------------------------------------------------------------
-    def best(self, by: str = "cost", max_length: int | None = None) -> pd.Series:
-        """The sequence minimising ``by`` (``cost``, ``discounted_cost``, ``distance`` or
-        ``length``), optionally among those of at most ``max_length`` steps."""
-        if by not in ("cost", "discounted_cost", "distance", "length"):
-            raise InvalidInputError(f"best(by={by!r}): use cost, discounted_cost, distance or length")
-        df = self.pareto if max_length is None else self.pareto[self.pareto["length"] <= max_length]
-        if df.empty:
-            raise InvalidInputError(f"no Pareto sequence has at most {max_length} steps")
-        return df.sort_values([by, "cost", "length"], kind="stable").iloc[0]
-
-    def summary(self) -> pd.DataFrame:
-        """A readable table: the sequence as text and its numbers."""
-        out = self.pareto[["length", "cost", "discounted_cost", "distance", "source"]].copy()
-        out.insert(0, "sequence", [format_steps(s) for s in self.pareto["steps"]])
-        out["final proba"] = [p[-1] for p in self.pareto["proba"]]
-        return out.sort_values("cost", kind="stable").reset_index(drop=True)
-
-    # -- checking ---------------------------------------------------------------------------
-    def validate(self) -> bool:
-        """Replay every sequence step by step with the real model and the conditions;
-        raises :class:`~groupcf.exceptions.ValidationError` on any mismatch."""
-        for k, row in self.pareto.iterrows():
-            cost, disc, _probs, final = replay(self.problem, row["steps"])
-            if self.problem.scorer.margin(final[None, :])[0] < 0:
-                raise ValidationError(f"sequence {k}: the model rejects its final state")
-            reported = np.array([row["final_state"][f] for f in self.problem.actions.features])
-            if not np.allclose(reported, final, rtol=1e-9, atol=1e-9):
-                raise ValidationError(f"sequence {k}: the replayed final state differs from the reported one")
-            if abs(cost - row["cost"]) > 1e-6 * max(1.0, abs(cost)) or \
-                    abs(disc - row["discounted_cost"]) > 1e-6 * max(1.0, abs(disc)):
-                raise ValidationError(f"sequence {k}: replayed cost {cost:.6g}/{disc:.6g} differs "
-                                      f"from the reported {row['cost']:.6g}/{row['discounted_cost']:.6g}")
-        return True
-
-    # -- plots --------------------------------------------------------------------------------
-    def plot_front(self, x: str = "cost", y: str = "distance", ax=None):
-        """Scatter of the Pareto set (size = length), the bound as a vertical line."""
-        import matplotlib.pyplot as plt
-        ax = ax or plt.subplots(figsize=(5, 3.5))[1]
-        df = self.pareto
-        ax.scatter(df[x], df[y], s=30 * df["length"], alpha=0.7)
-        for _, r in df.iterrows():
-            ax.annotate(" → ".join(n for n, _ in r["steps"]), (r[x], r[y]), fontsize=7)
-        if self.lower_bound is not None and x == "cost":
-            ax.axvline(self.lower_bound, ls="--", c="gray", label="certified lower bound")
-            ax.legend(fontsize=8)
-        ax.set_xlabel(x)
-        ax.set_ylabel(y)
-        return ax
-
-
-def format_steps(steps) -> str:
-    return " → ".join(f"{n}({v:+.4g})" if isinstance(v, float) else f"{n}({v})" for n, v in steps)
+__all__ = ["SequenceExplanation", "format_steps", "pareto_frame", "plot_flow", "replay"]
 
 
 def replay(problem: Problem, steps) -> tuple[float, float, list, np.ndarray]:
@@ -145,6 +61,7 @@ def replay(problem: Problem, steps) -> tuple[float, float, list, np.ndarray]:
 
 
 def pareto_frame(problem: Problem, r: Rollout, rows: Sequence[int], source: str = "ga") -> pd.DataFrame:
+    """The Pareto table (one row per sequence) of the rows ``rows`` of a recorded rollout."""
     names = problem.actions.names
     feats = problem.actions.features
     recs = []

@@ -117,17 +117,32 @@ def explain(x, model, method: str = "mace", *, Tmax: int | None = None, n: int |
     integer ones (``Feature.integer``) take integer values; one-hot features take exactly
     one category; immutable features never change, increase-only ones never decrease.
 
-    Returns an :class:`~groupcf.results.explanation.Explanation`. Raises
-    :class:`~groupcf.exceptions.NoCounterfactualError` when no counterfactual exists within
-    ``Tmax`` under the actionability and plausibility constraints (the MIP is proven
-    infeasible: a counterfactual is returned whenever one exists, never a wrong one),
-    :class:`NotRejectedError` when the model already accepts ``x``,
-    :class:`~groupcf.exceptions.InvalidInputError` for an unknown method or distance
-    name, negative distance weights, or an option the method does not take (the message
-    names it and lists the method's options: :class:`~groupcf.single.mace.MaceOptions`,
-    :class:`~groupcf.single.geco.GeCoOptions`, :class:`~groupcf.single.pso.PSOOptions`; a
-    new method registers itself with :func:`groupcf.single.registry.register_method`).
     Every counterfactual is re-checked with the real model.
+
+    Returns
+    -------
+    Explanation
+        The counterfactual(s), best first, with what was proven.
+
+    Raises
+    ------
+    NoCounterfactualError
+        No counterfactual exists within ``Tmax`` under the actionability and plausibility
+        constraints (for MACE the MIP is proven infeasible: a counterfactual is returned
+        whenever one exists, never a wrong one).
+    NotRejectedError
+        The model already accepts ``x``.
+    InvalidInputError
+        An unknown method or distance name, negative distance weights, or an option the
+        method does not take (the message names it, the nearest valid one and the method's
+        options: :class:`MaceOptions`, :class:`~groupcf.single.geco.GeCoOptions`,
+        :class:`~groupcf.single.pso.PSOOptions`; a new method registers itself with
+        :func:`groupcf.single.registry.register_method`).
+
+    Examples
+    --------
+    >>> exp = gcf.explain(x, pipe, method="mace", distance="l1", Tmax=3)    # doctest: +SKIP
+    >>> print(exp.summary()); exp.validate()                                # doctest: +SKIP
     """
     given = {"Tmax": Tmax, "n": n, "solver": solver, "time_limit": time_limit,
              "random_state": random_state, "data": data, "options": options}

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import logging
 import math
+import numbers
 import time
 import warnings
-import numbers
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -32,16 +32,16 @@ from ..exceptions import (
     SolverTimeLimitError,
     ValidationError,
 )
-from ..embeddings.trees import TreeEnsemble
 from ..formulations.distances import feature_distances, parse_distance
 from ..formulations.nearest import NearestCounterfactual, actionable_bounds, change_tol
 from ..models import DEFAULT_MARGIN, TrainedModel
-from ..options import N, TIME_LIMIT, TMAX, Interval, Options
+from ..options import TIME_LIMIT, TMAX, Interval, N, Options
 from ..progress import progress_bar
 from ..results.explanation import Explanation
 from ..solvers import make_backend
 from ..solvers.base import Backend, Status
 from . import net_bound
+from .decode import decode, restore_dtypes
 from .snap import off_cell, snap_to_cells
 from .tree_bound import start_and_radius
 
@@ -128,13 +128,14 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     tree_stats, ub_point, box = {}, None, None
     lb, ub, can = actionable_bounds(space, z0)
     bounds = (lb, np.maximum(ub, lb))             # (for rounding: the box may be narrower)
-    if upper_bound and hasattr(emb, "first_crossing") and emb.additive() is None:   # ReLU networks
+    caps = emb.capabilities                       # the model's structure, through the protocol
+    if upper_bound and caps.line_search and emb.additive() is None:   # exact line searches (ReLU networks)
         tree_stats, ub_point, box = net_bound.search(space, emb, z0, *bounds, can, dist,
                                                      strict, score_lo, Tmax=Tmax, radius=radius and n == 1)
     mip = NearestCounterfactual(space, net_bound.tightened_embedding(space, emb, z0, box, lp=obbt) if box else emb, z0,
                                 backend, distance=dist, score_lo=score_lo, Tmax=Tmax,
                                 box=box[:3] if box else None, scale_objective=True).build()
-    if isinstance(emb, TreeEnsemble):   # upper bound: MIP start (+ radius when n == 1)
+    if caps.leaf_cells:   # leaf cells (tree ensembles): upper bound, MIP start (+ radius when n == 1)
         tree_stats, ub_point = start_and_radius(mip, space, dist, strict, Tmax=Tmax, radius=n == 1)
     elif ub_point is not None:
         mip.start_from(ub_point)
@@ -145,10 +146,10 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     integer_cols = space.domain().integer
 
     rows, changes, statuses, objectives, lower_bound = [], [], [], [], None
-    if ub_point is not None and not isinstance(emb, TreeEnsemble):
+    if ub_point is not None and not caps.leaf_cells:
         ub_point = _round_wide(space, mip, bounds, ub_point, z0, tm, x)
     if tree_stats.get("single_optimal"):          # proven by the exact single-change scan
-        cf = _decode(space, x, ub_point, z0)
+        cf = decode(space, x, ub_point, z0)
         if tm.is_positive(cf)[0]:
             rows, statuses, objectives = [cf.iloc[0]], [Status.OPTIMAL], [tree_stats["upper_bound"]]
             changes = [[space.features_[l].name for l in mip.changed(ub_point)]]
@@ -179,13 +180,13 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         v = np.round(sol.x[mip.v], 9)
         v[integer_cols] = np.round(v[integer_cols])
         keep = ()
-        if hasattr(mip.constr, "input_cells"):   # tree ensembles: stay inside the leaves' cells
+        if caps.leaf_cells:   # stay inside the chosen leaves' cells
             cells = mip.constr.input_cells(sol.x)
             v = snap_to_cells(space, v, *cells)
             keep = off_cell(space, z0, *cells)    # a crossing closer to x than change_tol is kept
         else:
             v = _round_wide(space, mip, bounds, v, z0, tm, x)
-        cf = _decode(space, x, v, z0, keep)
+        cf = decode(space, x, v, z0, keep)
         if not tm.is_positive(cf)[0]:
             # the solver's tolerance let a point through that the real model rejects
             retries += 1
@@ -215,7 +216,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         ub = tree_stats["upper_bound"]
         tol = max(1e-6, MACE_MIP_GAP * abs(ub))
         if not rows or _raw_distance(space, dist, x, rows[0]) > ub + tol:
-            cf = _decode(space, x, ub_point, z0)
+            cf = decode(space, x, ub_point, z0)
             if tm.is_positive(cf)[0]:
                 proven = bool(statuses) and statuses[0] == Status.OPTIMAL and \
                     lower_bound is not None and ub <= lower_bound + tol
@@ -225,7 +226,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
                 tree_stats["from_upper_bound"] = True
     if not rows:
         raise SolverTimeLimitError(f"time limit ({time_limit}s) reached before any counterfactual was found")
-    cfs = _restore_dtypes(space, pd.DataFrame(rows).reset_index(drop=True))
+    cfs = restore_dtypes(space, pd.DataFrame(rows).reset_index(drop=True))
     dists = dist.aggregate(feature_distances(space, x, cfs))
     for d_true, obj in zip(dists, objectives):
         if abs(d_true - obj) > 1e-6 * max(1.0, abs(obj)):
@@ -263,38 +264,13 @@ def _round_wide(space, mip, bounds, v: np.ndarray, z0: np.ndarray, tm, x: pd.Ser
         back = v.copy()
         back[c] -= math.copysign(1.0 / (f.high - f.low), v[c] - z0[c])
         if (back[c] - z0[c]) * (v[c] - z0[c]) >= 0 and lb[c] <= back[c] <= ub[c] \
-                and tm.is_positive(_decode(space, x, back, z0))[0]:
+                and tm.is_positive(decode(space, x, back, z0))[0]:
             v = back
     return v
 
 
 def _raw_distance(space, dist, x: pd.Series, row: pd.Series) -> float:
-    return float(dist.aggregate(feature_distances(space, x, _restore_dtypes(space, row.to_frame().T)))[0])
+    return float(dist.aggregate(feature_distances(space, x, restore_dtypes(space, row.to_frame().T)))[0])
 
 
-def _decode(space, x: pd.Series, v: np.ndarray, z0: np.ndarray, keep=()) -> pd.DataFrame:
-    """Raw counterfactual: decoded values for changed features (and the feature indices in
-    ``keep``, however small their change), the instance's own raw values elsewhere (so
-    unchanged numerics keep their exact value)."""
-    decoded = space.inverse_transform(v[None, :])
-    values = {}
-    for l, f in enumerate(space):
-        changed = l in keep or np.any(np.abs(v[f.columns] - z0[f.columns]) > change_tol(f))
-        values[f.name] = [decoded.at[0, f.name] if changed else x[f.name]]
-    return _restore_dtypes(space, pd.DataFrame(values).infer_objects())
-
-
-def _restore_dtypes(space, df: pd.DataFrame) -> pd.DataFrame:
-    """Give categorical features back the training data's ``Categorical`` dtype (its
-    category order matters to ordered comparisons, e.g. PLAF's ``check_rows``) when every
-    value is one of its categories."""
-    for f in space:
-        dt = getattr(f, "dtype", None)
-        if isinstance(dt, pd.CategoricalDtype) and f.name in df.columns and \
-                not isinstance(df[f.name].dtype, pd.CategoricalDtype):
-            col = pd.Categorical(df[f.name], dtype=dt)
-            if not pd.isna(col).any():
-                df[f.name] = col
-    return df
-
-
+#END

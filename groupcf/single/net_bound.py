@@ -48,7 +48,7 @@ from ..features.domain import InputDomain
 from ..formulations.completion import Completions
 from ..formulations.distances import feature_measure
 from ..formulations.nearest import MAX_INTEGER_RANGE
-from .tree_bound import Radius, _deltas, category_changes, max_changes, radius_box
+from .radius import Radius, category_changes, deltas, max_changes, radius_box
 
 #: discrete changes (highest score first) that :func:`best_pair` extends by a second change
 PAIR_BEAM = 12
@@ -145,10 +145,10 @@ def best_single(space, emb, z0, lb, ub, can_change, distance, score_lo):
         return None, math.inf, math.inf
     Z = np.array(rows)
     ok = emb.score(Z) >= score_lo
-    lower = float(distance.aggregate(_deltas(space, z0, np.array(lows))).min()) if lows else math.inf
+    lower = float(distance.aggregate(deltas(space, z0, np.array(lows))).min()) if lows else math.inf
     if not ok.any():
         return None, math.inf, lower
-    obj = distance.aggregate(_deltas(space, z0, Z[ok]))
+    obj = distance.aggregate(deltas(space, z0, Z[ok]))
     k = int(np.argmin(obj))
     return Z[ok][k], float(obj[k]), min(lower, float(obj[k]))
 
@@ -162,7 +162,7 @@ def best_pair(space, emb, z0, lb, ub, can_change, distance, score_lo, bound):
     Z, feat = _discrete_changes(space, z0, lb, ub, can_change)
     if not len(Z):
         return None, math.inf
-    cost = distance.aggregate(_deltas(space, z0, Z))
+    cost = distance.aggregate(deltas(space, z0, Z))
     keep = np.flatnonzero(cost + distance.l0 / max(len(space), 1) < bound)
     top = keep[np.argsort(-emb.score(Z[keep]))][:PAIR_BEAM]
     cand = []
@@ -180,7 +180,7 @@ def best_pair(space, emb, z0, lb, ub, can_change, distance, score_lo, bound):
     P = P[emb.score(P) >= score_lo]
     if not len(P):
         return None, math.inf
-    obj = distance.aggregate(_deltas(space, z0, P))
+    obj = distance.aggregate(deltas(space, z0, P))
     k = int(np.argmin(obj))
     return P[k], float(obj[k])
 
@@ -190,7 +190,7 @@ def polish(space, emb, z0, v, distance, score_lo, lb, ub):
     v = np.array(v, dtype=float)
 
     def cost(l):
-        return float(distance.aggregate(_deltas(space, z0, _only(z0, v, space.features_[l].columns)))[0])
+        return float(distance.aggregate(deltas(space, z0, _only(z0, v, space.features_[l].columns)))[0])
 
     for _ in range(2):
         changed = [l for l, f in enumerate(space) if np.abs(v[f.columns] - z0[f.columns]).max() > 1e-12]
@@ -253,7 +253,7 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
 
 
 def _objective(space, distance, z0, v) -> float:
-    return float(distance.aggregate(_deltas(space, z0, v[None, :]))[0])
+    return float(distance.aggregate(deltas(space, z0, v[None, :]))[0])
 
 
 def tightened_embedding(space, emb, z0, box: Radius, lp: bool = False):

@@ -53,6 +53,7 @@ def methods() -> list[str]:
 
 
 def get_method(name: str) -> MethodSpec:
+    """The registered method ``name`` (``InvalidInputError`` naming the available ones)."""
     try:
         return _METHODS[name]
     except KeyError:

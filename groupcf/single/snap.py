@@ -72,7 +72,7 @@ def _bisect_inside(inside, out: float, inn: float) -> float:
     of steps when a float of the raw value is much finer than one of the scaled value."""
     for _ in range(200):
         mid = 0.5 * (out + inn)
-        if mid == out or mid == inn:
+        if mid in (out, inn):
             break
         if inside(mid):
             inn = mid

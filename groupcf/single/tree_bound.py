@@ -33,9 +33,10 @@ r"""MACE on tree ensembles: an upper bound from a numpy search, as a MIP start a
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
+
+from .radius import category_changes, deltas, max_changes, radius_box
 
 #: changes kept per level of the pair / triple search (by score gain, and by gain per distance)
 BEAM = 40
@@ -44,20 +45,6 @@ BEAM = 40
 CONTEXT = 8
 #: ... fewer when there are many single changes: at most about this many rows scored per level
 CONTEXT_ROWS = 12_000
-
-
-def category_changes(f, z0, lb, ub) -> list[np.ndarray] | None:
-    """The single changes of a one-hot or binary feature ``f`` allowed by the bounds
-    ``lb``/``ub`` (each other category), as values of its columns; ``None`` for any other
-    encoding. Shared by the tree and network upper bounds."""
-    cols = np.asarray(f.columns)
-    if f.encoding == "onehot":
-        h0 = int(np.argmax(z0[cols]))
-        return [np.eye(len(cols))[h] for h in range(len(cols)) if h != h0 and ub[cols[h]] >= 0.5]
-    if f.encoding == "binary":
-        new = 1.0 - z0[cols[0]]
-        return [np.array([new])] if lb[cols[0]] <= new <= ub[cols[0]] else []
-    return None
 
 
 def _candidates(space, emb, z0, lb, ub, can_change):
@@ -86,25 +73,6 @@ def _candidates(space, emb, z0, lb, ub, can_change):
     return out
 
 
-def _deltas(space, z0, Z):
-    """Per-feature distances (MACE's measure) of expanded rows ``Z`` from ``z0``."""
-    D = np.zeros((len(Z), len(space)))
-    for l, f in enumerate(space):
-        cols = f.columns
-        if f.encoding == "continuous":
-            D[:, l] = np.abs(Z[:, cols[0]] - z0[cols[0]])
-        elif f.encoding == "binary":
-            D[:, l] = np.abs(np.round(Z[:, cols[0]]) - round(z0[cols[0]]))
-        else:
-            h = np.argmax(Z[:, cols], axis=1)
-            h0 = int(np.argmax(z0[cols]))
-            if f.kind == "categorical" or len(cols) < 2:
-                D[:, l] = (h != h0).astype(float)
-            else:
-                D[:, l] = np.abs(h - h0) / (len(cols) - 1)
-    return D
-
-
 def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=None):
     """``(point, objective)`` of the cheapest accepted point found, or ``(None, inf)``."""
     z0 = np.asarray(z0, dtype=float)
@@ -114,7 +82,7 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
     base = emb.score(z0)[0]
     single = _apply(z0, cands)
     gain1 = emb.score(single) - base
-    cost1 = distance.aggregate(_deltas(space, z0, single))
+    cost1 = distance.aggregate(deltas(space, z0, single))
     singles = _promising(gain1, cost1)
     level = [((i,), [c]) for i, c in enumerate(cands)]
     best, best_obj = None, math.inf
@@ -126,7 +94,7 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
             for _, cols, vals in changes:
                 Z[r, cols] = vals
         s = emb.score(Z)
-        obj = distance.aggregate(_deltas(space, z0, Z))
+        obj = distance.aggregate(deltas(space, z0, Z))
         ok = s >= score_lo
         if ok.any():
             k = int(np.flatnonzero(ok)[np.argmin(obj[ok])])
@@ -183,7 +151,7 @@ def _polish(space, emb, z0, cands, distance, score_lo, z, obj):
             Z = np.repeat(z[None, :], len(vals) + 1, axis=0)
             Z[:-1][:, cols] = np.array(vals)
             Z[-1, cols] = z0[cols]
-            o = distance.aggregate(_deltas(space, z0, Z))
+            o = distance.aggregate(deltas(space, z0, Z))
             o[emb.score(Z) < score_lo] = np.inf
             k = int(np.argmin(o))
             if o[k] < obj - 1e-12 * max(1.0, abs(obj)):
@@ -214,12 +182,12 @@ def _greedy(space, emb, z0, cands, distance, score_lo, Tmax):
         return None, math.inf
     if emb.score(z)[0] < score_lo:
         return None, math.inf
-    for u in sorted(used, key=lambda j: -float(distance.aggregate(_deltas(space, z0, _apply(z0, [cands[j]])))[0])):
+    for u in sorted(used, key=lambda j: -float(distance.aggregate(deltas(space, z0, _apply(z0, [cands[j]])))[0])):
         trial = z.copy()
         trial[cands[u][1]] = z0[cands[u][1]]
         if emb.score(trial)[0] >= score_lo:
             z = trial
-    return z, float(distance.aggregate(_deltas(space, z0, z[None, :]))[0])
+    return z, float(distance.aggregate(deltas(space, z0, z[None, :]))[0])
 
 
 def _apply(z0, cands):
@@ -227,15 +195,6 @@ def _apply(z0, cands):
     for r, (_, cols, vals) in enumerate(cands):
         Z[r, cols] = vals
     return Z
-
-
-def max_changes(space, distance, bound: float):
-    """Most features a solution of objective ``<= bound`` can change (each costs at least
-    :math:`w_0/|T|`), ``None`` without an l0 weight."""
-    w0 = distance.l0 / max(len(space), 1)
-    if not w0 > 0:
-        return None
-    return int(math.floor((bound + 1e-9 * max(1.0, abs(bound))) / w0))
 
 
 def best_single(space, emb, z0, lb, ub, can_change, distance, score_lo):
@@ -249,52 +208,9 @@ def best_single(space, emb, z0, lb, ub, can_change, distance, score_lo):
     ok = emb.score(Z) >= score_lo
     if not ok.any():
         return None, math.inf
-    obj = distance.aggregate(_deltas(space, z0, Z[ok]))
+    obj = distance.aggregate(deltas(space, z0, Z[ok]))
     k = int(np.argmin(obj))
     return Z[ok][k], float(obj[k])
-
-
-class Radius(NamedTuple):
-    """What a bound ``U`` on the objective implies (module doc, step 3)."""
-
-    lb: np.ndarray            # column bounds (the box; fixed features at the instance)
-    ub: np.ndarray
-    can_change: np.ndarray    # per feature
-    k: int | None             # most changed features (None without an l0 weight)
-    budget: float             # sum of |v_c - x0_c| over continuous columns (inf without l1)
-
-
-def radius_box(space, distance, bound: float, z0, lb, ub, can_change) -> Radius:
-    """The box, fixed features, cardinality and l1 budget of the solutions of objective
-    ``<= bound`` (module doc, step 3)."""
-    n = max(len(space), 1)
-    w0, w1, winf = distance.l0, distance.l1, distance.linf
-    slack = bound + 1e-9 * max(1.0, abs(bound))
-    lb, ub, can_change = lb.copy(), ub.copy(), can_change.copy()
-    for l, f in enumerate(space):
-        if not can_change[l] or f.immutable:
-            continue
-        cols = f.columns
-        if f.encoding == "continuous":
-            slope = w1 / n + winf
-            if w0 / n > slack:
-                r = 0.0
-            elif slope > 0:
-                r = (slack - w0 / n) / slope
-            else:
-                continue
-            c = int(cols[0])
-            lb[c] = max(lb[c], z0[c] - r)
-            ub[c] = min(ub[c], max(z0[c] + r, lb[c]))
-            can_change[l] = ub[c] > lb[c]
-        else:
-            step = 1.0 if (f.encoding == "binary" or f.kind == "categorical") else 1.0 / max(len(cols) - 1, 1)
-            if (w0 + w1 * step) / n + winf * step > slack:
-                can_change[l] = False
-        if not can_change[l]:
-            lb[cols] = ub[cols] = z0[cols]
-    budget = (slack - w0 / n) * n / w1 if w1 > 0 else math.inf
-    return Radius(lb, ub, can_change, max_changes(space, distance, bound), max(budget, 0.0))
 
 
 def apply_radius(mip, space, distance, bound: float) -> dict:
@@ -317,7 +233,7 @@ def apply_radius(mip, space, distance, bound: float) -> dict:
             n_fixed_features += 1
     if box.k is not None and box.k < len(space):      # a cardinality cut: sum f <= k
         be.add_row(mip.f, np.ones(len(mip.f)), hi=float(box.k))
-    n_levels = mip.constr.fix_levels(be, box.lb, box.ub) if hasattr(mip.constr, "fix_levels") else 0
+    n_levels = mip.constr.fix_levels(be, box.lb, box.ub) if mip.embedding.capabilities.leaf_cells else 0
     return {"fixed_features": n_fixed_features, "fixed_levels": n_levels}
 
 

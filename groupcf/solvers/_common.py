@@ -7,7 +7,7 @@ count as distinct, how a gap is computed -- are identical on every solver.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import scipy.sparse as sp

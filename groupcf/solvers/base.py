@@ -15,8 +15,9 @@ import abc
 import dataclasses
 import enum
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Sequence
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -25,6 +26,8 @@ INF = math.inf
 
 
 class VarType(str, enum.Enum):
+    """Variable types: continuous, binary, integer."""
+
     CONTINUOUS = "C"
     BINARY = "B"
     INTEGER = "I"
@@ -172,7 +175,7 @@ class Backend(abc.ABC):
                 f"{purpose} needs {capability.replace('_', ' ')}, which the {self.name!r} backend "
                 "does not provide; use solver='highs' (or 'gurobi', 'pyomo')")
 
-    def spawn(self) -> "Backend":
+    def spawn(self) -> Backend:
         """A new, empty model on the same solver with the same configuration (a copy of
         ``options``). Formulations use it for independent models, e.g. master and pricing."""
         return type(self)(options=dataclasses.replace(self.options))

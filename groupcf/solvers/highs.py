@@ -175,9 +175,8 @@ class HighsBackend(C.TableBoundsMixin, Backend):
         if self._start is not None:
             idx, val = self._start
             self._start = None
-            if is_mip and idx.size:
-                if h.setSolution(idx.size, _i32(idx), _f64(val)) == highspy.HighsStatus.kError:
-                    logger.warning("HiGHS rejected the MIP start")
+            if is_mip and idx.size and h.setSolution(idx.size, _i32(idx), _f64(val)) == highspy.HighsStatus.kError:
+                logger.warning("HiGHS rejected the MIP start")
         found: list[np.ndarray] = []
         n = self.num_vars
 

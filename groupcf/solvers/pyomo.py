@@ -128,7 +128,7 @@ class PyomoBackend(C.TableBoundsMixin, Backend):
         self._live = False  # has the persistent solver seen the model?
         self._warned: set[str] = set()  # options already reported as not passed
 
-    def spawn(self) -> "PyomoBackend":
+    def spawn(self) -> PyomoBackend:
         import dataclasses
         return type(self)(solver=self.solver, options=dataclasses.replace(self.options))
 

@@ -78,7 +78,7 @@ def test_help():
 
 def test_global(files):
     tmp, pipe, rej = files
-    r = _run("global", "--data", "rejected.csv", "--model", "model.joblib", "--tmax", "2", "--n", "2",
+    r = _run("global", "--data", "rejected.csv", "--model", "model.joblib", "--tmax", "2", "--k", "2",
              "--by", "sex", "--out", "global.json", cwd=tmp)
     assert r.returncode == 0, r.stderr
     assert "action(s) cover" in r.stdout and "coverage_gap" in r.stdout

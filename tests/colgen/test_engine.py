@@ -9,8 +9,18 @@ import math
 import numpy as np
 import pytest
 
-from groupcf.colgen import (Column, ColumnPool, MaxCoverageMaster, PoolLevel, Priced, PricingLevel,
-                            SetCoverMaster, column_generation, solve_integer_master, sync_master)
+from groupcf.colgen import (
+    Column,
+    ColumnPool,
+    MaxCoverageMaster,
+    PoolLevel,
+    Priced,
+    PricingLevel,
+    SetCoverMaster,
+    column_generation,
+    solve_integer_master,
+    sync_master,
+)
 from groupcf.utils import EPS
 
 

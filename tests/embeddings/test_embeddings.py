@@ -12,8 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.neural_network import MLPClassifier
 
-from groupcf.embeddings import (EmbeddingConstr, ReLUNetwork, add_predictor_constr,
-                                get_embedding, register)
+from groupcf.embeddings import EmbeddingConstr, ReLUNetwork, add_predictor_constr, get_embedding, register
 from groupcf.exceptions import InvalidInputError, SolverNotInstalledError, UnsupportedModelError
 from groupcf.features.domain import InputDomain
 from groupcf.solvers.base import VarType
@@ -487,6 +486,7 @@ def test_gradient_bound_bounds_every_directional_derivative():
     d = rng.normal(size=5)
     assert lin.gradient_bound(d, dom) == pytest.approx(abs(lin.additive().weights @ d))
     from sklearn.ensemble import RandomForestClassifier
+
     from groupcf.embeddings import get_embedding
 
     X = rng.random((60, 5))

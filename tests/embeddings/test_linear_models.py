@@ -13,7 +13,6 @@ from sklearn.svm import LinearSVC
 import groupcf as gcf
 from groupcf.embeddings import LinearModel, get_embedding
 from groupcf.exceptions import InvalidInputError, NoCounterfactualError
-
 from tests.params import PAPER_DATA
 
 pytestmark = pytest.mark.skipif(not (PAPER_DATA / "compas_processed.csv").is_file(),

@@ -8,8 +8,12 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.ensemble import (ExtraTreesClassifier, GradientBoostingClassifier,
-                              HistGradientBoostingClassifier, RandomForestClassifier)
+from sklearn.ensemble import (
+    ExtraTreesClassifier,
+    GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+)
 from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier
 
@@ -19,7 +23,6 @@ from groupcf.embeddings.trees import TreeConstr, TreeEnsemble, le_threshold_f32,
 from groupcf.exceptions import SolverNotInstalledError, UnsupportedModelError
 from groupcf.features.domain import InputDomain
 from groupcf.solvers.base import VarType
-
 
 try:
     import xgboost as xgb

@@ -26,7 +26,7 @@ def german_lr():
 
 def test_german_curve_certified_and_rechecked(german_lr):
     pipe, S = german_lr
-    res = gcf.explain_global(S, pipe, Tmax=2, n=3, progress=False)
+    res = gcf.explain_global(S, pipe, Tmax=2, k=3, progress=False)
     assert list(res.curve["k"]) == [1, 2, 3]
     assert (np.diff(res.curve["n_covered"]) >= 0).all()
     assert (res.curve["n_covered"] <= res.curve["upper_bound"]).all()
@@ -57,18 +57,18 @@ def test_german_fewest_actions(german_lr):
 
 def test_min_coverage_cheapest(german_lr):
     pipe, S = german_lr
-    full = gcf.explain_global(S, pipe, Tmax=2, n=2, progress=False)
+    full = gcf.explain_global(S, pipe, Tmax=2, k=2, progress=False)
     share = full.curve["coverage"].iloc[0]          # what one action reaches
-    res = gcf.explain_global(S, pipe, Tmax=2, n=2, min_coverage=share, progress=False)
+    res = gcf.explain_global(S, pipe, Tmax=2, k=2, min_coverage=share, progress=False)
     assert res.coverage >= share - 1e-9
     assert res.mean_cost * res.n_covered <= full.curve["mean_cost"].iloc[0] * full.curve["n_covered"].iloc[0] + 1e-6
 
 
 def test_cost_weights_change_the_choice(german_lr):
     pipe, S = german_lr
-    base = gcf.explain_global(S, pipe, Tmax=1, n=1, progress=False)
+    base = gcf.explain_global(S, pipe, Tmax=1, k=1, progress=False)
     f = base.specs[0][0]["feature"]
-    res = gcf.explain_global(S, pipe, Tmax=1, n=1, cost={f: 0.0}, progress=False)
+    res = gcf.explain_global(S, pipe, Tmax=1, k=1, cost={f: 0.0}, progress=False)
     assert res.n_covered == base.n_covered        # same coverage (a weight changes costs only)
     assert math.isclose(res.mean_cost, 0.0) or res.specs[0][0]["feature"] != f
 
@@ -78,7 +78,7 @@ def test_bad_input(german_lr):
     with pytest.raises(InvalidInputError):
         gcf.explain_global(S, pipe, Tmax=0)
     with pytest.raises(InvalidInputError):
-        gcf.explain_global(S, pipe, Tmax=2, n=0)
+        gcf.explain_global(S, pipe, Tmax=2, k=0)
     with pytest.raises(InvalidInputError, match="nosuch"):
         gcf.explain_global(S, pipe, Tmax=2, cost={"nosuch": 1})
     with pytest.raises(InvalidInputError, match="n_solution"):
@@ -93,20 +93,24 @@ def test_bad_input(german_lr):
 
 def test_k_is_accepted_as_the_old_name_of_n(german_lr):
     pipe, S = german_lr
-    with pytest.warns(FutureWarning, match="'k' is renamed 'n'"):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")       # k is the name (the and the literature's)
         res = gcf.explain_global(S.iloc[:10], pipe, Tmax=1, k=1, progress=False)
     assert res.k == 1 and len(res.curve) == 1
+    alias = gcf.explain_global(S.iloc[:10], pipe, Tmax=1, n=1, progress=False)   # the vocabulary's count
+    assert alias.k == 1 and alias.coverage == res.coverage
     with pytest.raises(InvalidInputError):
         gcf.explain_global(S.iloc[:10], pipe, Tmax=1, k=1, n=1, progress=False)
     with pytest.raises(InvalidInputError, match="did you mean 'polish'"):
         gcf.explain_global(S.iloc[:10], pipe, Tmax=1, polsh=False)
     opts = gcf.GlobalOptions(polish=False)
-    assert gcf.explain_global(S.iloc[:10], pipe, Tmax=1, n=1, options=opts, progress=False).n_actions == 1
+    assert gcf.explain_global(S.iloc[:10], pipe, Tmax=1, k=1, options=opts, progress=False).n_actions == 1
 
 
 def test_who_and_gaps_by_group(german_lr):
     pipe, S = german_lr
-    res = gcf.explain_global(S, pipe, Tmax=2, n=2, progress=False)
+    res = gcf.explain_global(S, pipe, Tmax=2, k=2, progress=False)
     assert {"for_whom", "precision", "recall"} <= set(res.actions.columns)
     sub = res.subgroups()
     assert ((sub["precision"] >= 0) & (sub["precision"] <= 1) & (sub["recall"] <= 1)).all()
@@ -129,8 +133,8 @@ def test_backends_agree(solver):
         pytest.skip(f"{solver} not installed")
     for seed in range(3):
         pipe, S, *_ = tiny_case(seed, "lr")
-        a = gcf.explain_global(S, pipe, Tmax=2, n=2, progress=False)
-        b = gcf.explain_global(S, pipe, Tmax=2, n=2, solver=solver, progress=False)
+        a = gcf.explain_global(S, pipe, Tmax=2, k=2, progress=False)
+        b = gcf.explain_global(S, pipe, Tmax=2, k=2, solver=solver, progress=False)
         for (_, p), (_, q) in zip(a.curve.iterrows(), b.curve.iterrows()):
             if p["status"] == q["status"] == "optimal":
                 assert p["n_covered"] == q["n_covered"]
@@ -142,7 +146,7 @@ def test_plot_curve(german_lr):
 
     matplotlib.use("Agg")
     pipe, S = german_lr
-    res = gcf.explain_global(S.iloc[:12], pipe, Tmax=1, n=2, progress=False)
+    res = gcf.explain_global(S.iloc[:12], pipe, Tmax=1, k=2, progress=False)
     ax = res.plot()
     xs = ax.lines[0].get_xdata()
     assert list(xs) == [1, 2]

@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 
 import groupcf as gcf
-
 from tests.reference.global_actions import best_coverage, brute_force, tiny_case
 
 FAST = [(s, m) for s in range(7) for m in ("lr", "mlp", "forest")]
@@ -22,7 +21,7 @@ def check_case(seed, model, Tmax, numeric="shift"):
     pipe, S, X, imm, inc = case
     acts, C, D = brute_force(pipe, S, X, imm, inc, Tmax, numeric)
     coverable = C.any(axis=0)
-    res = gcf.explain_global(S, pipe, Tmax=Tmax, n=None, numeric=numeric, progress=False)
+    res = gcf.explain_global(S, pipe, Tmax=Tmax, k=None, numeric=numeric, progress=False)
     # coverable people agree with brute force
     assert res.n_coverable == int(coverable.sum())
     # every reported cover: the real model accepts the applied row, rules hold

@@ -19,6 +19,7 @@ from groupcf.group.problem import GroupProblem
 from groupcf.models import resolve_model
 from groupcf.utils import Deadline
 
+
 @pytest.mark.parametrize("kind", ["lr", "nn"])
 def test_branch_and_price_closes_the_gap(group_ref, triangles, kind):
     S, models = triangles

@@ -12,18 +12,18 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
 
 import groupcf as gcf
-from groupcf.exceptions import (InvalidInputError, NoCounterfactualError, NotRejectedError,
-                                SolverLicenseError, SolverNotInstalledError, SolverTimeLimitError,
-                                UnsupportedModelError,
-                                ValidationError)
-
+from groupcf.exceptions import (
+    InvalidInputError,
+    NoCounterfactualError,
+    NotRejectedError,
+    SolverLicenseError,
+    SolverNotInstalledError,
+    SolverTimeLimitError,
+    UnsupportedModelError,
+    ValidationError,
+)
 from tests.params import backend_params
 from tests.reference import group as group_ref  # also used at collection time
-
-
-
-
-
 
 # colgen prices by complete enumeration of change sets on small spaces; max_change_sets=0
 # forces the exact levels — seed pricing in its default mode (closed form for LR, lazy

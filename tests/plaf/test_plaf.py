@@ -9,10 +9,9 @@ from hypothesis import strategies as st
 
 from groupcf import plaf as p
 from groupcf.exceptions import NoCounterfactualError
-from groupcf.plaf import (BoundConstraints, Candidates, Constraints, PLAFCycleError, PLAFError)
+from groupcf.plaf import BoundConstraints, Candidates, Constraints, PLAFCycleError, PLAFError
 from groupcf.single.geco import GeCo, decode
 from tests.reference import geco as geco_toy  # also used at collection time
-
 
 FEATURES = ["age", "hours", "edu", "job", "city", "zip", "married"]   # acyclic order below
 KIND = {"age": "num", "hours": "num", "zip": "num", "edu": "ord", "job": "cat", "city": "cat",

@@ -18,7 +18,7 @@ EDU = ["primary", "secondary", "bachelor", "master", "phd"]
 JOBS = ["clerk", "sales", "tech", "manager"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def toy(n: int = 600, seed: int = 0):
     """Mixed raw data: numeric (age, hours, zip), ordinal (edu), categorical (job, city),
     binary (married); zip is tied to city. y favours age, hours, education, managers."""
@@ -41,7 +41,7 @@ def toy(n: int = 600, seed: int = 0):
     return X, (s > 0).astype(int).to_numpy()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def toy_pipe(kind: str = "lr", **space_kw):
     X, y = toy()
     clf = {"lr": LogisticRegression(C=10, max_iter=2000),

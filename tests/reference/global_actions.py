@@ -6,6 +6,7 @@ import itertools
 
 import numpy as np
 import pandas as pd
+
 import groupcf as gcf
 
 ORD = pd.CategoricalDtype(["low", "mid", "high"], ordered=True)
@@ -40,8 +41,9 @@ def tiny_case(seed: int, model: str = "lr", n_S: int = 7):
     else:
         from sklearn.ensemble import RandomForestClassifier
         clf = RandomForestClassifier(n_estimators=3, max_depth=3, random_state=seed)
-    from sklearn.pipeline import make_pipeline
     import warnings
+
+    from sklearn.pipeline import make_pipeline
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         pipe = make_pipeline(fs, clf).fit(X, y)
@@ -109,9 +111,7 @@ def brute_force(pipe, S, X, imm, inc, Tmax, numeric="shift"):
         for f, (op, v) in a.items():
             if f == "count" and op == "set":
                 D[j] += np.abs(S[f].to_numpy() - v) / (hi - lo)
-            elif f == "color":
-                D[j] += (S[f].to_numpy() != v)
-            elif f == "flag":
+            elif f == "color" or f == "flag":
                 D[j] += (S[f].to_numpy() != v)
             elif f == "level":
                 D[j] += np.abs(S[f].cat.codes.to_numpy() - ORD.categories.get_loc(v)) / 2

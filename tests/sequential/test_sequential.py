@@ -74,7 +74,7 @@ def test_fig2_consequence_discounts():
 def test_fig2_search_finds_the_cheapest_order():
     p = _fig2()
     e = gcf.explain_sequence(pd.Series([0.0, 0.0, 0.0], index=["f1", "f2", "f3"]), p.scorer.model,
-                             p.actions, p.graph, seed=3, **FAST)
+                             p.actions, p.graph, random_state=3, **FAST)
     assert e.best(by="discounted_cost")["discounted_cost"] == pytest.approx(20.0)  # a1, a2, a3
     assert [n for n, _ in e.best(by="discounted_cost")["steps"]] == ["a1", "a2", "a3"]
     assert e.validate()
@@ -151,7 +151,7 @@ def test_every_pareto_sequence_replays(seed):
     feats, aset, net, enc = _tiny(seed)
     x = pd.Series(np.zeros(3), index=feats)
     try:
-        e = gcf.explain_sequence(x, net, aset, encode=enc, categorical=["c"], seed=seed, **FAST)
+        e = gcf.explain_sequence(x, net, aset, encode=enc, categorical=["c"], random_state=seed, **FAST)
     except (NotRejectedError, NoCounterfactualError):
         pytest.skip("random net: no instance to explain")
     assert e.validate()
@@ -166,8 +166,8 @@ def test_every_pareto_sequence_replays(seed):
 def test_seeded_search_is_reproducible():
     feats, aset, net, enc = _tiny(1)
     x = pd.Series(np.zeros(3), index=feats)
-    a = gcf.explain_sequence(x, net, aset, encode=enc, seed=5, bound=False, **FAST)
-    b = gcf.explain_sequence(x, net, aset, encode=enc, seed=5, bound=False, **FAST)
+    a = gcf.explain_sequence(x, net, aset, encode=enc, random_state=5, bound=False, **FAST)
+    b = gcf.explain_sequence(x, net, aset, encode=enc, random_state=5, bound=False, **FAST)
     pd.testing.assert_frame_equal(a.pareto, b.pareto)
 
 
@@ -216,7 +216,7 @@ def test_cscf_adult_pareto_replays_and_bound_holds():
     from groupcf.sequential.cscf import load_cscf
     D = load_cscf("adult", DATA)
     e = gcf.explain_sequence(D.starts.iloc[2], D.network, D.actions, D.dependencies,
-                             **D.explain_kwargs(), seed=1, time_limit=2.0, **FAST)
+                             **D.explain_kwargs(), random_state=1, bound_time_limit=2.0, **FAST)
     assert e.validate()
     for state in e.pareto["final_state"]:
         x = np.array([state[f] for f in D.features])
@@ -233,9 +233,36 @@ def test_any_predict_proba_model_and_its_replay():
     clf = LogisticRegression().fit(X, y)
     aset = ActionSet([Action("a", "u", (-3.0, 3.0), cost="abs"),
                       Action("b", "v", (-3.0, 3.0), cost=AbsChange(3.0))], ["u", "v"])
-    e = gcf.explain_sequence(pd.Series([-1.0, -1.0], index=["u", "v"]), clf, aset, seed=0, **FAST)
+    e = gcf.explain_sequence(pd.Series([-1.0, -1.0], index=["u", "v"]), clf, aset, random_state=0, **FAST)
     assert e.lower_bound is None and e.validate()
     for state in e.pareto["final_state"]:
         assert clf.predict_proba([[state["u"], state["v"]]])[0, 1] >= 0.5
     # the cheapest uses mostly the cheap action a (cost |du|) rather than b (3 |dv|)
     assert e.best()["steps"][0][0] == "a"
+
+
+def test_sequence_result_is_in_the_family():
+    """summary() is text, to_frame() the table, JSON round trip, validate() a report, Tmax
+    honoured (every Pareto sequence has at most Tmax actions)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    p = _fig2()
+    x = pd.Series([0.0, 0.0, 0.0], index=["f1", "f2", "f3"])
+    e = gcf.explain_sequence(x, p.scorer.model, p.actions, p.graph, random_state=3, progress=False, **FAST)
+    assert isinstance(e, gcf.SequenceExplanation) and isinstance(e.summary(), str)
+    assert "→" in e.summary() and len(e.to_frame()) == len(e.pareto)
+    rep = e.validate()
+    assert rep.ok and rep.n_items == len(e.pareto)
+    back = gcf.SequenceExplanation.from_json(e.to_json())
+    assert back.to_frame().equals(e.to_frame()) and back.is_optimal == e.is_optimal
+    e.plot()
+    with pytest.warns(FutureWarning, match="is_optimal"):
+        assert e.optimal == e.is_optimal
+    with pytest.warns(FutureWarning, match="'seed' is renamed 'random_state'"):
+        gcf.explain_sequence(x, p.scorer.model, p.actions, p.graph, seed=3, bound=False, progress=False, **FAST)
+    # Fig. 2's model accepts only after all three actions: Tmax = 2 leaves nothing, Tmax = 3 all
+    with pytest.raises(NoCounterfactualError):
+        gcf.explain_sequence(x, p.scorer.model, p.actions, p.graph, Tmax=2, random_state=3, progress=False, **FAST)
+    three = gcf.explain_sequence(x, p.scorer.model, p.actions, p.graph, Tmax=3, random_state=3,
+                                 progress=False, **FAST)
+    assert (three.pareto["length"] <= 3).all() and three.validate().ok and three.Tmax == 3

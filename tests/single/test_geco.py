@@ -20,6 +20,7 @@ from groupcf.embeddings.base import Embedding
 from groupcf.exceptions import InvalidInputError, NoCounterfactualError, NotRejectedError
 from groupcf.single.geco import GeCo, _Scorer, decode, explain_geco, geco_distance
 
+
 def conjunction(r: int, n_features: int = 16, seed: int = 0):
     """GeCo's synthetic conjunction classifier (paper §6.4): positive iff f0..f{r-1} all
     equal "b". A Pipeline(FeatureSpace, MLPClassifier) whose one hidden ReLU layer counts
@@ -248,7 +249,7 @@ def test_black_box_random_forest_on_raw_rows(geco_toy):
 
 def test_black_box_behind_a_feature_space(geco_toy):
     X, y = geco_toy.toy()
-    from sklearn.neighbors import KNeighborsClassifier    # no embedding: a black box
+    from sklearn.neighbors import KNeighborsClassifier  # no embedding: a black box
 
     rf = make_pipeline(gcf.FeatureSpace(immutable=["city"]), KNeighborsClassifier(7)).fit(X, y)
     x = X[rf.predict(X) == 0].iloc[0]

@@ -10,7 +10,6 @@ from sklearn.pipeline import make_pipeline
 
 import groupcf as gcf
 from groupcf.exceptions import InvalidInputError, NoCounterfactualError
-
 from tests.params import backend_params
 
 

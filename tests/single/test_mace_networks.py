@@ -13,7 +13,6 @@ from groupcf.embeddings.network import ReLUNetwork
 from groupcf.embeddings.tighten import Option, budget_tightened
 from groupcf.features.domain import InputDomain
 
-
 OPTIONS = [dict(upper_bound=True, radius=True, obbt=True), dict(upper_bound=True, radius=True, obbt=False),
            dict(upper_bound=True, radius=False), dict(upper_bound=False, radius=False)]
 OPT_IDS = ["bound+radius+obbt", "bound+radius", "bound", "off"]
@@ -100,7 +99,7 @@ def test_first_crossing_is_the_first_point_above_the_bound():
         z, d = rng.normal(size=5), rng.normal(size=5)
         lo = net.score(z)[0] + abs(rng.normal())
         S = net.score(z[None] + T[:, None] * d[None])
-        above = np.flatnonzero(S >= lo)
+        above = np.flatnonzero(lo <= S)
         t = net.first_crossing(z, d, 3.0, lo)
         if len(above) == 0:
             assert t is None

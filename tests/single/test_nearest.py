@@ -8,9 +8,7 @@ from sklearn.pipeline import make_pipeline
 
 import groupcf as gcf
 from groupcf.exceptions import InvalidInputError, NoCounterfactualError, NotRejectedError, UnsupportedModelError
-
 from tests.params import backend_params
-
 
 
 def _decision(pipe):

@@ -83,7 +83,7 @@ def test_snapping_keeps_encodings_valid_and_actionable(rf, row, eps, seed):
     box = Box(space, z0, active, eps, 1e-3)
     rng = np.random.default_rng(seed)
     P = box.snap(rng.uniform(-0.5, 1.5, size=(40, box.dim)))
-    assert np.all(P >= box.lo - 1e-12) and np.all(P <= box.hi + 1e-12)
+    assert np.all(box.lo - 1e-12 <= P) and np.all(box.hi + 1e-12 >= P)
     Z = box.full(P)
     raw = space.inverse_transform(Z)
     for f in space:

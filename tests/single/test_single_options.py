@@ -25,7 +25,7 @@ W = {"l0": 0.1, "l1": 0.9}
 EDU = ["none", "school", "college", "bachelor", "master"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def data(n: int = 800, seed: int = 1):
     """Numeric features with many rare values (gain), an ordinal (edu), a nominal (job)."""
     rng = np.random.default_rng(seed)
@@ -42,7 +42,7 @@ def data(n: int = 800, seed: int = 1):
     return X, (s > 0).astype(int).to_numpy()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def pipe(kind="lr"):
     X, y = data()
     clf = LogisticRegression(C=10, max_iter=3000) if kind == "lr" else \

@@ -10,7 +10,7 @@ from sklearn.pipeline import make_pipeline
 
 import groupcf as gcf
 from groupcf.formulations.distances import feature_distances, parse_distance
-from groupcf.single.mace import _decode
+from groupcf.single.decode import decode as _decode
 
 
 def _wide_pipe(seed=0):

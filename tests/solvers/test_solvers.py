@@ -13,8 +13,7 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from groupcf.exceptions import InvalidInputError, SolverLicenseError, SolverNotInstalledError
-from groupcf.solvers import (Backend, Capabilities, SolverOptions, Status, VarType,
-                             available_backends, make_backend)
+from groupcf.solvers import Backend, Capabilities, SolverOptions, Status, VarType, available_backends, make_backend
 from groupcf.solvers.highs import HighsBackend
 from groupcf.solvers.pyomo import PyomoBackend
 

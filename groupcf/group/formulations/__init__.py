@@ -1,0 +1,1 @@
+"""Formulations of the group method: the restricted master, the pricing MIP, seed pricing, conflicts."""

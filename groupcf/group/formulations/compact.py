@@ -37,11 +37,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...formulations.blocks import add_agreement, add_counterfactual
+from ...formulations.rows import RowBuffer
 from ...solvers import make_backend
 from ...solvers.base import INF, Solution, VarType
-from ...formulations.blocks import add_agreement, add_counterfactual
 from .conflicts import conflict_cliques
-from ...formulations.rows import RowBuffer
 
 
 class CompactMIP:

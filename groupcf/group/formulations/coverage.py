@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...solvers.base import INF, VarType
 from ...formulations.rows import RowBuffer
+from ...solvers.base import INF, VarType
 
 
 def add_inclusion_coverage(backend, D: np.ndarray, T: int, f=None, types=None, rows: RowBuffer | None = None):

@@ -33,7 +33,6 @@ import numpy as np
 
 from .subsets import bits
 
-
 #: most completions one :func:`check_union` call may enumerate (a non-additive model);
 #: beyond, the answer is "unknown" at once (measured: Adult MLP(20,20), Tmax = 5 needs
 #: millions per type, Tmax = 3 tens of thousands)

@@ -22,10 +22,10 @@ import math
 import numpy as np
 
 from ...exceptions import SolverError
+from ...formulations.rows import RowBuffer
 from ...solvers import make_backend
 from ...solvers.base import INF, Solution, Status, VarType
 from ...utils import EPS
-from ...formulations.rows import RowBuffer
 
 
 class RestrictedMaster:
@@ -42,7 +42,7 @@ class RestrictedMaster:
         self.rows = self.backend.add_rows(_empty(n_types, 0), np.ones(n_types), np.full(n_types, INF))
 
     @classmethod
-    def from_covers(cls, n_types: int, covers: np.ndarray, costs: np.ndarray, solver) -> "RestrictedMaster":
+    def from_covers(cls, n_types: int, covers: np.ndarray, costs: np.ndarray, solver) -> RestrictedMaster:
         """A master with the given columns (bool covers, one row each), built at once."""
         import scipy.sparse as sp
 

@@ -50,19 +50,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...formulations.blocks import add_agreement, add_counterfactual
+from ...formulations.rows import RowBuffer
 from ...solvers import make_backend
 from ...solvers.base import INF, Solution, Status, VarType
-from ...formulations.blocks import add_agreement, add_counterfactual
 from . import subsets
 from .conflicts import conflict_cliques
 from .coverage import add_inclusion_coverage
-from ...formulations.rows import RowBuffer
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class PricingResult:
+    """Candidate columns of one pricing solve (best first) and the proven bound on their value."""
+
     columns: list            # candidate columns (groupcf.group.problem.Column), best first
     dual_bound: float        # proven upper bound on the best column value (inf if unknown)
     optimal: bool            # the MIP was solved to optimality

@@ -80,17 +80,17 @@ import time
 
 import numpy as np
 
+from ...formulations.blocks import add_agreement, add_counterfactual, increase_only_rows
+from ...formulations.completion import Completions
+from ...formulations.rows import RowBuffer
 from ...solvers import make_backend
 from ...solvers.base import INF, Solution, Status, VarType
-from ...formulations.blocks import add_agreement, add_counterfactual, increase_only_rows
-from . import subsets
-from .subsets import decisions
-from ...formulations.completion import Completions
 from ...utils import EPS
+from . import subsets
 from .coverage import add_inclusion_coverage
 from .exact_check import check_union, extend_by_gain, items_test, linear_union_test, lower_codes
 from .pricing import PricingResult
-from ...formulations.rows import RowBuffer
+from .subsets import decisions
 
 log = logging.getLogger(__name__)
 

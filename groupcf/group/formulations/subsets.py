@@ -60,7 +60,7 @@ def max_weight_union(masks: np.ndarray, weights: np.ndarray, T: int, floor: floa
         nodes += 1
         if nodes > node_limit:
             raise _NodeLimit
-        if W > best_val:
+        if best_val < W:
             best_val, best_set = W, list(chosen)
         if not len(cand):
             return

@@ -92,9 +92,9 @@ Speed
 Every returned counterfactual is re-checked with the real model and against the PLAF
 rules on raw values. GeCo is a heuristic: ``is_optimal`` is always False.
 """
+from ...options import deprecated_aliases
 from .domain import DOMAIN_CACHE, ActiveDomain, FeatureDomain
 from .explainer import GeCo, explain_geco
-from ...options import deprecated_aliases
 from .params import GeCoOptions, geco_distance
 from .scoring import _Scorer, decode
 

@@ -8,7 +8,7 @@ from dataclasses import asdict
 import numpy as np
 import pandas as pd
 
-from ...exceptions import (InvalidInputError, NoCounterfactualError, NotRejectedError)
+from ...exceptions import InvalidInputError, NoCounterfactualError, NotRejectedError
 from ...features.validation import validate_instance
 from ...formulations.distances import parse_distance
 from ...models import logit

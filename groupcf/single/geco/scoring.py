@@ -1,14 +1,12 @@
 """Scoring GeCo's candidates (Δ-representation) with the model, and decoding them to raw rows."""
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 
-from ...exceptions import (UnsupportedModelError)
+from ...exceptions import UnsupportedModelError
 from ...models import black_box_classifier, logit, resolve_model
 from .domain import ActiveDomain
-
 
 
 # ====================================================================== models

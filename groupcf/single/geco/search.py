@@ -29,11 +29,11 @@ class _Population:
     def __len__(self):
         return len(self.M)
 
-    def take(self, idx) -> "_Population":
+    def take(self, idx) -> _Population:
         return _Population(*(getattr(self, s)[idx] for s in self.__slots__))
 
     @staticmethod
-    def concat(a: "_Population", b: "_Population") -> "_Population":
+    def concat(a: _Population, b: _Population) -> _Population:
         return _Population(*(np.concatenate([getattr(a, s), getattr(b, s)]) for s in _Population.__slots__))
 
 

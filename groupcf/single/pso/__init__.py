@@ -44,15 +44,15 @@ import numpy as np
 import pandas as pd
 
 from ...exceptions import GroupCFWarning, InvalidInputError, NoCounterfactualError, NotRejectedError
+from ...features.validation import validate_instance
+from ...options import deprecated_aliases
+from ...progress import progress_bar
 from ...results.explanation import Explanation
 from ...solvers.base import Status
-from ...features.validation import validate_instance
-from ...progress import progress_bar
-from ..mace import _decode
+from ..decode import decode
 from .box import Box
 from .iv import information_value, rank_features
 from .model import SwarmModel
-from ...options import deprecated_aliases
 from .params import PSOOptions
 from .select import polish, select_diverse, unique_rows
 from .swarm import run_swarm
@@ -170,7 +170,7 @@ def _pick(box, pool_Z, pool_cost, n, prm):
 
 def _result(x, bb, box, Zs, z0, prm, t0, rounds, iv, order) -> Explanation:
     sp = bb.space
-    rows = pd.concat([_decode(sp, x, z, z0) for z in Zs], ignore_index=True)
+    rows = pd.concat([decode(sp, x, z, z0) for z in Zs], ignore_index=True)
     ok = bb.is_positive(rows) & _actionable(sp, x, rows)
     if not ok.all():
         warnings.warn(f"PSO: {int((~ok).sum())} candidate(s) dropped: the real model rejects them or they "

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from ...exceptions import InvalidInputError
 from ...options import Options, deprecated_aliases
 
-
 #: defaults of the options measured in units of a feature: its range (the paper's
 #: [0, 1]-scaled features) or, with ``scale="mad"``, its median absolute deviation
 UNIT_DEFAULTS = {

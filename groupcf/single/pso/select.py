@@ -64,7 +64,7 @@ def distances(box, P: np.ndarray, q: np.ndarray, w2: float, w3: float) -> tuple[
     """``(d, linf)`` of each row of ``P`` (box columns) to the row ``q``: the objective's
     distance :math:`d` and the largest scaled per-feature difference (module docstring)."""
     D = box.feature_deltas(P, q)
-    d = (w2 * (D @ box.scale) + w3 * (D > box.tol).sum(axis=1)) / box.n_features
+    d = (w2 * (D @ box.scale) + w3 * (box.tol < D).sum(axis=1)) / box.n_features
     return d, box.separation(D)
 
 

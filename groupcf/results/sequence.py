@@ -1,0 +1,201 @@
+"""The result of :func:`groupcf.explain_sequence`: a Pareto set of action sequences, in the
+result family (:class:`~groupcf.results.base.ResultBase`).
+
+The sequence problem (actions, consequences, the model) is kept as ``problem``, an object
+of the sequential package with ``replay(steps)`` and ``accepts(state)``; this module does
+not import that package (results sit below the algorithms)."""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import InvalidInputError, ValidationError
+from ..solvers.base import Status
+from .base import ResultBase, Stats, ValidationReport, plain
+
+__all__ = ["SequenceExplanation", "format_steps"]
+
+PARETO_COLUMNS = ["steps", "length", "cost", "discounted_cost", "distance", "final_state", "proba", "source"]
+
+
+def format_steps(steps) -> str:
+    """``"a(+1.5) → b(3)"``: the actions of a sequence with their values."""
+    return " → ".join(f"{n}({v:+.4g})" if isinstance(v, float) else f"{n}({v})" for n, v in steps)
+
+
+@dataclass
+class SequenceExplanation(ResultBase):
+    """Pareto-optimal action sequences for one person.
+
+    Attributes
+    ----------
+    x
+        The start state (a Series over the feature names).
+    pareto
+        One row per sequence: ``steps`` (list of ``(action, value)``), ``length``,
+        ``cost`` (sum of direct efforts), ``discounted_cost`` (eqs. 1-2), ``distance``
+        (Gower), ``final_state`` (dict), ``proba`` (the model's probability of the positive
+        class after each step), ``source`` (``"ga"`` or ``"bound"``).
+    problem
+        The sequence problem (actions, consequences, the model), used by :meth:`validate`;
+        ``None`` after :meth:`from_dict`.
+    lower_bound
+        Certified lower bound on the undiscounted cost of *any* valid sequence (``None``
+        if not computed); ``is_optimal`` says whether a sequence within
+        ``1e-3 * max(1, bound)`` of it was found.
+    is_optimal, status
+        Whether the cheapest sequence is proven optimal (status ``optimal``; otherwise
+        ``feasible``).
+    solve_time
+        Seconds.
+    Tmax
+        The most actions a sequence could take (``None``: no limit).
+    stats
+        The bound's status, its seconds, the MIP's own sequence.
+    """
+
+    x: pd.Series
+    pareto: pd.DataFrame
+    problem: Any = field(default=None, repr=False, compare=False)
+    lower_bound: float | None = None
+    is_optimal: bool = False
+    solve_time: float = 0.0
+    status: Status = Status.FEASIBLE
+    Tmax: int | None = None
+    stats: Stats = field(default_factory=Stats)
+
+    kind = "sequence"
+
+    # -------------------------------------------------------------- compatibility
+    @property
+    def optimal(self) -> bool:
+        """Deprecated name of :attr:`is_optimal`."""
+        warnings.warn("SequenceExplanation.optimal is renamed is_optimal", FutureWarning, stacklevel=2)
+        return self.is_optimal
+
+    @property
+    def runtime_s(self) -> float:
+        """Deprecated name of :attr:`solve_time`."""
+        warnings.warn("SequenceExplanation.runtime_s is renamed solve_time", FutureWarning, stacklevel=2)
+        return self.solve_time
+
+    @property
+    def bound_info(self) -> dict:
+        """Deprecated name of :attr:`stats`."""
+        warnings.warn("SequenceExplanation.bound_info is renamed stats", FutureWarning, stacklevel=2)
+        return dict(self.stats)
+
+    # -------------------------------------------------------------- reading
+    def __repr__(self) -> str:
+        lb = "none" if self.lower_bound is None else f"{self.lower_bound:.4g}"
+        proof = "proven optimal" if self.is_optimal else "not proven"
+        return (f"SequenceExplanation({len(self.pareto)} Pareto sequence(s), min cost "
+                f"{self.pareto['cost'].min():.4g}, lower bound {lb}, {proof}, {self.solve_time:.2f}s)")
+
+    def best(self, by: str = "cost", max_length: int | None = None) -> pd.Series:
+        """The sequence minimising ``by`` (``cost``, ``discounted_cost``, ``distance`` or
+        ``length``), optionally among those of at most ``max_length`` steps."""
+        if by not in ("cost", "discounted_cost", "distance", "length"):
+            raise InvalidInputError(f"best(by={by!r}): use cost, discounted_cost, distance or length")
+        df = self.pareto if max_length is None else self.pareto[self.pareto["length"] <= max_length]
+        if df.empty:
+            raise InvalidInputError(f"no Pareto sequence has at most {max_length} steps")
+        return df.sort_values([by, "cost", "length"], kind="stable").iloc[0]
+
+    def to_frame(self) -> pd.DataFrame:
+        """A readable table, cheapest first: the sequence as text and its numbers."""
+        out = self.pareto[["length", "cost", "discounted_cost", "distance", "source"]].copy()
+        out.insert(0, "sequence", [format_steps(s) for s in self.pareto["steps"]])
+        out["final proba"] = [p[-1] if len(p) else np.nan for p in self.pareto["proba"]]
+        return out.sort_values("cost", kind="stable").reset_index(drop=True)
+
+    def summary(self) -> str:
+        """Readable text: each Pareto sequence (cheapest first) and what was proven."""
+        df = self.to_frame()
+        lines = [f"{len(df)} Pareto-optimal sequence(s) of actions"]
+        for _, r in df.iterrows():
+            lines.append(f"  {r['sequence']}: cost {r['cost']:.4g} (discounted {r['discounted_cost']:.4g}), "
+                         f"{int(r['length'])} step(s), distance {r['distance']:.3g}, "
+                         f"final probability {r['final proba']:.3f}")
+        lb = "no lower bound computed" if self.lower_bound is None else f"lower bound {self.lower_bound:.4g}"
+        lines.append(f"  ({'proven optimal' if self.is_optimal else 'not proven optimal'}; {lb}; "
+                     f"{self.solve_time:.2f}s)")
+        return "\n".join(lines)
+
+    def plot(self, ax=None):
+        """The Pareto front (:meth:`plot_front`)."""
+        return self.plot_front(ax=ax)
+
+    def plot_front(self, x: str = "cost", y: str = "distance", ax=None):
+        """Scatter of the Pareto set (size = length), the bound as a vertical line."""
+        import matplotlib.pyplot as plt
+        ax = ax or plt.subplots(figsize=(5, 3.5))[1]
+        df = self.pareto
+        ax.scatter(df[x], df[y], s=30 * df["length"], alpha=0.7)
+        for _, r in df.iterrows():
+            ax.annotate(" → ".join(n for n, _ in r["steps"]), (r[x], r[y]), fontsize=7)
+        if self.lower_bound is not None and x == "cost":
+            ax.axvline(self.lower_bound, ls="--", c="gray", label="certified lower bound")
+            ax.legend(fontsize=8)
+        ax.set_xlabel(x)
+        ax.set_ylabel(y)
+        return ax
+
+    # -------------------------------------------------------------- checks
+    def validate(self, model=None, raise_on_error: bool = True) -> ValidationReport:
+        """Replay every sequence step by step with the real model and the actions'
+        conditions (``model`` is not needed: the problem holds it). Returns a
+        :class:`ValidationReport`; raises :class:`ValidationError` with it on a failure
+        unless ``raise_on_error=False``."""
+        if self.problem is None:
+            raise ValidationError("validate() needs the sequence problem, which a result rebuilt "
+                                  "from_dict does not hold: validate the original result")
+        rep = ValidationReport(n_items=len(self.pareto), checked=[
+            "every step's conditions hold and every step changes something",
+            "the model accepts each sequence's final state",
+            "the replayed final state and costs equal the reported ones",
+            f"at most Tmax={self.Tmax} actions" if self.Tmax is not None else "no Tmax to check"])
+        for k, row in self.pareto.iterrows():
+            try:
+                cost, disc, _probs, final = self.problem.replay(row["steps"])
+            except ValidationError as exc:
+                rep.failures.append(f"sequence {k}: {exc}")
+                continue
+            if not self.problem.accepts(final):
+                rep.failures.append(f"sequence {k}: the model rejects its final state")
+            reported = np.array([row["final_state"][f] for f in self.problem.actions.features])
+            if not np.allclose(reported, final, rtol=1e-9, atol=1e-9):
+                rep.failures.append(f"sequence {k}: the replayed final state differs from the reported one")
+            if abs(cost - row["cost"]) > 1e-6 * max(1.0, abs(cost)) or \
+                    abs(disc - row["discounted_cost"]) > 1e-6 * max(1.0, abs(disc)):
+                rep.failures.append(f"sequence {k}: replayed cost {cost:.6g}/{disc:.6g} differs "
+                                    f"from the reported {row['cost']:.6g}/{row['discounted_cost']:.6g}")
+            if self.Tmax is not None and len(row["steps"]) > self.Tmax:
+                rep.failures.append(f"sequence {k}: {len(row['steps'])} actions > Tmax={self.Tmax}")
+        return rep.raise_if_failed() if raise_on_error else rep
+
+    # -------------------------------------------------------------- export
+    def to_dict(self) -> dict:
+        """JSON-serialisable dict (``from_dict`` rebuilds it without the problem)."""
+        rows = []
+        for _, r in self.pareto.iterrows():
+            rows.append({"steps": [[n, plain(v)] for n, v in r["steps"]], "length": int(r["length"]),
+                         "cost": float(r["cost"]), "discounted_cost": float(r["discounted_cost"]),
+                         "distance": float(r["distance"]), "final_state": plain(dict(r["final_state"])),
+                         "proba": [float(p) for p in r["proba"]], "source": r["source"]})
+        return {"kind": self.kind, "x": {k: plain(v) for k, v in self.x.items()}, "pareto": rows,
+                "lower_bound": None if self.lower_bound is None else float(self.lower_bound),
+                "is_optimal": bool(self.is_optimal), "status": self.status.value,
+                "solve_time": float(self.solve_time), "Tmax": self.Tmax, "stats": self.stats.as_dict()}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> SequenceExplanation:
+        pareto = pd.DataFrame([{**r, "steps": [tuple(s) for s in r["steps"]]} for r in d["pareto"]],
+                              columns=PARETO_COLUMNS)
+        return cls(pd.Series(d["x"], dtype=float), pareto, None, d.get("lower_bound"), d.get("is_optimal", False),
+                   d.get("solve_time", 0.0), Status(d.get("status", "feasible")), d.get("Tmax"),
+                   Stats(d.get("stats", {})))

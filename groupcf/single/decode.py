@@ -1,0 +1,37 @@
+"""Raw counterfactual rows from expanded points: changed features decoded, every other
+feature kept at the instance's own raw value (so unchanged numerics keep their exact value),
+categorical features with the training data's dtype. Shared by MACE and the particle swarm."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..formulations.nearest import change_tol
+
+__all__ = ["decode", "restore_dtypes"]
+
+
+def decode(space, x: pd.Series, v: np.ndarray, z0: np.ndarray, keep=()) -> pd.DataFrame:
+    """Raw counterfactual: decoded values for changed features (and the feature indices in
+    ``keep``, however small their change), the instance's own raw values elsewhere (so
+    unchanged numerics keep their exact value)."""
+    decoded = space.inverse_transform(v[None, :])
+    values = {}
+    for l, f in enumerate(space):
+        changed = l in keep or np.any(np.abs(v[f.columns] - z0[f.columns]) > change_tol(f))
+        values[f.name] = [decoded.at[0, f.name] if changed else x[f.name]]
+    return restore_dtypes(space, pd.DataFrame(values).infer_objects())
+
+
+def restore_dtypes(space, df: pd.DataFrame) -> pd.DataFrame:
+    """Give categorical features back the training data's ``Categorical`` dtype (its
+    category order matters to ordered comparisons, e.g. PLAF's ``check_rows``) when every
+    value is one of its categories."""
+    for f in space:
+        dt = getattr(f, "dtype", None)
+        if isinstance(dt, pd.CategoricalDtype) and f.name in df.columns and \
+                not isinstance(df[f.name].dtype, pd.CategoricalDtype):
+            col = pd.Categorical(df[f.name], dtype=dt)
+            if not pd.isna(col).any():
+                df[f.name] = col
+    return df

@@ -1,0 +1,64 @@
+"""Write the user guide pages of the documentation site from README.md (run by `make docs`).
+
+The README is the one place the guide is written; each page is one or more of its sections,
+so the site and the README cannot drift apart. The pages are build products (git-ignored).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+NOTE = "\n\n*This page is generated from the repository's README.md; edit it there.*\n"
+
+#: page -> README sections (by the start of their title), the first one is the page title
+PAGES = {
+    "guide/getting-started.md": ["Set-up", "Feature space", "Datasets"],
+    "guide/vocabulary.md": ["One vocabulary"],
+    "guide/group.md": ["Group counterfactuals"],
+    "guide/global.md": ["Global counterfactual actions"],
+    "guide/single.md": ["Single-instance example"],
+    "guide/sequential.md": ["Sequential counterfactuals"],
+    "guide/population.md": ["Explaining a population"],
+    "guide/new-model-type.md": ["Supported models", "Architecture"],
+}
+
+
+def sections(readme: str) -> tuple[str, dict[str, str]]:
+    """The introduction and ``{title: section text}`` (``## `` headings)."""
+    parts = re.split(r"(?m)^## ", readme)
+    return parts[0], {p.split("\n", 1)[0]: p for p in parts[1:]}
+
+
+def find(secs: dict[str, str], prefix: str) -> str:
+    for title, text in secs.items():
+        if title.startswith(prefix):
+            return text
+    raise KeyError(f"README.md has no section starting with {prefix!r}")
+
+
+def links(text: str, depth: int) -> str:
+    """Repository links made absolute; the README's in-page anchors point to the pages."""
+    up = "../" * depth
+    text = re.sub(r"\]\((BENCHMARKS\.md|CHANGELOG\.md|notebooks/[^)]+)\)",
+                  r"](https://example.invalid/groupcf/\1)", text)
+    return re.sub(r"\]\(#architecture\)", f"]({up}guide/new-model-type.md)", text)
+
+
+def main() -> None:
+    intro, secs = sections((ROOT / "README.md").read_text())
+    (DOCS / "guide").mkdir(parents=True, exist_ok=True)
+    (DOCS / "index.md").write_text(
+        links(intro, 0) + "\nStart with [Getting started](guide/getting-started.md), the "
+        "[vocabulary](guide/vocabulary.md) and the [API reference](api/explain.md).\n" + NOTE)
+    for page, prefixes in PAGES.items():
+        body = []
+        for i, prefix in enumerate(prefixes):
+            text = find(secs, prefix)
+            body.append(("# " if i == 0 else "## ") + links(text, page.count("/")))
+        (DOCS / page).write_text("\n".join(body) + NOTE)
+
+
+if __name__ == "__main__":
+    main()
