@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["greedy", "improve", "selection_value"]
+__all__ = ["greedy", "improve", "improve_coverage", "selection_value"]
 
 
 def selection_value(C: np.ndarray, D: np.ndarray, m: np.ndarray, chosen) -> tuple[float, float]:
@@ -87,4 +87,35 @@ def greedy(C: np.ndarray, m: np.ndarray, k: int) -> list[int]:
             break
         chosen.append(j)
         covered |= C[j]
+    return chosen
+
+
+def improve_coverage(C: np.ndarray, m: np.ndarray, chosen, k_max: int, max_rounds: int = 100) -> list[int]:
+    """Best-improvement add/swap local search maximising the covered weight of at most
+    ``k_max`` columns, from ``chosen`` (never covers less)."""
+    chosen = list(dict.fromkeys(int(j) for j in chosen))
+    Cf = C.astype(float)
+    for _ in range(max_rounds):
+        cur = C[chosen].any(axis=0) if chosen else np.zeros(C.shape[1], dtype=bool)
+        best, move = float(m[cur].sum()), None
+        if len(chosen) < k_max:
+            gain = ((~cur)[None, :] * Cf) @ m
+            gain[chosen] = -1.0
+            j = int(np.argmax(gain))
+            if gain[j] > 1e-9:
+                best, move = best + gain[j], ("add", j)
+        for p in range(len(chosen)):
+            rest = [c for q, c in enumerate(chosen) if q != p]
+            base = C[rest].any(axis=0) if rest else np.zeros(C.shape[1], dtype=bool)
+            val = float(m[base].sum()) + ((~base)[None, :] * Cf) @ m
+            val[chosen] = -1.0
+            j = int(np.argmax(val))
+            if val[j] > best + 1e-9:
+                best, move = val[j], ("swap", p, j)
+        if move is None:
+            break
+        if move[0] == "add":
+            chosen.append(move[1])
+        else:
+            chosen[move[1]] = move[2]
     return chosen

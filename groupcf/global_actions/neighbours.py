@@ -127,3 +127,33 @@ def refine(aspace: ActionSpace, actions: list, coverable: np.ndarray, rounds: in
             break
         actions = [cands[j] for j in chosen]
     return actions
+
+
+def climb(aspace: ActionSpace, actions: list, coverable: np.ndarray, k: int, rounds: int = 3) -> list:
+    """Raise the coverage of a selection of at most ``k`` actions: each round the chosen
+    actions' neighbours are scored at once and the add/swap search
+    (:func:`~groupcf.colgen.local_search.improve_coverage`) picks among them; for answers the
+    bounds do not certify (the new actions also enter the pool)."""
+    from ..colgen.local_search import improve_coverage
+
+    level = NeighbourLevel(aspace)
+    m = aspace.m * coverable
+    for _ in range(rounds):
+        shifts: dict = {}
+        for act in actions:
+            for l, v in act.changes:
+                if aspace.feats[l].encoding == "continuous":
+                    shifts.setdefault(l, set()).add(float(v))
+        cands, seen = list(actions), {a.key for a in actions}
+        for act in actions:
+            for nb in level._neighbours(act, shifts):
+                if len(nb) and nb.key not in seen:
+                    seen.add(nb.key)
+                    cands.append(nb)
+        C = aspace.cover_many(cands)
+        start = list(range(len(actions)))
+        chosen = improve_coverage(C, m, start, k)
+        if float(m[C[chosen].any(axis=0)].sum()) <= float(m[C[start].any(axis=0)].sum()) + 1e-9:
+            break
+        actions = [cands[j] for j in chosen]
+    return actions

@@ -49,7 +49,7 @@ from ..progress import progress_bar
 from ..solvers.base import Status
 from ..utils import EPS, Deadline
 from .actions import Action, ActionSpace
-from .neighbours import NeighbourLevel
+from .neighbours import NeighbourLevel, climb
 from .pricing import ActionMIP
 
 log = logging.getLogger(__name__)
@@ -225,6 +225,19 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
         if k is None and kk == K and out.min_k_bound == K:
             upper = n_cov
         point = _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, deadline, tie_break_time)
+        if point.covered < math.floor(upper + EPS) - 1e-9 and min_coverage is None:
+            # not certified: climb from the chosen actions, their better neighbours join the pool
+            acts = climb(aspace, [pool.columns[j].payload for j in point.chosen], coverable, kk)
+            added = 0
+            for act in acts:
+                pos = pool.add(aspace.column(act, "climb"))
+                if pos is not None:
+                    master.add(pool.columns[pos])
+                    pool.in_master[pos] = True
+                    added += 1
+            if added:
+                point = _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, deadline,
+                                 tie_break_time)
         point.upper = float(math.floor(upper + EPS))
         if point.covered >= point.upper - 1e-9:
             point.status = Status.OPTIMAL

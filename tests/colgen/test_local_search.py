@@ -34,3 +34,20 @@ def test_invariants_random(seed):
     best = min(selection_value(C, D, m, s)[1] for r in range(1, k + 1)
                for s in itertools.combinations(range(10), r) if selection_value(C, D, m, s)[0] >= cov0 - 1e-9)
     assert cost >= best - 1e-9
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_improve_coverage_never_worse(seed):
+    from groupcf.colgen.local_search import improve_coverage
+
+    rng = np.random.default_rng(seed)
+    C = rng.random((10, 8)) < 0.3
+    m = rng.integers(1, 3, 8).astype(float)
+    k = int(rng.integers(1, 4))
+    start = list(rng.choice(10, size=k, replace=False))
+    out = improve_coverage(C, m, start, k)
+    assert len(out) <= k and len(set(out)) == len(out)
+    cov = lambda s: m[C[list(s)].any(axis=0)].sum() if len(s) else 0.0  # noqa: E731
+    assert cov(out) >= cov(start)
+    best = max(cov(s) for s in itertools.combinations(range(10), k))
+    assert cov(out) <= best
