@@ -211,7 +211,9 @@ class GlobalExplanation(ResultBase):
             lines.append(f"Coverage by {self.stats['fair_by']}: {by} (gap {100 * self.stats['coverage_gap']:.1f} "
                          f"points, bounded by {100 * self.stats['max_gap']:.1f}).")
         for j, row in self.actions.iterrows():
-            lines.append(f"  {j}. {row['action']}: {int(row['n_covered'])} people, mean cost {row['mean_cost']:.3f}")
+            n_j = int(row["n_covered"])
+            lines.append(f"  {j}. {row['action']}: {n_j} {'person' if n_j == 1 else 'people'}, "
+                         f"mean cost {row['mean_cost']:.3f}")
             if "for_whom" in row and isinstance(row["for_whom"], str):
                 lines.append(f"     for {row['for_whom']} (precision {row['precision']:.2f}, "
                              f"recall {row['recall']:.2f})")
