@@ -110,7 +110,8 @@ def plot_groups(res: GlobalExplanation, groups, ax=None, n_boot: int = 1000, ran
     merr = np.abs(gaps[["mean_cost_lo", "mean_cost_hi"]].to_numpy(dtype=float).T - mc)
     ax2.errorbar(x, mc, yerr=merr, fmt="s", color="tab:red", capsize=4, label="mean cost")
     ax2.set_ylabel("mean cost of the covered", color="tab:red")
-    ax2.set_ylim(bottom=0)
+    top = np.nanmax(np.r_[mc + merr[1], 0.0]) if np.isfinite(mc).any() else 1.0
+    ax2.set_ylim(0, 1.15 * top if top > 0 else 1.0)
     name = groups if isinstance(groups, str) else getattr(groups, "name", None) or "group"
     ax.set_title(f"Recourse by {name}")
     return ax
