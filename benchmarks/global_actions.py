@@ -77,7 +77,14 @@ def setup(name: str, model: str, max_people: int, max_train: int = 10000):
     X_tr, X_te, y_tr, _ = ds.split(test_size=0.3, random_state=0)
     if len(X_tr) > max_train:
         X_tr, y_tr = X_tr.iloc[:max_train], y_tr.iloc[:max_train]
-    space = gcf.FeatureSpace(numeric="passthrough", immutable=ds.immutable, increase_only=ds.increase_only)
+    # the scorer (GLOBE-CE) charges 1 per categorical change, ordered or not: ordered
+    # categoricals are declared nominal (same one-hot columns, same model) so groupcf's
+    # objective is the scorer's cost, except increase-only ones, which need their order
+    # (there a move of r ranks costs r to groupcf: weight k - 1 in run_groupcf)
+    nominal = {c: "categorical" for c in ds.X.columns if isinstance(ds.X[c].dtype, pd.CategoricalDtype)
+               and ds.X[c].dtype.ordered and c not in ds.increase_only}
+    space = gcf.FeatureSpace(numeric="passthrough", immutable=ds.immutable, increase_only=ds.increase_only,
+                             kinds=nominal or None)
     pipe = build_model(model, space, X_tr, y_tr)
     rejected = pipe.predict(X_te) == 0
     S = X_te[rejected].iloc[:max_people]
@@ -92,6 +99,9 @@ def setup(name: str, model: str, max_people: int, max_train: int = 10000):
 def run_groupcf(S, pipe, rules, Tmax, k, time_limit):
     """``explain_global`` with the scorer's cost; its specs and own figures."""
     weights = {f: float(gs.N_BINS) for f in rules.numeric}
+    for f in getattr(pipe[0], "features_", []):
+        if f.kind == "ordinal":
+            weights[f.name] = float(max(len(f.categories) - 1, 1))
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
