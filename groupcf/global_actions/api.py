@@ -21,6 +21,7 @@ from ..solvers import make_backend
 from ..solvers.base import Status
 from ..utils import Deadline
 from .actions import ActionSpace
+from .fairness import Fairness
 from .neighbours import refine
 from .pricing import ActionMIP
 from .search import search
@@ -70,7 +71,8 @@ class GlobalOptions(Options):
 
 
 def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | None = None, cost=None,
-                   numeric: str = "shift", min_coverage: float | None = None, threshold: float = 0.5,
+                   numeric: str = "shift", min_coverage: float | None = None, fair_by=None, max_gap: float = 0.05,
+                   threshold: float = 0.5,
                    solver="highs", time_limit: float | None = None, progress: bool = True, space=None,
                    options: GlobalOptions | None = None, **kwargs) -> GlobalExplanation:
     """A few shared actions that explain a rejected population, with certified coverage.
@@ -104,6 +106,15 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
         With ``k``: the cheapest ``k`` actions covering at least this share of ``S``
         (falls back to the most covered when unreachable). With ``k=None``: the fewest
         actions reaching this share (then the cheapest such).
+    fair_by
+        A column of ``S`` or a Series indexed like ``S`` (e.g. ``X["sex"]``): with ``k``,
+        every curve point's actions are the most covering ones whose coverage of each group
+        lies within ``max_gap`` of every other group's
+        (:mod:`~groupcf.global_actions.fairness`). ``result.stats["coverage_by_group"]``
+        holds the groups' coverages; :meth:`GlobalExplanation.by_group` their intervals.
+    max_gap
+        Largest coverage gap between groups allowed with ``fair_by`` (a share, default
+        0.05).
     threshold, solver, time_limit, progress, space
         As everywhere in groupcf.
     options, kwargs
@@ -119,7 +130,8 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
     NotRejectedError
         Some row of ``S`` is already accepted.
     InvalidInputError
-        Bad ``Tmax``, ``k``, ``numeric``, ``min_coverage``, ``cost`` or option.
+        Bad ``Tmax``, ``k``, ``numeric``, ``min_coverage``, ``cost``, ``fair_by`` (needs
+        ``k``; not with ``min_coverage``), ``max_gap`` or option.
 
     Examples
     --------
@@ -135,15 +147,21 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
         raise InvalidInputError(f"k must be a positive integer or None, got {k!r}")
     if min_coverage is not None and not 0.0 < float(min_coverage) <= 1.0:
         raise InvalidInputError(f"min_coverage must be a share in (0, 1], got {min_coverage!r}")
+    fair = None
+    if fair_by is not None:
+        if k is None or min_coverage is not None:
+            raise InvalidInputError("fair_by= bounds the coverage gap of k actions: pass k= (an int) and no "
+                                    "min_coverage=")
+        fair = Fairness.from_input(S, fair_by, max_gap)
     t0 = time.perf_counter()
     deadline = Deadline(time_limit)
     tm = resolve_model(model, space=space, threshold=threshold)
     make_backend(solver)
-    aspace = ActionSpace(tm, S, Tmax, numeric, cost, opts.margin)
+    aspace = ActionSpace(tm, S, Tmax, numeric, cost, opts.margin, split_by=None if fair is None else fair.codes)
     res = search(aspace, None if k is None else int(k), solver, deadline,
                  min_coverage=min_coverage if k is not None else None, n_solutions=opts.n_solutions,
                  tie_break_time=opts.tie_break_time, progress=bool(progress),
-                 max_seed_mips=opts.max_seed_mips, pricing_time=opts.pricing_time)
+                 max_seed_mips=opts.max_seed_mips, pricing_time=opts.pricing_time, fair=fair)
     m, n = aspace.m, len(S)
     pool = res.pool
     if not res.curve:
@@ -166,9 +184,11 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
                       solver, deadline)
         if [a.key for a in new] == [a.key for a in acts]:
             break
-        acts = new
-        cols = [aspace.column(a) for a in acts]
-        assign_t, cost_t = _assign(cols, len(m))
+        new_cols = [aspace.column(a) for a in new]
+        new_assign, new_cost = _assign(new_cols, len(m))
+        if fair is not None and fair.gap(new_assign[aspace.type_of_row] >= 0) > fair.max_gap + 1e-9:
+            break                      # the polished actions would widen the gap: keep the master's
+        acts, cols, assign_t, cost_t = new, new_cols, new_assign, new_cost
     # every person's counterfactual re-checked with the real model
     specs = [aspace.spec(a) for a in acts]
     idx = S.index
@@ -176,6 +196,10 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
     assign[assign < 0] = pd.NA
     result = _result(aspace, acts, specs, assign, cost_t, res, point, k, solver, tm, time.perf_counter() - t0)
     _recheck(result, tm)
+    if fair is not None:
+        cov = fair.coverage(result.covered.to_numpy())
+        result.stats.update(fair_by=fair.name, max_gap=fair.max_gap, coverage_by_group=cov.to_dict(),
+                            coverage_gap=float(cov.max() - cov.min()))
     if point is not None:        # the answer's own curve point: after polish and the real-model check
         row = result.curve.index[result.curve["k"] == point.k]
         result.curve.loc[row, "n_covered"] = result.n_covered

@@ -33,7 +33,10 @@ def _atoms(X: pd.DataFrame, n_thresholds: int = 8) -> tuple[np.ndarray, list[str
         s = X[c]
         if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype) and s.nunique() > 2:
             v = s.to_numpy(dtype=float)
-            for t in np.unique(np.quantile(v, np.linspace(0, 1, n_thresholds + 2)[1:-1])):
+            q = np.quantile(v, np.linspace(0, 1, n_thresholds + 2)[1:-1])
+            # readable cut points: whole numbers for integer columns, 3 significant digits else
+            q = np.ceil(q) if pd.api.types.is_integer_dtype(s.dtype) else np.array([float(f"{t:.3g}") for t in q])
+            for t in np.unique(q):
                 lo = v < t
                 if 0 < lo.sum() < len(v):
                     cols += [lo, ~lo]
