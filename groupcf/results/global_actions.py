@@ -84,6 +84,9 @@ class GlobalExplanation(ResultBase):
         coverable person; else ``None``.
     upper_bound
         Certified upper bound on the people ``k`` actions can cover (the last curve point).
+    tree
+        With ``assign="tree"``: the assignment tree's leaves (``rule``, ``action_id``,
+        ``n``); else ``None``.
     is_optimal
         The answer is certified: coverage meets its upper bound (``k=None``: the number of
         actions meets its lower bound too).
@@ -109,6 +112,7 @@ class GlobalExplanation(ResultBase):
     solve_time: float
     lower_bound: int | None = None
     upper_bound: int | None = None
+    tree: pd.DataFrame | None = field(default=None, repr=False)
     S: pd.DataFrame = field(default=None, repr=False)
     stats: Stats = field(default_factory=Stats, repr=False)
     model: TrainedModel | None = field(default=None, repr=False, compare=False)
@@ -217,6 +221,14 @@ class GlobalExplanation(ResultBase):
             if "for_whom" in row and isinstance(row["for_whom"], str):
                 lines.append(f"     for {row['for_whom']} (precision {row['precision']:.2f}, "
                              f"recall {row['recall']:.2f})")
+        if self.tree is not None:
+            free = self.stats.get("free_assignment_covered")
+            lines.append(f"Assigned by a decision tree ({len(self.tree)} leaves)"
+                         + (f"; the free assignment covers {free} people." if free is not None else "."))
+            for _, leaf in self.tree.iterrows():
+                j = int(leaf["action_id"])
+                lines.append(f"  if {leaf['rule']}: {'action ' + str(j) if j >= 0 else 'no action'} "
+                             f"({int(leaf['n'])} people)")
         if len(self.curve):
             lines.append("Curve:")
             lines.append(self.curve.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
@@ -334,6 +346,7 @@ class GlobalExplanation(ResultBase):
             "S": None if self.S is None else {"index": _plain(list(self.S.index)), "columns": list(self.S.columns),
                                               "data": _plain(self.S.astype(object).to_numpy().tolist())},
             "stats": self.stats.as_dict(),
+            "tree": None if self.tree is None else {c: _plain(list(self.tree[c])) for c in self.tree.columns},
         }
 
     def to_json(self, **kwargs) -> str:
@@ -359,7 +372,8 @@ class GlobalExplanation(ResultBase):
                    curve=pd.DataFrame(d["curve"], columns=CURVE_COLUMNS), status=Status(d["status"]),
                    is_optimal=d["is_optimal"], k=d["k"], Tmax=d["Tmax"], numeric=d["numeric"], solver=d["solver"],
                    solve_time=d["solve_time"], lower_bound=d["lower_bound"], upper_bound=d["upper_bound"], S=S,
-                   stats=Stats(d.get("stats") or {}))
+                   stats=Stats(d.get("stats") or {}),
+                   tree=None if d.get("tree") is None else pd.DataFrame(d["tree"]).rename_axis("leaf"))
 
     @classmethod
     def from_json(cls, s: str) -> GlobalExplanation:

@@ -24,10 +24,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["best_rule", "bootstrap_gaps"]
+__all__ = ["atoms", "best_rule", "bootstrap_gaps"]
 
 
-def _atoms(X: pd.DataFrame, n_thresholds: int = 8) -> tuple[np.ndarray, list[str]]:
+def atoms(X: pd.DataFrame, n_thresholds: int = 8) -> tuple[np.ndarray, list[str]]:
+    """The atoms rules are made of, over the raw rows ``X``: ``(A, names)`` with ``A`` bool
+    (rows × atoms) — ``feature = value`` per category, ``feature < t`` and ``feature >= t``
+    at up to ``n_thresholds`` readable quantile cut points per numeric feature."""
     cols, names = [], []
     for c in X.columns:
         s = X[c]
@@ -61,7 +64,7 @@ def best_rule(X: pd.DataFrame, y, max_depth: int = 2, n_thresholds: int = 8) -> 
            "f1": 2 * ny / (n + ny) if n + ny else 0.0, "n_selected": n}
     if ny == 0 or ny == n:
         return out
-    A, names = _atoms(X, n_thresholds)
+    A, names = atoms(X, n_thresholds)
     if not A.shape[1]:
         return out
     Af = A.astype(float)
