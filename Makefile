@@ -109,3 +109,10 @@ bench-group-scale: $(STAMP)
 .PHONY: bench-trees
 bench-trees: $(STAMP)
 	$(PY) benchmarks/trees_adult.py --out benchmarks/results/trees_adult.csv $(TREES_ARGS)
+
+# Global counterfactual actions (issue 23): groupcf's explain_global beside GLOBE-CE (and AReS), one
+# scorer (benchmarks/global_scorer.py). GLOBE-CE runs from a local checkout (no licence: never copied):
+# GLOBECE_PATH=/path/to/GLOBE-CE. Quick run: make bench-global GLOBAL_ARGS="--tmax 2 --k 1 2 3"
+.PHONY: bench-global
+bench-global: $(STAMP)
+	$(PY) benchmarks/global_actions.py --datasets german --models lr $(if $(GLOBECE_PATH),--globece $(GLOBECE_PATH)) $(GLOBAL_ARGS)

@@ -37,6 +37,8 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--report", default=None, help="write a self-contained HTML report here")
     a.add_argument("--n-boot", "--boot", dest="n_boot", type=int, default=1000,
                    help="bootstrap resamples (default 1000; --boot is its old name)")
+    a.add_argument("--global", dest="global_json", default=None,
+                   help="JSON written by 'global --out': adds a shared-actions section to the report")
     g = sub.add_parser("global", help="a few shared actions explaining the rows a model rejects")
     g.add_argument("--data", required=True, help="CSV of raw features (the rows the model accepts are left out)")
     g.add_argument("--model", required=True, help="joblib file of a fitted Pipeline(FeatureSpace, classifier)")
@@ -49,6 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--solver", default="highs", help="optimisation backend (default highs)")
     g.add_argument("--by", default=None, help="column of the data: coverage and cost gaps between its groups")
     g.add_argument("--out", default=None, help="write the result as JSON here")
+    g.add_argument("--report", default=None, help="write a self-contained HTML report here (gaps by --by)")
     g.add_argument("--index-col", default=None, help="CSV column to use as row identifier")
     return p
 
@@ -73,6 +76,11 @@ def _global(args) -> int:
     if args.out:
         Path(args.out).write_text(res.to_json())
         print(f"result -> {args.out}")
+    if args.report:
+        from .audit.global_section import save_global_report
+
+        save_global_report(res, args.report, None if args.by is None else rejected[args.by])
+        print(f"report -> {args.report}")
     return 0
 
 
@@ -150,7 +158,12 @@ def _audit(args) -> int:
         raise InvalidInputError(f"unknown column {args.by!r}: choose one of {list(X.columns)}")
     if not r.table.index.isin(X.index).all():
         raise InvalidInputError(f"the rows of {args.run} are not rows of {args.data}")
-    a = audit(r, X, args.by, n_boot=args.n_boot)
+    glob = None
+    if args.global_json is not None:
+        from .results.global_actions import GlobalExplanation
+
+        glob = GlobalExplanation.from_json(Path(args.global_json).read_text())
+    a = audit(r, X, args.by, n_boot=args.n_boot, global_actions=glob)
     with pd.option_context("display.width", 120, "display.max_columns", 20):
         print(a.groups.to_string(float_format="%.4g"))
         print()

@@ -34,6 +34,10 @@ class Audit:
     features: pd.DataFrame
     reference: object
     level: float
+    #: optional :class:`~groupcf.results.global_actions.GlobalExplanation` of the same people,
+    #: shown as the report's "shared actions" section, by the same groups
+    global_actions: object = None
+    global_groups: pd.Series | None = None
 
     def __repr__(self) -> str:
         return f"Audit(by={self.by!r}, groups={list(self.groups.index)}, reference={self.reference!r})"
@@ -75,6 +79,10 @@ class Audit:
                  "<h2>Differences</h2>", self.differences.to_html(float_format="%.4g", table_id="differences"),
                  "<h2>Perturbed features</h2>", self.features.to_html(float_format="%.4g", table_id="features")]
         parts += [f"<img alt='plot' src='data:image/png;base64,{b}'>" for b in imgs]
+        if self.global_actions is not None:
+            from .global_section import global_section
+
+            parts.append(global_section(self.global_actions, self.global_groups, level=self.level))
         parts.append("</body></html>")
         with open(path, "w", encoding="utf-8") as fh:
             fh.write("\n".join(parts))
@@ -88,9 +96,13 @@ def _feature_shares(changed: pd.Series) -> pd.Series:
 
 
 def audit(result, X: pd.DataFrame | pd.Series | None, by, *, n_boot: int = 1000,
-          level: float = 0.95, random_state=0, reference=None) -> Audit:
+          level: float = 0.95, random_state=0, reference=None, global_actions=None) -> Audit:
     """Recourse burden of ``result`` (an ExplanationSet or its table) grouped by ``by``:
-    a column of ``X`` (indexed like the table) or a Series of group labels."""
+    a column of ``X`` (indexed like the table) or a Series of group labels.
+
+    ``global_actions``: a :class:`~groupcf.results.global_actions.GlobalExplanation` of
+    (some of) the same people (``gcf.explain_global``); the report then has a "shared
+    actions" section with coverage and cost by the same groups."""
     table = getattr(result, "table", result)
     if isinstance(by, str):
         if X is None or by not in X.columns:
@@ -142,4 +154,14 @@ def audit(result, X: pd.DataFrame | pd.Series | None, by, *, n_boot: int = 1000,
                         "distance_lo": np.nanquantile(dd, a), "distance_hi": np.nanquantile(dd, 1 - a)}
     differences = pd.DataFrame.from_dict(diffs, orient="index")
     differences.index.name = name
-    return Audit(name, groups, differences, features, ref, level)
+    glob_groups = None
+    if global_actions is not None:
+        people = global_actions.S.index
+        if isinstance(by, str):
+            missing = people.difference(X.index)
+            if len(missing):
+                raise InvalidInputError(f"global_actions explains rows {list(missing[:10])} that are not rows of X")
+            glob_groups = X.loc[people, by].rename(name)
+        else:
+            glob_groups = pd.Series(by).loc[people].rename(name)
+    return Audit(name, groups, differences, features, ref, level, global_actions, glob_groups)

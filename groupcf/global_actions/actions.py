@@ -82,10 +82,17 @@ class ActionSpace:
         ``"shift"`` or ``"set"`` for continuous features.
     cost
         ``{feature name: weight}`` (default 1 each).
+    margin
+        Safety margin on the model's score in the MIPs.
+    split_by
+        Optional integer code per row of ``S`` (e.g. a protected group): people with
+        different codes are never one type, so every type lies inside one group
+        (``type_group``).
     """
 
     def __init__(self, tm: TrainedModel, S: pd.DataFrame, Tmax: int | None = None, numeric: str = "shift",
-                 cost: Mapping[str, float] | None = None, margin: float = DEFAULT_MARGIN):
+                 cost: Mapping[str, float] | None = None, margin: float = DEFAULT_MARGIN,
+                 split_by: np.ndarray | None = None):
         if not isinstance(S, pd.DataFrame):
             raise InvalidInputError(f"S must be a pandas DataFrame of raw features, got {type(S).__name__}")
         if len(S) == 0:
@@ -105,7 +112,12 @@ class ActionSpace:
             raise NotRejectedError(
                 f"{len(rows)} instance(s) of S are already accepted by the model, rows {rows[:20]}"
                 f"{' ...' if len(rows) > 20 else ''}; S must contain rejected instances only")
-        self.Z, inv, self.m = np.unique(np.round(Zs, 12), axis=0, return_inverse=True, return_counts=True)
+        key = np.round(Zs, 12)
+        if split_by is not None:
+            key = np.column_stack([key, np.asarray(split_by, dtype=float)])
+        uniq, inv, self.m = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+        self.Z = uniq[:, :Zs.shape[1]]
+        self.type_group = None if split_by is None else uniq[:, -1].astype(int)
         self.type_of_row = inv.ravel()
         self.m = self.m.astype(float)
         self.feats = list(space)

@@ -21,9 +21,11 @@ from ..solvers import make_backend
 from ..solvers.base import Status
 from ..utils import Deadline
 from .actions import ActionSpace
+from .fairness import Fairness
 from .neighbours import refine
 from .pricing import ActionMIP
 from .search import search
+from .tree import fit_tree
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +52,8 @@ class GlobalOptions(Options):
     max_seed_mips
         Nearest-action MIPs for every type up to this many; beyond it only for types no
         seed covers yet.
+    tree_depth
+        Depth (0–2) of the assignment tree with ``assign="tree"``.
 
     Examples
     --------
@@ -62,15 +66,19 @@ class GlobalOptions(Options):
     tie_break_time: float | None = 2.0
     max_seed_mips: int = 100
     pricing_time: float | None = None
+    tree_depth: int = 2
 
     _constraints: ClassVar[dict] = {
         "n_solutions": N, "polish": [bool], "margin": [Interval(numbers.Real, 0, None)],
         "tie_break_time": [None, Interval(numbers.Real, 0, None)], "max_seed_mips": [Interval(numbers.Integral, 0, None)],
-        "pricing_time": [None, Interval(numbers.Real, 0, None, closed="neither")]}
+        "pricing_time": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        "tree_depth": [Interval(numbers.Integral, 0, 2)]}
 
 
 def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | None = None, cost=None,
-                   numeric: str = "shift", min_coverage: float | None = None, threshold: float = 0.5,
+                   numeric: str = "shift", min_coverage: float | None = None, fair_by=None, max_gap: float = 0.05,
+                   assign: str = "best",
+                   threshold: float = 0.5,
                    solver="highs", time_limit: float | None = None, progress: bool = True, space=None,
                    options: GlobalOptions | None = None, **kwargs) -> GlobalExplanation:
     """A few shared actions that explain a rejected population, with certified coverage.
@@ -104,6 +112,22 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
         With ``k``: the cheapest ``k`` actions covering at least this share of ``S``
         (falls back to the most covered when unreachable). With ``k=None``: the fewest
         actions reaching this share (then the cheapest such).
+    fair_by
+        A column of ``S`` or a Series indexed like ``S`` (e.g. ``X["sex"]``): with ``k``,
+        every curve point's actions are the most covering ones whose coverage of each group
+        lies within ``max_gap`` of every other group's
+        (:mod:`~groupcf.global_actions.fairness`). ``result.stats["coverage_by_group"]``
+        holds the groups' coverages; :meth:`GlobalExplanation.by_group` their intervals.
+    max_gap
+        Largest coverage gap between groups allowed with ``fair_by`` (a share, default
+        0.05).
+    assign
+        ``"best"`` (default): each person takes the cheapest chosen action covering them.
+        ``"tree"``: the assignment is a decision tree of depth ``≤ tree_depth`` (an option,
+        default 2) over readable atoms of the raw features, the best such tree for the
+        chosen actions (:mod:`~groupcf.global_actions.tree`); ``result.tree`` lists its
+        leaves. Coverage can only drop; the free assignment's is in
+        ``stats["free_assignment_covered"]``.
     threshold, solver, time_limit, progress, space
         As everywhere in groupcf.
     options, kwargs
@@ -119,7 +143,8 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
     NotRejectedError
         Some row of ``S`` is already accepted.
     InvalidInputError
-        Bad ``Tmax``, ``k``, ``numeric``, ``min_coverage``, ``cost`` or option.
+        Bad ``Tmax``, ``k``, ``numeric``, ``min_coverage``, ``cost``, ``fair_by`` (needs
+        ``k``; not with ``min_coverage``), ``max_gap`` or option.
 
     Examples
     --------
@@ -135,15 +160,25 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
         raise InvalidInputError(f"k must be a positive integer or None, got {k!r}")
     if min_coverage is not None and not 0.0 < float(min_coverage) <= 1.0:
         raise InvalidInputError(f"min_coverage must be a share in (0, 1], got {min_coverage!r}")
+    if assign not in ("best", "tree"):
+        raise InvalidInputError(f"assign must be 'best' or 'tree', got {assign!r}")
+    if assign == "tree" and fair_by is not None:
+        raise InvalidInputError("assign='tree' and fair_by= cannot be combined: the tree would break the gap bound")
+    fair = None
+    if fair_by is not None:
+        if k is None or min_coverage is not None:
+            raise InvalidInputError("fair_by= bounds the coverage gap of k actions: pass k= (an int) and no "
+                                    "min_coverage=")
+        fair = Fairness.from_input(S, fair_by, max_gap)
     t0 = time.perf_counter()
     deadline = Deadline(time_limit)
     tm = resolve_model(model, space=space, threshold=threshold)
     make_backend(solver)
-    aspace = ActionSpace(tm, S, Tmax, numeric, cost, opts.margin)
+    aspace = ActionSpace(tm, S, Tmax, numeric, cost, opts.margin, split_by=None if fair is None else fair.codes)
     res = search(aspace, None if k is None else int(k), solver, deadline,
                  min_coverage=min_coverage if k is not None else None, n_solutions=opts.n_solutions,
                  tie_break_time=opts.tie_break_time, progress=bool(progress),
-                 max_seed_mips=opts.max_seed_mips, pricing_time=opts.pricing_time)
+                 max_seed_mips=opts.max_seed_mips, pricing_time=opts.pricing_time, fair=fair)
     m, n = aspace.m, len(S)
     pool = res.pool
     if not res.curve:
@@ -166,27 +201,76 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
                       solver, deadline)
         if [a.key for a in new] == [a.key for a in acts]:
             break
-        acts = new
-        cols = [aspace.column(a) for a in acts]
-        assign_t, cost_t = _assign(cols, len(m))
+        new_cols = [aspace.column(a) for a in new]
+        new_assign, new_cost = _assign(new_cols, len(m))
+        if fair is not None and fair.gap(new_assign[aspace.type_of_row] >= 0) > fair.max_gap + 1e-9:
+            break                      # the polished actions would widen the gap: keep the master's
+        acts, cols, assign_t, cost_t = new, new_cols, new_assign, new_cost
     # every person's counterfactual re-checked with the real model
     specs = [aspace.spec(a) for a in acts]
     idx = S.index
-    assign = pd.Series(assign_t[aspace.type_of_row], index=idx, dtype="Int64", name="action")
-    assign[assign < 0] = pd.NA
-    result = _result(aspace, acts, specs, assign, cost_t, res, point, k, solver, tm, time.perf_counter() - t0)
+    assign_r, cost_r = assign_t[aspace.type_of_row], cost_t[aspace.type_of_row]
+    tree = None
+    if assign == "tree" and acts:
+        assign_r, cost_r, tree = _tree_assignment(aspace, acts, opts.tree_depth)
+    assignment = pd.Series(assign_r, index=idx, dtype="Int64", name="action")
+    assignment[assignment < 0] = pd.NA
+    result = _result(aspace, acts, specs, assignment, cost_r, res, point, k, solver, tm, time.perf_counter() - t0)
+    if tree is not None:
+        free = int((assign_t[aspace.type_of_row] >= 0).sum())
+        result.tree = tree.frame()
+        result.stats.update(assign="tree", free_assignment_covered=free)
+        result.is_optimal = False          # certified for the free assignment, not for the tree
+        if result.status == Status.OPTIMAL:
+            result.status = Status.FEASIBLE
     _recheck(result, tm)
-    if point is not None:        # the answer's own curve point: after polish and the real-model check
+    if fair is not None:
+        cov = fair.coverage(result.covered.to_numpy())
+        result.stats.update(fair_by=fair.name, max_gap=fair.max_gap, coverage_by_group=cov.to_dict(),
+                            coverage_gap=float(cov.max() - cov.min()))
+    if point is not None and tree is None:   # the answer's own curve point: after polish and the re-check
         row = result.curve.index[result.curve["k"] == point.k]
         result.curve.loc[row, "n_covered"] = result.n_covered
         result.curve.loc[row, "coverage"] = result.coverage
         result.curve.loc[row, "mean_cost"] = result.mean_cost
-    if len(acts):
+    if tree is not None:
+        _tree_rules(result, tree)
+    elif len(acts):
         sub = result.subgroups()
         result.actions["for_whom"] = sub["rule"]
         result.actions["precision"] = sub["precision"]
         result.actions["recall"] = sub["recall"]
     return result
+
+
+def _tree_assignment(aspace, acts, depth):
+    """Per person: the action of their leaf in the best assignment tree, its cost, the tree
+    (:mod:`~groupcf.global_actions.tree`)."""
+    cols = [aspace.column(a) for a in acts]
+    rows = aspace.type_of_row
+    cover = np.stack([c.cover[rows] for c in cols], axis=1)
+    cost = np.stack([c.element_costs[rows] for c in cols], axis=1)
+    tree = fit_tree(aspace.S, cover, cost, max_depth=depth)
+    leaf_action = tree.assignment()
+    r = np.arange(len(rows))
+    ok = (leaf_action >= 0) & cover[r, np.maximum(leaf_action, 0)]
+    assign_r = np.where(ok, leaf_action, -1)
+    cost_r = np.where(ok, cost[r, np.maximum(leaf_action, 0)], np.nan)
+    return assign_r, cost_r, tree
+
+
+def _tree_rules(result: GlobalExplanation, tree) -> None:
+    """``for_whom`` from the tree's leaves: the rule(s) sending people to each action;
+    precision = share of the people it sends there that the action covers; recall 1."""
+    leaves = tree.frame()
+    leaf_action = tree.assignment()
+    covered = result.covered.to_numpy()
+    for j in result.actions.index:
+        rules = leaves.loc[leaves["action_id"] == j, "rule"].tolist()
+        sent = leaf_action == j
+        result.actions.loc[j, "for_whom"] = " or ".join(f"({r})" if len(rules) > 1 else r for r in rules) or "nobody"
+        result.actions.loc[j, "precision"] = float(covered[sent].mean()) if sent.any() else float("nan")
+        result.actions.loc[j, "recall"] = 1.0
 
 
 def _assign(cols, n_types):
@@ -219,9 +303,9 @@ def _polish(aspace, acts, assign, chosen, solver, deadline):
     return out
 
 
-def _result(aspace, acts, specs, assign, cost_t, res, point, k, solver, tm, elapsed) -> GlobalExplanation:
+def _result(aspace, acts, specs, assign, cost_r, res, point, k, solver, tm, elapsed) -> GlobalExplanation:
     S = aspace.S
-    cost = pd.Series(cost_t[aspace.type_of_row], index=S.index, name="cost")
+    cost = pd.Series(cost_r, index=S.index, name="cost", dtype=float)
     cost[assign.isna().to_numpy()] = np.nan
     n = len(S)
     rows = []

@@ -178,8 +178,10 @@ def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: D
 
 def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, min_coverage: float | None = None,
            n_solutions: int = 5, progress: bool = False, tie_break_time: float | None = 2.0,
-           max_seed_mips: int = 100, pricing_time: float | None = None) -> SearchResult:
-    """Seeds, the fewest actions (``k=None``) and the curve ``1 … k`` (module docstring)."""
+           max_seed_mips: int = 100, pricing_time: float | None = None, fair=None) -> SearchResult:
+    """Seeds, the fewest actions (``k=None``) and the curve ``1 … k`` (module docstring);
+    with ``fair`` (:class:`~groupcf.global_actions.fairness.Fairness`) every curve point's
+    integer master also bounds the coverage gap between groups."""
     mip = ActionMIP(aspace, solver)
     pool = ColumnPool(aspace.n_types)
     coverable = seed_pool(aspace, mip, pool, deadline, max_seed_mips=max_seed_mips, progress=progress)
@@ -224,7 +226,8 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
             upper = max(upper, prev.covered)      # never below what k-1 actions already cover
         if k is None and kk == K and out.min_k_bound == K:
             upper = n_cov
-        point = _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, deadline, tie_break_time)
+        point = _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, deadline, tie_break_time,
+                         fair)
         if point.covered < math.floor(upper + EPS) - 1e-9 and min_coverage is None:
             # not certified: climb from the chosen actions, their better neighbours join the pool
             acts = climb(aspace, [pool.columns[j].payload for j in point.chosen], coverable, kk)
@@ -237,7 +240,7 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
                     added += 1
             if added:
                 point = _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, deadline,
-                                 tie_break_time)
+                                 tie_break_time, fair)
         point.upper = float(math.floor(upper + EPS))
         if point.covered >= point.upper - 1e-9:
             point.status = Status.OPTIMAL
@@ -277,12 +280,24 @@ def _grace(deadline: Deadline, grace: float = 2.0) -> float | None:
     return None if left is None else max(left, grace)
 
 
-def _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, deadline, tie_break_time
+def _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, deadline, tie_break_time, fair=None
              ) -> CurvePoint:
     """The integer master at budget ``kk`` (coverage, then least cost; with ``min_coverage``
-    at the last ``k`` the cheapest reaching it), greedy plus local search when it fails."""
+    at the last ``k`` the cheapest reaching it), greedy plus local search when it fails;
+    with ``fair``, the most coverage meeting the gap between groups (nothing else)."""
     m = aspace.m
     C, D = pool.matrix(), pool.cost_matrix()
+    if fair is not None:
+        from .fairness import fair_max_coverage
+
+        chosen, status, _ = fair_max_coverage(C, m, coverable, kk, aspace.type_group, fair, solver,
+                                              time_limit=_grace(deadline))
+        if not status.has_solution:       # nothing in time: no action is always within the gap
+            chosen, status = [], Status.TIME_LIMIT
+        elif status == Status.OPTIMAL and deadline.passed:
+            status = Status.TIME_LIMIT
+        return _point(kk, chosen, C & coverable[None, :], D, m,
+                      Status.FEASIBLE if status == Status.OPTIMAL else Status.TIME_LIMIT)
     starts = [] if prev is None else [prev.chosen]
     kw = dict(m=m, active=coverable, k=kk, time_limit=_grace(deadline), tie_break_time=tie_break_time, starts=starts)
     ip = None
@@ -299,10 +314,15 @@ def _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, dead
     cands = [chosen] + starts
     best = max(cands, key=lambda c: (selection_value(Ca, D, m, c)[0], -selection_value(Ca, D, m, c)[1]))
     chosen = improve(Ca, D, m, best, selection_value(Ca, D, m, best)[0], kk)
+    return _point(kk, chosen, Ca, D, m, Status.TIME_LIMIT)
+
+
+def _point(kk, chosen, Ca, D, m, status) -> CurvePoint:
+    """The curve point of a selection: each type to its cheapest covering chosen column."""
     cov, cost = selection_value(Ca, D, m, chosen)
-    assign = np.full(aspace.n_types, -1)
+    assign = np.full(Ca.shape[1], -1)
     if chosen:
         Dc = np.where(Ca[chosen], D[chosen], np.inf)
         ok = np.isfinite(Dc.min(axis=0))
         assign[ok] = np.asarray(chosen)[Dc.argmin(axis=0)[ok]]
-    return CurvePoint(kk, chosen, assign, cov, cost, 0.0, Status.TIME_LIMIT)
+    return CurvePoint(kk, list(chosen), assign, cov, cost, 0.0, status)

@@ -117,6 +117,13 @@ class ResultBase:
         if "stats" in fields and not isinstance(fields["stats"], Stats):
             fields["stats"] = Stats(fields["stats"] or {})
 
+    @classmethod
+    def check_kind(cls, d: dict[str, Any]) -> None:
+        """Raise ``ValueError`` when ``d`` (a ``to_dict()``) is another kind of result."""
+        kind = d.get("kind", cls.kind)
+        if kind != cls.kind:
+            raise ValueError(f"{cls.__name__}.from_dict got a {kind!r} result; expected {cls.kind!r}")
+
     # -------------------------------------------------------------- display
     def summary(self) -> str:  # pragma: no cover - every subclass implements it
         raise NotImplementedError

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ..solvers.base import Status
-from .base import ResultBase, Stats, html_pre
+from .base import ResultBase, Stats, ValidationReport, html_pre
 from .base import plain as _plain
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -84,10 +84,15 @@ class GlobalExplanation(ResultBase):
         coverable person; else ``None``.
     upper_bound
         Certified upper bound on the people ``k`` actions can cover (the last curve point).
+    tree
+        With ``assign="tree"``: the assignment tree's leaves (``rule``, ``action_id``,
+        ``n``); else ``None``.
     is_optimal
         The answer is certified: coverage meets its upper bound (``k=None``: the number of
         actions meets its lower bound too).
     """
+
+    kind: ClassVar[str] = "global"
 
     actions: pd.DataFrame
     specs: list
@@ -107,6 +112,7 @@ class GlobalExplanation(ResultBase):
     solve_time: float
     lower_bound: int | None = None
     upper_bound: int | None = None
+    tree: pd.DataFrame | None = field(default=None, repr=False)
     S: pd.DataFrame = field(default=None, repr=False)
     stats: Stats = field(default_factory=Stats, repr=False)
     model: TrainedModel | None = field(default=None, repr=False, compare=False)
@@ -204,11 +210,25 @@ class GlobalExplanation(ResultBase):
         if self.lower_bound is not None:
             lines.append(f"Fewest actions covering every coverable person: {self.n_actions} "
                          f"(certified lower bound {self.lower_bound}).")
+        if "coverage_gap" in self.stats:
+            by = ", ".join(f"{g} {100 * c:.1f} %" for g, c in self.stats["coverage_by_group"].items())
+            lines.append(f"Coverage by {self.stats['fair_by']}: {by} (gap {100 * self.stats['coverage_gap']:.1f} "
+                         f"points, bounded by {100 * self.stats['max_gap']:.1f}).")
         for j, row in self.actions.iterrows():
-            lines.append(f"  {j}. {row['action']}: {int(row['n_covered'])} people, mean cost {row['mean_cost']:.3f}")
+            n_j = int(row["n_covered"])
+            lines.append(f"  {j}. {row['action']}: {n_j} {'person' if n_j == 1 else 'people'}, "
+                         f"mean cost {row['mean_cost']:.3f}")
             if "for_whom" in row and isinstance(row["for_whom"], str):
                 lines.append(f"     for {row['for_whom']} (precision {row['precision']:.2f}, "
                              f"recall {row['recall']:.2f})")
+        if self.tree is not None:
+            free = self.stats.get("free_assignment_covered")
+            lines.append(f"Assigned by a decision tree ({len(self.tree)} leaves)"
+                         + (f"; the free assignment covers {free} people." if free is not None else "."))
+            for _, leaf in self.tree.iterrows():
+                j = int(leaf["action_id"])
+                lines.append(f"  if {leaf['rule']}: {'action ' + str(j) if j >= 0 else 'no action'} "
+                             f"({int(leaf['n'])} people)")
         if len(self.curve):
             lines.append("Curve:")
             lines.append(self.curve.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
@@ -226,27 +246,91 @@ class GlobalExplanation(ResultBase):
         return pd.DataFrame({"action": self.assignment, "action_text": self.assignment.map(text),
                              "cost": self.cost, "covered": self.covered}, index=self.assignment.index)
 
-    def plot(self, ax=None):
-        """The coverage–k curve with its certified upper bound and the mean cost."""
-        import matplotlib.pyplot as plt
+    def plot(self, kind: str = "curve", ax=None, *, groups=None):
+        """Draw one view of the answer (:mod:`groupcf.results.global_plots`).
 
-        if ax is None:
-            _, ax = plt.subplots(figsize=(5, 3.5))
-        c = self.curve
-        ax.plot(c["k"], 100 * c["coverage"], "o-", label="coverage found")
-        ax.plot(c["k"], 100 * c["upper_bound_coverage"], "k--", lw=1, label="certified upper bound")
-        ax.set_xlabel("number of actions k")
-        ax.set_ylabel("coverage of S (%)")
-        ax2 = ax.twinx()
-        ax2.plot(c["k"], c["mean_cost"], "s:", color="tab:red", label="mean cost")
-        ax2.set_ylabel("mean cost", color="tab:red")
-        ax.legend(loc="lower right")
-        return ax
+        Parameters
+        ----------
+        kind
+            ``"curve"`` (coverage and certified upper bound against ``k``, mean cost),
+            ``"actions"`` (actions × features: what each action does, and to what share of
+            its people) or ``"groups"`` (coverage and mean cost per group, with intervals).
+        ax
+            A matplotlib axis (a new figure when omitted).
+        groups
+            For ``kind="groups"``: a column of ``S`` or a Series indexed like ``S``.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        ValueError
+            Unknown ``kind``, or ``kind="groups"`` without ``groups``.
+        """
+        from . import global_plots as gp
+
+        if not isinstance(kind, str) and ax is None:   # plot(ax) as in the rest of the family
+            kind, ax = "curve", kind
+        if kind == "curve":
+            return gp.plot_curve(self, ax)
+        if kind == "actions":
+            return gp.plot_actions(self, ax)
+        if kind == "groups":
+            if groups is None:
+                raise ValueError("plot(kind='groups') needs groups=: a column of S or a Series indexed like S")
+            return gp.plot_groups(self, groups, ax)
+        raise ValueError(f"unknown plot kind {kind!r}; expected 'curve', 'actions' or 'groups'")
+
+    def _validation(self, tm) -> ValidationReport:
+        """Every covered person's counterfactual accepted by the model; every action within
+        ``Tmax`` and free of immutable features; no increase-only feature decreased; numeric
+        values inside the space's domain; the coverage figures match the assignment."""
+        rep = ValidationReport(n_items=len(self.S), checked=[
+            "every covered person's counterfactual is accepted by the model",
+            f"every action changes at most Tmax={self.Tmax} features and no immutable one",
+            "no increase-only feature decreases, every numeric value is inside its domain",
+            "coverage, n_covered and mean_cost match the assignment and the costs"])
+        fail = rep.failures
+        space = tm.space
+        for j, spec in enumerate(self.specs):
+            feats = [s["feature"] for s in spec]
+            if self.Tmax is not None and len(feats) > self.Tmax:
+                fail.append(f"action {j} changes {len(feats)} > Tmax={self.Tmax} features")
+            fail += [f"action {j} changes immutable feature {f!r}" for f in feats if space[f].immutable]
+        covered = self.covered.to_numpy()
+        if covered.any():
+            S = self.S.loc[covered]
+            X = self.apply(S)
+            pos = np.asarray(tm.is_positive(X), dtype=bool)
+            fail += [f"person {label!r} (action {int(self.assignment[label])}) is rejected by the model"
+                     for label in X.index[~pos]]
+            cS, cX = space.codes(S), space.codes(X)
+            for l, f in enumerate(space):
+                if f.increase_only:
+                    fail += [f"person {label!r}: increase-only feature {f.name!r} decreases"
+                             for label in X.index[cX[:, l] < cS[:, l] - 1e-9]]
+                if f.encoding == "continuous":
+                    v = X[f.name].to_numpy(dtype=float)
+                    tol = 1e-9 * max(1.0, abs(f.high - f.low))
+                    fail += [f"person {label!r}: {f.name}={x:g} outside [{f.low:g}, {f.high:g}]"
+                             for label, x in zip(X.index, v) if not f.low - tol <= x <= f.high + tol]
+        n_cov = int(covered.sum())
+        if n_cov != self.n_covered or abs(self.coverage - n_cov / max(len(self.S), 1)) > 1e-12:
+            fail.append(f"n_covered={self.n_covered}, coverage={self.coverage} but {n_cov} people are assigned")
+        if self.cost[~covered].notna().any() or self.cost[covered].isna().any():
+            fail.append("costs must be given exactly for the covered people")
+        if n_cov and not math.isclose(float(self.cost[covered].mean()), self.mean_cost, rel_tol=1e-9, abs_tol=1e-12):
+            fail.append(f"mean_cost={self.mean_cost} but the covered people's costs average "
+                        f"{float(self.cost[covered].mean())}")
+        return rep
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict:
         """JSON-friendly dict (``S`` as records; the model is not included)."""
         return {
+            "kind": self.kind,
             "actions": {"index": [int(i) for i in self.actions.index],
                         "rows": [{c: _plain(v) for c, v in r.items()} for _, r in self.actions.iterrows()]},
             "specs": [[{**sp, "value": _value_to_json(sp["value"])} for sp in spec] for spec in self.specs],
@@ -262,6 +346,7 @@ class GlobalExplanation(ResultBase):
             "S": None if self.S is None else {"index": _plain(list(self.S.index)), "columns": list(self.S.columns),
                                               "data": _plain(self.S.astype(object).to_numpy().tolist())},
             "stats": self.stats.as_dict(),
+            "tree": None if self.tree is None else {c: _plain(list(self.tree[c])) for c in self.tree.columns},
         }
 
     def to_json(self, **kwargs) -> str:
@@ -269,6 +354,7 @@ class GlobalExplanation(ResultBase):
 
     @classmethod
     def from_dict(cls, d: dict) -> GlobalExplanation:
+        cls.check_kind(d)
         idx = d["assignment"]["index"]
         acts = pd.DataFrame(d["actions"]["rows"], index=pd.Index(d["actions"]["index"], name="action_id"))
         if "features" in acts:
@@ -286,7 +372,8 @@ class GlobalExplanation(ResultBase):
                    curve=pd.DataFrame(d["curve"], columns=CURVE_COLUMNS), status=Status(d["status"]),
                    is_optimal=d["is_optimal"], k=d["k"], Tmax=d["Tmax"], numeric=d["numeric"], solver=d["solver"],
                    solve_time=d["solve_time"], lower_bound=d["lower_bound"], upper_bound=d["upper_bound"], S=S,
-                   stats=Stats(d.get("stats") or {}))
+                   stats=Stats(d.get("stats") or {}),
+                   tree=None if d.get("tree") is None else pd.DataFrame(d["tree"]).rename_axis("leaf"))
 
     @classmethod
     def from_json(cls, s: str) -> GlobalExplanation:

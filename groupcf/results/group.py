@@ -242,6 +242,7 @@ class GroupExplanation(ResultBase):
 
     @classmethod
     def from_dict(cls, d: dict) -> GroupExplanation:
+        cls.check_kind(d)
         index = d["index"]
         S = pd.DataFrame(d["S"], index=index)
         return cls(

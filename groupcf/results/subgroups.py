@@ -24,16 +24,22 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["best_rule", "bootstrap_gaps"]
+__all__ = ["atoms", "best_rule", "bootstrap_gaps"]
 
 
-def _atoms(X: pd.DataFrame, n_thresholds: int = 8) -> tuple[np.ndarray, list[str]]:
+def atoms(X: pd.DataFrame, n_thresholds: int = 8) -> tuple[np.ndarray, list[str]]:
+    """The atoms rules are made of, over the raw rows ``X``: ``(A, names)`` with ``A`` bool
+    (rows × atoms) — ``feature = value`` per category, ``feature < t`` and ``feature >= t``
+    at up to ``n_thresholds`` readable quantile cut points per numeric feature."""
     cols, names = [], []
     for c in X.columns:
         s = X[c]
         if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype) and s.nunique() > 2:
             v = s.to_numpy(dtype=float)
-            for t in np.unique(np.quantile(v, np.linspace(0, 1, n_thresholds + 2)[1:-1])):
+            q = np.quantile(v, np.linspace(0, 1, n_thresholds + 2)[1:-1])
+            # readable cut points: whole numbers for integer columns, 3 significant digits else
+            q = np.ceil(q) if pd.api.types.is_integer_dtype(s.dtype) else np.array([float(f"{t:.3g}") for t in q])
+            for t in np.unique(q):
                 lo = v < t
                 if 0 < lo.sum() < len(v):
                     cols += [lo, ~lo]
@@ -58,7 +64,7 @@ def best_rule(X: pd.DataFrame, y, max_depth: int = 2, n_thresholds: int = 8) -> 
            "f1": 2 * ny / (n + ny) if n + ny else 0.0, "n_selected": n}
     if ny == 0 or ny == n:
         return out
-    A, names = _atoms(X, n_thresholds)
+    A, names = atoms(X, n_thresholds)
     if not A.shape[1]:
         return out
     Af = A.astype(float)

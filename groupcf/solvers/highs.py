@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import logging
 import math
+import os
+import sys
+import threading
 import time
 
 import numpy as np
@@ -35,6 +38,35 @@ except ImportError:  # pragma: no cover - highspy is in the install requirements
     highspy = None
 
 _I32 = np.int32  # HiGHS is built with 32-bit HighsInt
+_banner_lock = threading.Lock()
+_banner_done = False
+
+
+def new_highs():
+    """A silent ``highspy.Highs``.
+
+    HiGHS's C++ constructor writes its copyright banner straight to file descriptor 1, once
+    per process, before any option can be set; the first construction runs with fd 1
+    pointed at ``/dev/null`` so the banner never reaches a user's stdout (pipes, CLI output,
+    every joblib worker). ``verbose=True`` still shows the solver's log.
+    """
+    global _banner_done
+    with _banner_lock:
+        if _banner_done:
+            h = highspy.Highs()
+        else:
+            sys.stdout.flush()
+            saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, 1)
+                h = highspy.Highs()
+            finally:
+                os.dup2(saved, 1)
+                os.close(saved)
+                os.close(null)
+            _banner_done = True
+    h.setOptionValue("output_flag", False)
+    return h
 
 
 def _i32(a) -> np.ndarray:
@@ -62,8 +94,7 @@ class HighsBackend(C.TableBoundsMixin, Backend):
         if highspy is None:  # pragma: no cover
             raise SolverNotInstalledError("highspy is not importable: pip install highspy")
         super().__init__(options, **kwargs)
-        self._h = highspy.Highs()
-        self._h.setOptionValue("output_flag", False)
+        self._h = new_highs()
         self._vars = C.VarTable()
         self._nrows = 0
         self._is_max = False
@@ -258,8 +289,7 @@ class HighsBackend(C.TableBoundsMixin, Backend):
         """HiGHS said "unbounded" (an improving ray, feasibility not proven) or only
         "unbounded or infeasible": solve the feasibility problem (zero objective);
         feasible means unbounded."""
-        probe = highspy.Highs()
-        probe.setOptionValue("output_flag", False)
+        probe = new_highs()
         probe.passModel(self._h.getModel())
         n = self.num_vars
         probe.changeColsCost(n, _i32(np.arange(n)), np.zeros(n))

@@ -79,8 +79,10 @@ def test_help():
 def test_global(files):
     tmp, pipe, rej = files
     r = _run("global", "--data", "rejected.csv", "--model", "model.joblib", "--tmax", "2", "--k", "2",
-             "--by", "sex", "--out", "global.json", cwd=tmp)
+             "--by", "sex", "--out", "global.json", "--report", "global.html", cwd=tmp)
     assert r.returncode == 0, r.stderr
+    page = (tmp / "global.html").read_text()
+    assert "id=\"global-actions\"" in page and "id=\"global-groups\"" in page and "data:image/png" in page
     assert "action(s) cover" in r.stdout and "coverage_gap" in r.stdout
     back = gcf.GlobalExplanation.from_json((tmp / "global.json").read_text())
     assert back.n_actions <= 2 and len(back.curve) == 2
@@ -88,3 +90,11 @@ def test_global(files):
     assert (pipe.predict(cf[back.covered.to_numpy()]) == 1).all()
     bad = _run("global", "--data", "rejected.csv", "--model", "model.joblib", "--by", "nosuch", cwd=tmp)
     assert bad.returncode == 2 and "nosuch" in bad.stderr
+    # the audit of an explain run with the shared actions of the same people as a section
+    r = _run("audit", "prev.parquet", "--data", "rejected.csv", "--by", "race", "--n-boot", "50",
+             "--global", "global.json", "--report", "audit_global.html", cwd=tmp)
+    assert r.returncode == 0, r.stderr
+    page = (tmp / "audit_global.html").read_text()
+    for table in ("groups", "differences", "features", "global-actions", "global-curve", "global-groups"):
+        assert f'id="{table}"' in page
+    assert "Shared actions" in page and "Coverage and cost by race" in page

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from groupcf.results.subgroups import _atoms, best_rule, bootstrap_gaps
+from groupcf.results.subgroups import atoms, best_rule, bootstrap_gaps
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -17,7 +17,7 @@ def test_best_rule_is_the_best_pair(seed):
     X = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 60), "b": rng.integers(0, 10, 60), "c": rng.choice([0, 1], 60)})
     y = ((X["a"] == "x") & (X["b"] >= 5)).to_numpy() ^ (rng.random(60) < 0.1)
     r = best_rule(X, y)
-    A, names = _atoms(X)
+    A, names = atoms(X)
     best = 0.0
     for i, j in itertools.combinations_with_replacement(range(A.shape[1]), 2):
         m = A[:, i] & A[:, j]

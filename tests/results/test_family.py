@@ -53,10 +53,11 @@ def results(fitted):
     many = gcf.explain_many(rejected.iloc[:4], pipe, Tmax=2, progress=False)
     by = pd.Series(np.arange(8) % 2, index=rejected.index[:8], name="half")
     sets = gcf.explain_groups(rejected.iloc[:8], pipe, by=by, Tmax=2, progress=False)
-    return {"explanation": exp, "group": grp, "set": many, "groups": sets}
+    glob = gcf.explain_global(rejected.iloc[:8], pipe, Tmax=2, k=2, progress=False)
+    return {"explanation": exp, "group": grp, "set": many, "groups": sets, "global": glob}
 
 
-@pytest.mark.parametrize("key", ["explanation", "group", "set", "groups"])
+@pytest.mark.parametrize("key", ["explanation", "group", "set", "groups", "global"])
 def test_family_methods_on_real_results(results, key):
     import matplotlib.pyplot as plt
 
@@ -89,6 +90,21 @@ def test_validate_reports_and_raises_with_the_report(results, fitted):
     with pytest.raises(ValidationError) as e:
         bad.validate(pipe)
     assert e.value.report is not None and e.value.report.failures == rep.failures
+
+
+def test_global_validate_catches_wrong_claims(results, fitted):
+    pipe, X, rejected = fitted
+    res = results["global"]
+    assert res.n_covered > 0
+    bad = type(res).from_dict(res.to_dict())
+    person = bad.assignment.index[bad.covered.to_numpy()][0]
+    feat = rejected.columns[0]
+    bad.specs[int(bad.assignment[person])] = [{"feature": feat, "op": "set", "value": rejected.loc[person, feat]}]
+    rep = bad.validate(pipe, raise_on_error=False)
+    assert any("rejected by the model" in f for f in rep.failures), rep.summary()
+    bad2 = type(res).from_dict(res.to_dict())
+    bad2.n_covered += 1
+    assert any("people are assigned" in f for f in bad2.validate(pipe, raise_on_error=False).failures)
 
 
 def test_explanation_frame_and_deprecated_distance(results):
