@@ -1,0 +1,254 @@
+"""Global counterfactual actions: groupcf's ``explain_global`` beside GLOBE-CE (and AReS),
+every method scored by one scorer (:mod:`global_scorer`).
+
+Two parts.
+
+``--own FILE``: GLOBE-CE's own setting, reproduced. ``FILE`` is the JSON written by
+``globece_own.py`` (run in the peers' venv: their German credit, their pickled logistic
+regression, the 180 training rows it rejects, AReS and GLOBE-CE exactly as in their
+notebook). This script rebuilds the same model as a groupcf pipeline (a
+``LogisticRegression`` with their coefficients mapped to ``FeatureSpace``'s columns; the
+decision values are checked equal), scores GLOBE-CE's and AReS's actions with the scorer,
+and runs groupcf on the same people for each ``Tmax`` and ``k``. Their setting has no
+immutable or increase-only features; the scorer then checks the domain only.
+
+Otherwise: groupcf's bundled datasets (``--datasets german compas adult credit``), the
+rejected test rows (30 % test split, seed 0, at most ``--max-people``), a model per
+``--models`` (``lr``, ``gbt``: GradientBoosting 50 trees depth 3, ``mlp``: ReLU (20, 20)),
+the dataset's suggested immutable / increase-only features for every method, and for each
+``Tmax`` in ``--tmax`` and ``k`` in ``--k``: ``explain_global(S, pipe, Tmax=, k=)`` with
+the scorer's cost as its objective (weight 10 on every numeric feature: groupcf's term is
+|Δ|/range, the scorer's |Δ|/(range/10)), and GLOBE-CE (``--globece PATH``, its
+``n_features = Tmax``) on the same people. One CSV row per (dataset, model, Tmax, k,
+method): coverage and mean cost from the scorer, the method's own figures, wall time,
+and groupcf's certified upper bound on coverage.
+
+Examples
+--------
+    make bench-global                                   # German, LR, full grid
+    python benchmarks/global_actions.py --datasets german --models lr --tmax 1 2 --k 1 2 3
+    /work/venvs/globece/bin/python benchmarks/globece_own.py --globece ../GLOBE-CE --out own.json
+    python benchmarks/global_actions.py --own own.json --out benchmarks/results/global_own.csv
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import global_scorer as gs  # noqa: E402
+
+import groupcf as gcf  # noqa: E402
+
+COLUMNS = ["dataset", "model", "n_people", "Tmax", "k", "method", "n_actions", "coverage", "mean_cost", "n_covered",
+           "own_coverage", "own_mean_cost", "upper_bound_coverage", "status", "time_s"]
+
+
+def _tmax(v: str):
+    return None if v.lower() in ("none", "inf", "0") else int(v)
+
+
+def build_model(kind: str, space, X, y):
+    """``Pipeline(space, classifier)`` fitted on ``X, y``."""
+    from sklearn.ensemble import GradientBoostingClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+
+    clf = {"lr": lambda: LogisticRegression(max_iter=2000),
+           "gbt": lambda: GradientBoostingClassifier(n_estimators=50, max_depth=3, random_state=0),
+           "mlp": lambda: MLPClassifier((20, 20), max_iter=1000, random_state=0)}[kind]()
+    return make_pipeline(space, clf).fit(X, y)
+
+
+def setup(name: str, model: str, max_people: int, max_train: int = 10000):
+    """Training frame, the rejected test rows, the fitted pipeline and the rules."""
+    ds = gcf.datasets.load(name)
+    X_tr, X_te, y_tr, _ = ds.split(test_size=0.3, random_state=0)
+    if len(X_tr) > max_train:
+        X_tr, y_tr = X_tr.iloc[:max_train], y_tr.iloc[:max_train]
+    space = gcf.FeatureSpace(numeric="passthrough", immutable=ds.immutable, increase_only=ds.increase_only)
+    pipe = build_model(model, space, X_tr, y_tr)
+    S = X_te[pipe.predict(X_te) == 0].iloc[:max_people]
+    numeric = [f.name for f in space.features_ if f.kind == "numeric"]
+    inc = [c for c in ds.increase_only if c in numeric
+           or (isinstance(X_tr[c].dtype, pd.CategoricalDtype) and X_tr[c].dtype.ordered)]
+    rules = gs.Rules.from_training(X_tr, immutable=ds.immutable, increase_only=inc, numeric=numeric)
+    return X_tr, S, pipe, rules
+
+
+def run_groupcf(S, pipe, rules, Tmax, k, time_limit):
+    """``explain_global`` with the scorer's cost; its specs and own figures."""
+    weights = {f: float(gs.N_BINS) for f in rules.numeric}
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = gcf.explain_global(S, pipe, Tmax=Tmax, k=k, cost=weights, time_limit=time_limit, progress=False)
+    dt = time.perf_counter() - t0
+    last = res.curve.iloc[-1] if len(res.curve) else None
+    return res.specs, dt, {"own_coverage": res.coverage, "own_mean_cost": res.mean_cost,
+                           "upper_bound_coverage": float(last["upper_bound_coverage"]) if last is not None else math.nan,
+                           "status": res.status.value}
+
+
+def _row(base, method, k, specs, sc, dt, **extra):
+    r = dict(base, method=method, k=k, n_actions=len(specs), coverage=sc.coverage, mean_cost=sc.mean_cost,
+             n_covered=sc.n_covered, time_s=dt)
+    r.update(extra)
+    return r
+
+
+def bench(args) -> list:
+    rows = []
+    for name in args.datasets:
+        for model in args.models:
+            X_tr, S, pipe, rules = setup(name, model, args.max_people)
+            print(f"\n{name} / {model}: {len(S)} rejected test rows; immutable {rules.immutable}, "
+                  f"increase-only {rules.increase_only}", flush=True)
+            for Tmax in args.tmax:
+                base = {"dataset": name, "model": model, "n_people": len(S), "Tmax": "None" if Tmax is None else Tmax}
+                if "groupcf" in args.methods:
+                    for k in args.k:
+                        specs, dt, own = run_groupcf(S, pipe, rules, Tmax, k, args.time_limit)
+                        sc = gs.score(S, specs, pipe.predict, rules)
+                        rows.append(_row(base, "groupcf", k, specs, sc, dt, **own))
+                        _print(rows[-1])
+                if "globece" in args.methods and args.globece:
+                    from global_peers import run_globece
+                    out = run_globece(args.globece, X_tr, S, pipe.predict, rules, args.k, Tmax=Tmax, seed=args.seed)
+                    for k, (specs, dt) in out.items():
+                        sc = gs.score(S, specs, pipe.predict, rules)
+                        rows.append(_row(base, "globece", k, specs, sc, dt))
+                        _print(rows[-1])
+    return rows
+
+
+def _print(r):
+    ub = r.get("upper_bound_coverage", math.nan)
+    print(f"  {r['dataset']:8s} {r['model']:4s} Tmax={r['Tmax']!s:4s} k={r['k']:2d} {r['method']:8s} "
+          f"{r['n_actions']:2d} actions  coverage {100 * r['coverage']:5.1f} %  mean cost {r['mean_cost']:6.3f}"
+          f"  bound {100 * ub:5.1f} %  {r['time_s']:6.1f} s", flush=True)
+
+
+# --------------------------------------------------------------------------- GLOBE-CE's own setting
+def _own_frames(d):
+    numeric = [f for f, cols in d["tree"].items() if not cols]
+
+    def frame(raw):
+        X = pd.DataFrame(raw)
+        for f in X.columns:
+            if f not in numeric:
+                cats = sorted({c.split(" = ", 1)[1] for c in d["tree"][f]})
+                X[f] = pd.Categorical(X[f].astype(str), categories=cats)
+        return X
+    return frame(d["train_raw"]), frame(d["people_raw"]), numeric
+
+
+def own_model(d, X_tr, numeric):
+    """Their logistic regression as ``predict`` over raw rows, and the same model as a
+    groupcf pipeline (coefficients solved onto FeatureSpace's columns, checked equal)."""
+    from global_peers import OneHot
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    oh = OneHot(X_tr, numeric)
+    if oh.columns != d["columns"]:
+        raise RuntimeError("one-hot columns differ from GLOBE-CE's")
+    w, b = np.asarray(d["coef"]), float(d["intercept"])
+
+    def decision(X):
+        return oh.encode(X).to_numpy() @ w + b
+
+    def predict(X):
+        return (decision(X) > 0).astype(int)
+
+    space = gcf.FeatureSpace(numeric="passthrough").fit(X_tr)
+    Z = space.transform(X_tr)
+    A = np.column_stack([Z, np.ones(len(Z))])
+    sol = np.linalg.lstsq(A, decision(X_tr), rcond=None)[0]
+    lr = LogisticRegression()
+    lr.coef_, lr.intercept_ = sol[:-1].reshape(1, -1), np.array([sol[-1]])
+    lr.classes_, lr.n_features_in_ = np.array([0, 1]), Z.shape[1]
+    pipe = make_pipeline(space, lr)
+    gap = np.abs(lr.decision_function(Z) - decision(X_tr)).max()
+    if gap > 1e-6 or (pipe.predict(X_tr) != predict(X_tr)).any():
+        raise RuntimeError(f"rebuilt model differs from GLOBE-CE's (max decision gap {gap:.2e})")
+    return predict, pipe
+
+
+def own(args) -> list:
+    d = json.loads(Path(args.own).read_text())
+    X_tr, S, numeric = _own_frames(d)
+    predict, pipe = own_model(d, X_tr, numeric)
+    rules = gs.Rules.from_training(X_tr, numeric=numeric)
+    for f, w in d["globece"]["bin_widths"].items():
+        if abs(w - rules.width[f]) > 1e-6 * max(1.0, w):
+            raise RuntimeError(f"bin width of {f}: GLOBE-CE {w}, scorer {rules.width[f]}")
+    base = {"dataset": "german_credit (GLOBE-CE)", "model": "lr", "n_people": len(S)}
+    print(f"GLOBE-CE's setting: {len(S)} rejected training rows (their figure: 180)", flush=True)
+    rows = []
+    if "ares" in d:
+        a = d["ares"]
+        sc = gs.score(S, a["actions"], predict, rules)
+        rows.append(_row(dict(base, Tmax="None"), "ares", len(a["actions"]), a["actions"], sc, a["time_s"],
+                         own_coverage=a["accuracy"] / 100, own_mean_cost=a["average_cost"]))
+        _print(rows[-1])
+    g = d["globece"]
+    for k, c in sorted(g["clusters"].items(), key=lambda kv: int(kv[0])):
+        sc = gs.score(S, c["actions"], predict, rules)
+        cov = c["coverage"][-1] / 100 if c["coverage"] else math.nan
+        rows.append(_row(dict(base, Tmax="None"), "globece", int(k), c["actions"], sc, g["time_s"],
+                         own_coverage=cov, own_mean_cost=c["mean_cost"][-1] if c["mean_cost"] else math.nan))
+        _print(rows[-1])
+    if "groupcf" in args.methods:
+        for Tmax in args.tmax:
+            for k in args.k:
+                specs, dt, o = run_groupcf(S, pipe, rules, Tmax, k, args.time_limit)
+                sc = gs.score(S, specs, predict, rules)
+                rows.append(_row(dict(base, Tmax="None" if Tmax is None else Tmax), "groupcf", k, specs, sc, dt, **o))
+                _print(rows[-1])
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--datasets", nargs="+", default=["german"])
+    ap.add_argument("--models", nargs="+", default=["lr"], choices=["lr", "gbt", "mlp"])
+    ap.add_argument("--methods", nargs="+", default=["groupcf", "globece"])
+    ap.add_argument("--tmax", nargs="+", type=_tmax, default=[1, 2, 3, None])
+    ap.add_argument("--k", nargs="+", type=int, default=list(range(1, 11)))
+    ap.add_argument("--max-people", type=int, default=500)
+    ap.add_argument("--time-limit", type=float, default=120.0, help="groupcf, per (Tmax, k) run")
+    ap.add_argument("--globece", default=os.environ.get("GLOBECE_PATH"),
+                    help="local checkout of github.com/danwley/GLOBE-CE (never copied)")
+    ap.add_argument("--own", help="JSON from globece_own.py: GLOBE-CE's own setting")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="benchmarks/results/global_actions.csv")
+    ap.add_argument("--append", action="store_true", help="add rows to --out instead of replacing it")
+    args = ap.parse_args(argv)
+    if "globece" in args.methods and not args.globece and not args.own:
+        print("GLOBE-CE not run: no --globece PATH (or $GLOBECE_PATH)", flush=True)
+    t0 = time.perf_counter()
+    rows = own(args) if args.own else bench(args)
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if args.append and out.exists():
+        df = pd.concat([pd.read_csv(out), df], ignore_index=True)
+    df.to_csv(out, index=False, float_format="%.6g")
+    print(f"\nwrote {out} ({len(df)} rows) in {time.perf_counter() - t0:.0f} s; "
+          f"{platform.node()} {os.cpu_count()} cpus (shared), groupcf {gcf.__version__}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Tests of the benchmark helpers (benchmarks/*.py), fast and hand-computed."""
