@@ -10,26 +10,34 @@ on what other actions did ("interacting" actions, below), which is enumerated ex
 
 **What is relaxed** (each step only enlarges the feasible set or lowers a cost):
 
-1. pre-conditions, except those whose features no other action changes and that fail at
-   the start (the action is then never possible); post-conditions, except
-   ``f' > f`` / ``f' < f`` on an action's own feature (a sign of its tweak) and a bound
-   ``f' op c`` that a feature's only changer holds (a range of its tweak), as in
-   :func:`groupcf.sequential.bound._ranges`; strict inequalities become non-strict;
+1. conditions of actions whose order is not enumerated (below), except pre-conditions that
+   fail at the start on features no other action changes (the action is never possible),
+   ``f' > f`` / ``f' < f`` on an action's own feature (a sign of its tweak) and
+   ``f' op c`` on a feature with a single changer (a range of its tweak, taken with 0 for
+   "not taken"); for the actions whose order *is* enumerated, a box is dropped only when
+   one of their pre/post-conditions fails for every state in the box's intervals (so the
+   authors' "capital loss only while capital gain < 1" and vice versa survive); strict
+   inequalities become non-strict; a pre-condition that no reachable state can break is
+   ignored;
 2. the rule that every step changes something by ``min_change``, and that a sequence is
    non-empty (implied: the start is rejected);
 3. the order of the *commuting* actions: an ``add`` action whose cost is ``AbsChange``,
-   ``Constant`` or ``CustomCost`` (which enters with its declared ``min_cost``) and whose
-   consequences are linear moves the state by :math:`\delta_i d_i` whatever the order
-   (:math:`d_i` = its feature plus the consequence factors), so the final state is
-   :math:`x^0 + \sum_i \delta_i d_i` exactly — :math:`\delta_i` the *actual* change of
-   its feature (after rounding: rounding to ``decimals`` with integer consequence factors
-   keeps this exact; non-integer factors get a rounding slack);
+   ``Constant`` or ``CustomCost`` (which enters with its declared ``min_cost``), whose
+   consequences are linear and whose pre-conditions read nothing another action changes
+   moves the state by :math:`\delta_i d_i` whatever the order (:math:`d_i` = its feature
+   plus the consequence factors), so the final state is :math:`x^0 + \sum_i \delta_i d_i`
+   exactly, :math:`\delta_i` the *actual* change of its feature. With rounding to
+   ``decimals`` this stays exact when the start is rounded and the consequence factors are
+   integers (each change is then a multiple of the rounding unit); otherwise
+   :func:`bnb_bound` declines (``None``) and the MIP bound is used;
 4. for *interacting* actions (a ``RelativeSquared`` cost whose feature another action
-   changes, a :class:`~groupcf.sequential.actions.Nonlinear` consequence) every ordered
-   subset is a separate case ("combo"); within it, a state-dependent quantity (the old
-   value in a relative cost, a nonlinear consequence) is replaced by its interval over the
-   node's box, computed along that order with the actions' interval extensions
-   (``Nonlinear.interval``, else its ``box``); ``RelativeSquared`` then costs at least
+   changes, a :class:`~groupcf.sequential.actions.Nonlinear` consequence, a pre-condition
+   on a feature another action changes, and the actions changing what these read) every
+   ordered subset is a separate case ("combo"); within it, a state-dependent quantity (the
+   old value in a relative cost, a nonlinear consequence, a condition's operands) is
+   replaced by its interval over the node's box, computed along that order with the
+   actions' interval extensions (``Nonlinear.interval``, else its ``box``);
+   ``RelativeSquared`` then costs at least
    :math:`\delta^2 / \max_{o \in O} (o - \text{offset})^2`;
 5. ``set`` actions: each is absent or sets one of its values (a combo); two on one feature
    are dominated by one of them alone (same final value, smaller cost) and skipped.
@@ -124,13 +132,20 @@ def _node_bound(model, combos, lo, hi, emb, cut):
     const = (model.const_if_used[None, :] * ((lo > 0) | (hi < 0))).sum(1)
     lb = np.where(feasible, np.maximum(lb, 0.0) + const, INF)
     width = (hi - lo) * used
-    score = np.abs(a) * width + 1e-12 * width
+    import os
+    mode = os.environ.get("BNB_BRANCH", "a")
+    if mode == "a":
+        score = np.abs(a) * width + 1e-12 * width
+    elif mode == "w":
+        score = (w[None, :] + 1e-9) * width
+    else:
+        score = np.sqrt((np.abs(a) + 1e-12) * (w[None, :] + 1e-9)) * width
     branch = np.where(width.max(1) > 1e-9, score.argmax(1), -1)
     return lb, branch, up
 
 
 def bnb_bound(problem: Problem, encoding, time_limit: float = 10.0, cap: float | None = None,
-              batch: int = 128, rtol: float = 1e-4):
+              batch: int = 256, rtol: float = 1e-3):
     """The certified lower bound of the module docstring, or ``None`` when the problem
     cannot be expressed (then :func:`groupcf.sequential.bound.sequence_bound` is used).
 
@@ -138,7 +153,7 @@ def bnb_bound(problem: Problem, encoding, time_limit: float = 10.0, cap: float |
     bound meets the cheapest valid sequence known (``cap`` or one found here), else
     ``branch_and_bound`` (stopped by the time limit), ``infeasible`` when no sequence can
     be accepted."""
-    from groupcf.sequential.bound import Bound, BoundStatus, _boxes, _ranges
+    from groupcf.sequential.bound import _boxes, _ranges
     t_end = time.perf_counter() + time_limit
     emb = problem.scorer.embedding
     if emb is None or encoding is None or not hasattr(encoding, "columns"):
@@ -151,18 +166,38 @@ def bnb_bound(problem: Problem, encoding, time_limit: float = 10.0, cap: float |
     lo0, hi0, _ = _boxes(problem, cats, r0)
     ranges = _ranges(problem, cap, (lo0, hi0))
     try:
-        model = _Model(problem, encoding, ranges, cap)
+        model = _Model(problem, encoding, ranges, cap, (lo0, hi0))
     except _NotExpressible as exc:
         logger.info("no branch-and-bound bound: %s", exc)
         return None
     cut = problem.scorer.cut
     combos = model.combos
-    # roots
-    LO = np.array([np.where(c["present"], model.lo0, 0.0) for c in combos])
-    HI = np.array([np.where(c["present"], model.hi0, 0.0) for c in combos])
-    CB = np.arange(len(combos))
-    CONST = np.array([c["const"] for c in combos])
     best_cap = INF if cap is None else float(cap)
+    try:
+        with _one_thread():
+            return _search(problem, model, combos, emb, cut, best_cap, t_end, rtol, batch)
+    except _NotExpressible as exc:       # the model offers no linear relaxation
+        logger.info("no branch-and-bound bound: %s", exc)
+        return None
+
+
+def _one_thread():
+    """Small batched products run faster on one BLAS thread (and leave the other cores
+    alone)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:        # pragma: no cover - threadpoolctl comes with scikit-learn
+        import contextlib
+        return contextlib.nullcontext()
+    return threadpool_limits(1)
+
+
+def _search(problem, model, combos, emb, cut, best_cap, t_end, rtol, batch):
+    from groupcf.sequential.bound import Bound, BoundStatus
+    CONST = np.array([c["const"] for c in combos])
+    LO = np.array([c["lo"] for c in combos])
+    HI = np.array([c["hi"] for c in combos])
+    CB = np.arange(len(combos))
     steps, steps_cost = None, None
     t0 = time.perf_counter()
     lb_all, br_all, LO, HI, CB = _evaluate(model, combos, LO, HI, CB, CONST, emb, cut, best_cap)
@@ -175,7 +210,7 @@ def bnb_bound(problem: Problem, encoding, time_limit: float = 10.0, cap: float |
             closed = True
             break
         glb = min(best_cap, float(lb_all.min()))
-        if best_cap < INF and glb >= best_cap - rtol * max(1.0, best_cap):
+        if best_cap < INF and best_cap <= glb + rtol * max(1.0, glb):
             closed = True
             break
         if time.perf_counter() >= t_end:
@@ -228,8 +263,9 @@ def _evaluate(model, combos, LO, HI, CB, CONST, emb, cut, cap=INF, points=False)
     ok = np.ones(K, bool)
     for k in np.unique(CB):
         rows = np.flatnonzero(k == CB)
-        _, _, q, (sl, sh), _ = model._replay(combos[k], LO[rows], HI[rows])
+        _, _, q, (sl, sh), _, cond_ok = model._replay(combos[k], LO[rows], HI[rows])
         Q[rows] = q
+        ok[rows] &= cond_ok
         for s in sl:
             LO[rows, s] = np.maximum(LO[rows, s], sl[s])
             HI[rows, s] = np.minimum(HI[rows, s], sh[s])
@@ -268,20 +304,22 @@ def _evaluate(model, combos, LO, HI, CB, CONST, emb, cut, cap=INF, points=False)
     if points and res:
         idx = np.concatenate([r[0] for r in res])
         Y = np.vstack([r[1] for r in res])
-        Z = np.stack([combos[CB[i]]["A"] @ y + combos[CB[i]]["z0"] for i, y in zip(idx, Y)])
+        As = np.stack([c["A"] for c in combos])
+        Z0 = np.stack([c["z0"] for c in combos])
+        cb = CB[idx]
+        Z = (As[cb] @ Y[:, :, None])[..., 0] + Z0[cb]
         s = emb.score(Z)
         good = np.flatnonzero((s >= cut) & ok[idx])
-        cost = np.array([_point_cost(model, combos[CB[idx[g]]], Y[g], Q[idx[g]]) for g in good])
-        for g in good[np.argsort(cost)[:1]]:
+        if len(good):
+            Yg, Qg = Y[good], Q[idx[good]]
+            cost = (CONST[cb[good]] + np.abs(Yg) @ model.w + (Qg * Yg * Yg).sum(1)
+                    + (np.abs(Yg) > 0) @ model.const_if_used)
+            g = good[int(cost.argmin())]
             if cost.min() < cap * (1 - 1e-6):
-                pts.append((CB[idx[g]], Y[g]))
+                pts.append((cb[g], Y[g]))
     keep = np.isfinite(lb)
     out = (lb[keep], br[keep], LO[keep], HI[keep], CB[keep])
     return (*out, pts) if points else out
-
-
-def _point_cost(model, combo, y, q):
-    return combo["const"] + float(model.w @ np.abs(y) + q @ (y * y) + model.const_if_used @ (np.abs(y) > 0))
 
 
 def _try_replay(model, combo, y, cap):

@@ -156,16 +156,50 @@ def test_bound_below_enumeration_interacting(seed):
         assert p.accepts(final) and cost >= b.value - 1e-9
 
 
+def test_nonlinear_consequence_is_not_lost():
+    """Only the nonlinear consequence (x2 doubles, almost for free) reaches the accepted
+    region cheaply: the bound must stay below that sequence's tiny cost."""
+    enc = OneHotEncoding(FEATS, {"c": [0.0, 1.0]})
+    net = ReLUNetwork([(np.array([[0.0, 1.0, 0.0, 0.0]]), [-1.8])])     # accepts x2 >= 1.8
+    aset = ActionSet(_interacting_actions(), FEATS)
+    p = _problem(aset, net, enc, [1.0, 1.0, 0.0])
+    cost, _, _, final = p.replay([("adj", 0.01)])
+    assert p.accepts(final) and cost < 1e-3
+    b = bnb_bound(p, enc, time_limit=2.0, cap=cost)
+    assert b.value <= cost + 1e-12
+    b = bnb_bound(p, enc, time_limit=2.0)
+    assert b.value <= cost + 1e-12
+
+
+def test_preconditions_between_actions_are_kept():
+    """Two actions that exclude each other through their pre-conditions (the authors'
+    capital gain / capital loss): the bound is not fooled into combining them."""
+    enc = OneHotEncoding(FEATS, {"c": [0.0, 1.0]})
+    net = ReLUNetwork([(np.array([[1.0, 1.0, 0.0, 0.0]]), [-1.5])])     # x1 + x2 >= 1.5
+    acts = [Action("gain", "x1", (-2.0, 2.0), cost="abs", pre=["x2 < 0.1"], post=["x1' > 0.1"]),
+            Action("loss", "x2", (-2.0, 2.0), cost=AbsChange(1.2), pre=["x1 < 0.1"], post=["x2' > 0.1"])]
+    p = _problem(ActionSet(acts, FEATS), net, enc)
+    best = _enumerate(p, grid=81)
+    assert best == pytest.approx(1.5)       # gain alone: both together are never valid
+    b = bnb_bound(p, enc, time_limit=3.0, cap=best)
+    assert 1.5 - 1e-3 <= b.value <= best + 1e-9
+
+
 def test_rounding_keeps_the_bound_valid():
-    """States rounded to 1 decimal after every action (the authors round to 3)."""
+    """States rounded to 1 decimal after every action (the authors round to 3), integer
+    consequence factors; a non-integer factor makes the bound decline (None)."""
+    acts = _linear_actions()
+    acts[0] = Action("up1", "x1", (-2.0, 2.0), cost="abs", consequences={"x2": 2.0})
     for seed in range(4):
         rng = np.random.default_rng(300 + seed)
         enc = OneHotEncoding(FEATS, {"c": [0.0, 1.0]})
         net = _net(rng, enc)
-        p = _problem(ActionSet(_linear_actions(), FEATS), net, enc, decimals=1)
+        p = _problem(ActionSet(acts, FEATS), net, enc, decimals=1)
         best = _enumerate(p, grid=21)
-        b = bnb_bound(p, enc, time_limit=2.0, cap=best if np.isfinite(best) else None)
+        b = bnb_bound(p, enc, time_limit=1.5, cap=best if np.isfinite(best) else None)
         assert b.value <= best + 1e-9
+    p = _problem(ActionSet(_linear_actions(), FEATS), net, enc, decimals=1)
+    assert bnb_bound(p, enc, time_limit=1.0) is None
 
 
 def test_linear_upper_is_an_upper_bound():
