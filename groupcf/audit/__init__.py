@@ -164,4 +164,11 @@ def audit(result, X: pd.DataFrame | pd.Series | None, by, *, n_boot: int = 1000,
             glob_groups = X.loc[people, by].rename(name)
         else:
             glob_groups = pd.Series(by).loc[people].rename(name)
-    return Audit(name, groups, differences, features, ref, level, global_actions, glob_groups)
+    return Audit(name, _denoise(groups), _denoise(differences), features, ref, level, global_actions, glob_groups)
+
+
+def _denoise(df: pd.DataFrame, tol: float = 1e-12) -> pd.DataFrame:
+    """Floating-point noise (``-8.3e-17``) shown as the zero it is."""
+    num = df.select_dtypes("number").columns
+    df[num] = df[num].mask(df[num].abs() < tol, 0.0)
+    return df
