@@ -1,49 +1,41 @@
-"""MD-PSO counterfactuals beside DiCE and GeCo on the four datasets of Shekhar et al. 2023.
+"""MD-PSO (``method="pso"``) on the four datasets of Shekhar et al. 2023: a tuning protocol
+whose defaults are scored on queries it never saw, beside the exact limit and DiCE.
 
-    python benchmarks/pso.py --n 20                      # the issue's check
-    python benchmarks/pso.py --data-dir /work/shared/data/mdpso --n 5 --datasets lsvt
+    python benchmarks/pso.py tune                       # the grid on tuning queries -> pso_tuning*.csv
+    python benchmarks/pso.py evaluate                   # defaults on evaluation queries -> pso_eval*.csv
+    python benchmarks/pso.py evaluate --methods mace-mad --queries 2     # the exact limit
+    /work/venvs/dice/bin/python benchmarks/pso.py evaluate --methods dice-random dice-genetic
+    python benchmarks/pso.py evaluate --models rf500 gb mlp --tag robust # robustness
 
-Datasets (read from ``--data-dir``, default ``../shared/data/mdpso`` relative to the
-repository; never copied into it; their README gives provenance):
+(``make bench-pso`` runs tune and evaluate.) Data are read from ``--data-dir``
+(default ``../shared/data/mdpso``, never copied; its README gives provenance):
 
-* COMPAS: ``compas-two-years_5278_derived.csv`` (13 features); positive (desired)
-  class: no two-year recidivism. ``sex`` and the race and age-category indicators are
-  immutable, ``age`` increase-only.
-* Hill-Valley: the non-noisy merged file (1212 x 100); positive class: hill (1).
-* Arrhythmia: the 17 constant columns dropped (262 features), missing values filled
-  with the training medians, columns with 2-5 distinct values categorical (two-valued
-  ones binary), the rest numeric; positive class: normal (1). Age and sex immutable.
-* LSVT: 126 x 310, all numeric; positive class: acceptable (1).
+* COMPAS: ``compas-two-years_5278_derived.csv`` (13 features); desired class: no two-year
+  recidivism; ``sex``, race and age-category indicators immutable, ``age`` increase-only.
+* Hill-Valley: the non-noisy merged file (1212 x 100); desired class: hill (1).
+* Arrhythmia: the 17 constant columns dropped (262 features), missing values filled with the
+  training medians, columns with 2-5 distinct values categorical; desired class: normal (1);
+  age and sex immutable.
+* LSVT: 126 x 310, all numeric; desired class: acceptable (1).
 
-Per dataset: 50/50 stratified split (``--seed``, default 0), a
-``Pipeline(FeatureSpace(numeric="passthrough"), RandomForestClassifier(100 trees))``
-(its test accuracy is reported), the first ``--n`` test rows it rejects (all there are
-where fewer), ``--k`` (5) counterfactuals per query from every method:
-
-* ``pso``   — ``gcf.explain(x, pipe, method="pso", data=X_train, n=k)`` (defaults);
-* ``pso-mad`` — the same with ``scale="mad"`` (l2 on the MAD scale of the metric) and
-  ``h0=40`` (40 features active from the start; chosen after trying h0 = 10 / 40 / 80 on
-  the first 10 Hill-Valley and LSVT queries, which are among those evaluated);
-* ``dice-random``, ``dice-genetic`` — ``dice-ml`` on the same pipeline (sklearn backend,
-  ``total_CFs=k``, desired class "opposite"; immutables not varied, increase-only from
-  the query's value up);
-* ``geco``  — ``gcf.explain(x, pipe, method="geco", data=X_train, k=k)``;
-* ``mace``  — ``gcf.explain(x, pipe, method="mace", distance="l1", time_limit=T)``: one
-  exact (l1 over the range-scaled features) counterfactual per query, from the forest
-  embedded in the MIP; ``T`` = the per-query limit less 2 s (a time-limited answer is
-  valid but not proven; column ``proven`` of the per-query CSV). Diversity needs two
-  counterfactuals, so MACE rows have none.
-
-Every counterfactual is re-checked with the random forest and the actionability rules;
-only the valid ones are scored, with :mod:`groupcf.metrics_hd` (the paper's eqs. 8-15:
-MAD-scaled continuous proximity, sparsity, diversity, eq. 15 normalised diversity and
-diversity / proximity, the column the paper's Table II prints as "Norm. Div").
-Wall time per query (``--time-limit`` seconds per query and method, default 60,
-counts as no counterfactual). Writes ``<out>/pso_queries.csv``, ``pso.csv`` and ``pso.md``.
+**Protocol.** Per dataset, ``--splits`` (3) stratified 50/50 train/test splits (split seed
+``s``) times ``--model-seeds`` (3) model seeds ``m``: a
+``Pipeline(FeatureSpace(numeric="passthrough"), model)``, by default a random forest of 100
+trees (``--models``: ``rf100``, ``rf500``, ``gb`` gradient boosting, ``mlp``). The *test rows*
+of split ``s`` are shuffled with seed ``s`` and halved (:func:`split_pools`) into a tuning pool
+and an evaluation pool, so the two query sets are disjoint for every model trained on that
+split; the queries are the first ``--queries`` rows of a pool that the model rejects.
+``tune`` scores every configuration of :data:`GRID` on tuning queries only and picks one set
+of options for all datasets by :func:`choose`; ``evaluate`` scores methods on evaluation
+queries only. Every counterfactual is re-checked with the model and the actionability rules;
+only valid ones are scored with :mod:`groupcf.metrics_hd` (the paper's eqs. 8-15: proximity =
+mean MAD-scaled |Δ| over continuous features, per counterfactual, averaged over the ``--k``
+(5) counterfactuals; ``best`` = the smallest per-counterfactual proximity).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -51,16 +43,14 @@ import warnings
 from pathlib import Path
 
 os.environ.setdefault("TQDM_DISABLE", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")        # one thread: CPU time per query is the cost
 
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # the scripts' shared helpers
-import contextlib
-
 from _deadline import Timeout, with_deadline
 
 import groupcf as gcf
@@ -68,9 +58,19 @@ from groupcf import metrics_hd as mh
 from groupcf.models import TrainedModel
 
 REPO = Path(__file__).resolve().parent.parent
-METHODS = ("pso", "pso-mad", "dice-random", "dice-genetic", "geco", "mace")
+RESULTS = REPO / "benchmarks" / "results"
+SHARED = Path(os.environ.get("GROUPCF_SHARED", REPO.parent / "shared"))   # /work/shared beside /work/main
 PAPER_NAMES = {"compas": "COMPAS", "hill-valley": "Hill-Valley", "arrhythmia": "Arrhythmia", "lsvt": "LSVT"}
-PAPER_METHODS = {"pso": "MD-PSO", "pso-mad": "MD-PSO", "dice-random": "DiCE-Random", "dice-genetic": "DiCE-Genetic"}
+
+#: The tuning grid. Stage 1: both objectives (``scale``: Gower = the paper's l2, or
+#: MAD-scaled l2 = the reported metric) times the spread of the n (``w_diversity``).
+#: Stage 2: one option at a time changed from the stage-1 winner: the active set
+#: (``h0`` features from the start, ``h_growth``), the box (``epsilon``), seeding from
+#: data, the polish. Stage 3: greedy combination: from the best so far, add each stage-2
+#: change that beat the stage-1 winner (best first), kept when it lowers the score.
+STAGE1 = [{"scale": s, "w_diversity": w} for s in ("range", "mad") for w in (0.25, 0.75)]
+STAGE2 = [{"h0": 40}, {"h_growth": 4.0}, {"epsilon": 0.1}, {"epsilon": 0.05}, {"seed_with_data": False},
+          {"polish": False}]
 
 
 # ----------------------------------------------------------------------------- data
@@ -99,92 +99,82 @@ def load(name: str, d: Path):
     raise SystemExit(f"unknown dataset {name!r}")
 
 
+def split_pools(index, seed: int) -> tuple[pd.Index, pd.Index]:
+    """The test rows ``index`` shuffled with ``seed`` and halved: ``(tuning, evaluation)``,
+    disjoint, together all of ``index`` (the first gets the extra row of an odd count)."""
+    index = pd.Index(index)
+    perm = np.random.default_rng(seed).permutation(len(index))
+    cut = (len(index) + 1) // 2
+    return index[perm[:cut]], index[perm[cut:]]
+
+
+def make_model(kind: str, seed: int):
+    """The classifier behind the FeatureSpace (features scaled to [0, 1] by the space)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+    from sklearn.neural_network import MLPClassifier
+
+    if kind in ("rf100", "rf500"):
+        return RandomForestClassifier(n_estimators=int(kind[2:]), random_state=seed, n_jobs=1)
+    if kind == "gb":
+        return HistGradientBoostingClassifier(max_iter=100, random_state=seed)
+    if kind == "mlp":
+        return MLPClassifier(hidden_layer_sizes=(50,), max_iter=1000, random_state=seed)
+    raise SystemExit(f"unknown model {kind!r}")
+
+
 class Case:
-    def __init__(self, name, d: Path, n: int, seed: int):
-        X, y, cat, imm, inc = load(name, d)
-        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.5, random_state=seed, stratify=y)
+    """One (dataset, split seed, model seed, model kind): the fitted pipeline, the training
+    rows, the MAD of the metric and the tuning / evaluation query pools."""
+
+    def __init__(self, name: str, data, split_seed: int, model_seed: int, model: str = "rf100"):
+        X, y, cat, imm, inc = data
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.5, random_state=split_seed, stratify=y)
         med = X_tr.median()
         X_tr, X_te = X_tr.fillna(med), X_te.fillna(med)        # Arrhythmia's '?' only
         kinds = {c: ("binary" if X_tr[c].nunique() == 2 else "categorical") for c in cat}
-        # categories seen only in the test half cannot be encoded: map them to the nearest seen one
-        for c in cat:
+        # a numeric column two-valued by chance in this training half stays numeric
+        kinds.update({c: "numeric" for c in X.columns if c not in cat and X_tr[c].nunique() <= 2 < X[c].nunique()})
+        for c in cat:   # categories seen only in the test half: the nearest seen one
             seen = np.sort(X_tr[c].unique())
             X_te[c] = [seen[np.argmin(np.abs(seen - v))] for v in X_te[c]]
         self.space = gcf.FeatureSpace(immutable=imm, increase_only=inc, kinds=kinds, numeric="passthrough")
-        self.pipe = make_pipeline(self.space, RandomForestClassifier(n_estimators=100, random_state=seed, n_jobs=1))
+        self.pipe = make_pipeline(self.space, make_model(model, model_seed))
         self.pipe.fit(X_tr, y_tr)
-        self.name, self.X_tr, self.y_tr, self.cat, self.imm, self.inc = name, X_tr, y_tr, cat, imm, inc
+        self.name, self.split_seed, self.model_seed, self.model = name, split_seed, model_seed, model
+        self.X_tr, self.y_tr, self.X_te, self.cat, self.imm, self.inc = X_tr, y_tr, X_te, cat, imm, inc
         self.accuracy = float(self.pipe.score(X_te, y_te))
-        rej = X_te[self.pipe.predict(X_te) == 0]
-        self.S = rej.sample(frac=1.0, random_state=seed).head(n)
         self.tm = TrainedModel(self.pipe, self.space, None, 0.5)
-        # DiCE: categorical and two-valued columns as categories (else it proposes 0.8 for a 0/1 flag)
-        self.dice_cat = [c for c in X_tr.columns if c in cat or X_tr[c].nunique() <= 2]
         self.mad = mh.mad(X_tr, [c for c in X_tr.columns if c not in cat])
+        self.pools = dict(zip(("tune", "eval"), split_pools(X_te.index, split_seed)))
+        rejected = X_te.index[self.pipe.predict(X_te) == 0]
+        self.rejected = {k: [i for i in v if i in set(rejected)] for k, v in self.pools.items()}
+
+    def queries(self, role: str, n: int) -> pd.DataFrame:
+        """The first ``n`` rejected rows of the ``role`` ("tune" / "eval") pool."""
+        return self.X_te.loc[self.rejected[role][:n]]
 
 
-# ----------------------------------------------------------------------------- methods
-class _FloatModel:
-    """The pipeline for DiCE: DiCE hands categorical columns over as strings."""
-
-    def __init__(self, pipe, dtypes):
-        self.pipe, self.dtypes = pipe, dtypes
-
-    def predict_proba(self, X):
-        return self.pipe.predict_proba(X[list(self.dtypes.index)].astype(float))
-
-    def predict(self, X):
-        return self.pipe.predict(X[list(self.dtypes.index)].astype(float))
+# ----------------------------------------------------------------------------- metrics
+def per_cf_proximity(x: pd.Series, cfs: pd.DataFrame, mad: pd.Series, categorical=()) -> np.ndarray:
+    """Eq. 8 per counterfactual: mean over the continuous features (those with a MAD, not
+    categorical) of ``|c_j - x_j| / MAD_j``."""
+    cont = [c for c in cfs.columns if c in mad.index and c not in set(categorical)]
+    d = np.abs(cfs[cont].to_numpy(float) - x[cont].to_numpy(float)[None, :]) / mad[cont].to_numpy(float)
+    return d.mean(axis=1)
 
 
-def make_runner(method: str, case: Case, k: int):
-    if method in ("pso", "pso-mad"):
-        opts = {"scale": "mad", "h0": 40} if method == "pso-mad" else {}
-        return lambda x, i: gcf.explain(x, case.pipe, method="pso", data=case.X_tr, n=k,
-                                        random_state=i, **opts).counterfactuals
-    if method == "mace":
-        def run(x, i):
-            e = gcf.explain(x, case.pipe, method="mace", distance="l1", time_limit=max(1.0, case.limit - 2))
-            run.proven = e.is_optimal
-            return e.counterfactuals
-        return run
-    if method == "geco":
-        return lambda x, i: gcf.explain(x, case.pipe, method="geco", data=case.X_tr, k=k,
-                                        random_state=i).counterfactuals
-    if method.startswith("dice-"):
-        import dice_ml
-
-        kind = method.split("-", 1)[1]
-        frame = case.X_tr.copy()
-        for c in case.dice_cat:
-            frame[c] = frame[c].astype(str)
-        frame["_y"] = case.y_tr.to_numpy()
-        cont = [c for c in case.X_tr.columns if c not in case.dice_cat]
-        data = dice_ml.Data(dataframe=frame, continuous_features=cont, outcome_name="_y")
-        model = dice_ml.Model(model=_FloatModel(case.pipe, case.X_tr.dtypes), backend="sklearn")
-        dice = dice_ml.Dice(data, model, method=kind)
-        vary = [c for c in case.X_tr.columns if c not in case.imm]
-
-        def run(x, i):
-            q = x.to_frame().T.copy()
-            for c in case.dice_cat:
-                q[c] = q[c].astype(str)
-            rng = {c: [float(x[c]), float(max(case.X_tr[c].max(), x[c]))] for c in case.inc}
-            kw = {"random_seed": i} if kind == "random" else {}
-            np.random.seed(i)   # noqa: NPY002 - DiCE draws from numpy's global generator
-            res = dice.generate_counterfactuals(q, total_CFs=k, desired_class="opposite",
-                                                features_to_vary=vary, permitted_range=rng or None,
-                                                verbose=False, **kw)
-            cfs = res.cf_examples_list[0].final_cfs_df
-            if cfs is None or not len(cfs):
-                return None
-            return cfs[list(case.X_tr.columns)].astype(float).reset_index(drop=True)
-        return run
-    raise SystemExit(f"unknown method {method!r}")
+def query_metrics(x: pd.Series, cfs: pd.DataFrame, mad: pd.Series, categorical=()) -> dict:
+    """The paper's metrics of one query's valid counterfactuals plus ``best`` (smallest
+    per-counterfactual proximity) and ``changed_max`` (most features any of them changes)."""
+    out = mh.summarize_hd(x, cfs, mad, categorical)
+    out["best"] = float(per_cf_proximity(x, cfs, mad, categorical).min())
+    diff = np.abs(cfs.to_numpy(float) - x[cfs.columns].to_numpy(float)[None, :]) > 1e-9
+    out["changed_max"] = int(diff.sum(axis=1).max())
+    return out
 
 
 def valid_rows(case: Case, x: pd.Series, cfs: pd.DataFrame | None) -> pd.DataFrame:
-    """The counterfactuals the forest accepts and the actionability rules allow."""
+    """The counterfactuals the model accepts and the actionability rules allow."""
     if cfs is None or not len(cfs):
         return pd.DataFrame(columns=case.X_tr.columns)
     cfs = cfs[list(case.X_tr.columns)].astype(float).reset_index(drop=True)
@@ -202,137 +192,222 @@ def valid_rows(case: Case, x: pd.Series, cfs: pd.DataFrame | None) -> pd.DataFra
     return cfs[ok].reset_index(drop=True)
 
 
-def run_case(case: Case, methods, k: int, limit: float, log):
+# ----------------------------------------------------------------------------- runs
+def pso_runner(case: Case, k: int, options: dict):
+    def run(x, i):
+        e = gcf.explain(x, case.pipe, method="pso", data=case.X_tr, n=k, random_state=i,
+                        progress=False, **options)
+        run.note = e.stats.get("note", "")
+        return e.counterfactuals
+    return run
+
+
+def runner(method: str, case: Case, k: int, limit: float):
+    if method == "pso":
+        return pso_runner(case, k, {})
+    import pso_limit
+
+    return pso_limit.runner(method, case, k, limit)
+
+
+def run_queries(case: Case, run, S: pd.DataFrame, limit: float, tags: dict) -> list[dict]:
     rows = []
-    for method in methods:
-        case.limit = limit
+    for i, (idx, x) in enumerate(S.iterrows()):
+        t0, c0 = time.perf_counter(), time.process_time()
+        status, cfs = "ok", None
         try:
-            run = make_runner(method, case, k)
-        except ImportError as exc:
-            log(f"  {case.name}/{method}: not run ({exc})")
-            continue
-        for i, (idx, x) in enumerate(case.S.iterrows()):
-            t0 = time.perf_counter()
-            status, cfs = "ok", None
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    cfs = with_deadline(lambda run=run, x=x, i=i: run(x, i), limit)
-            except Timeout:
-                status = "timeout"
-            except Exception as exc:                       # noqa: BLE001 - recorded per query
-                status = f"{type(exc).__name__}: {str(exc)[:80]}"
-            dt = time.perf_counter() - t0
-            good = valid_rows(case, x, cfs)
-            row = {"dataset": case.name, "method": method, "query": idx, "time": dt, "status": status,
-                   "returned": 0 if cfs is None else len(cfs), "valid": len(good),
-                   "proven": getattr(run, "proven", None) if status == "ok" else None}
-            if len(good):
-                row.update(mh.summarize_hd(x, good, case.mad, case.cat))
-            rows.append(row)
-        got = [r for r in rows if r["method"] == method]
-        log(f"  {case.name}/{method}: {sum(r['valid'] > 0 for r in got)}/{len(got)} covered, "
-            f"median {np.median([r['time'] for r in got]):.2f}s")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                cfs = with_deadline(lambda x=x, i=i: run(x, i), limit)
+        except Timeout:
+            status = "timeout"
+        except Exception as exc:                       # noqa: BLE001 - recorded per query
+            status = f"{type(exc).__name__}: {str(exc)[:120]}"
+        dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+        good = valid_rows(case, x, cfs)
+        row = {"dataset": case.name, "model": case.model, "split": case.split_seed, "seed": case.model_seed,
+               **tags, "query": idx, "time": dt, "cpu": cpu, "status": status,
+               "returned": 0 if cfs is None else len(cfs), "valid": len(good),
+               "note": getattr(run, "note", "") if status == "ok" else ""}
+        for key in ("lower_bound", "proven"):
+            if hasattr(run, key) and status == "ok":
+                row[key] = getattr(run, key)
+        if len(good):
+            row.update(query_metrics(x, good, case.mad, case.cat))
+        rows.append(row)
     return rows
 
 
-def summarize(q: pd.DataFrame, acc: dict) -> pd.DataFrame:
+def cases(a, model: str = "rf100"):
+    d = Path(a.data_dir)
+    if not d.is_dir():
+        raise SystemExit(f"no data directory {d}: pass --data-dir (see the module docstring)")
+    for name in a.datasets:
+        data = load(name, d)
+        for s in range(a.splits):
+            for m in range(a.model_seeds):
+                yield Case(name, data, s, m, model)
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+# ----------------------------------------------------------------------------- tune
+def score(summary: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration: coverage (all tuning queries), median time, and the geometric
+    mean over datasets of mean proximity / the paper's MD-PSO proximity."""
+    ref = paper[paper.method == "MD-PSO"].set_index("dataset").proximity
     out = []
-    for (ds, m), g in q.groupby(["dataset", "method"], sort=False):
-        ok = g[g.valid > 0]
-        out.append({"dataset": ds, "method": m, "rf_accuracy": acc[ds], "queries": len(g),
-                    "coverage": (g.valid > 0).mean(), "valid_per_query": g.valid.mean(),
-                    "proximity": ok.proximity.mean(), "proximity_cat": ok.get("proximity_cat", pd.Series()).mean(),
-                    "sparsity": ok.sparsity.mean(), "diversity": ok.diversity.mean(),
-                    "norm_div_eq15": ok.norm_div_eq15.mean(), "div_over_prox": ok.div_over_prox.mean(),
-                    "time_median": g.time.median(), "time_p95": g.time.quantile(0.95),
-                    "proven": int((g.proven == True).sum()) if "proven" in g else None})  # noqa: E712
+    for cfg, g in summary.groupby("config", sort=False):
+        ratio = g.proximity.to_numpy() / g.dataset.map(PAPER_NAMES).map(ref).to_numpy()
+        out.append({"config": cfg, "coverage": g.coverage.min(), "time_median": g.time_median.max(),
+                    "cpu_median": g.cpu_median.max(),
+                    "geo_ratio": float(np.exp(np.mean(np.log(ratio)))),
+                    **{f"prox_{ds}": p for ds, p in zip(g.dataset, g.proximity)}})
     return pd.DataFrame(out)
 
 
-def markdown(summary: pd.DataFrame, paper: pd.DataFrame | None) -> str:
-    head = ("| dataset | method | RF acc | coverage | proximity | sparsity | diversity | norm. div (eq. 15) "
-            "| div / prox | median s | p95 s |")
-    lines = [head, "|---|---|---|---|---|---|---|---|---|---|---|"]
-    def f(v):
-        return "–" if pd.isna(v) else f"{v:.4f}"
-
-    for _, r in summary.iterrows():
-        lines.append(f"| {r.dataset} | {r.method} | {r.rf_accuracy:.3f} | {r.coverage:.2f} | {f(r.proximity)} | "
-                     f"{f(r.sparsity)} | {f(r.diversity)} | {f(r.norm_div_eq15)} | {f(r.div_over_prox)} | "
-                     f"{r.time_median:.2f} | {r.time_p95:.2f} |")
-        if paper is not None and r.method in PAPER_METHODS:
-            p = paper[(paper.dataset == PAPER_NAMES[r.dataset]) & (paper.method == PAPER_METHODS[r.method])]
-            for _, pr in p.iterrows():
-                lines.append(f"| {r.dataset} | *paper {pr.method}* | | {pr.coverage:.2f} | {pr.proximity:.4f} | "
-                             f"{pr.sparsity:.4f} | {pr.diversity:.4f} | – | {pr.norm_div:.4f} | – | – |")
-    return "\n".join(lines)
+def choose(scores: pd.DataFrame, max_time: float = 1.0) -> str:
+    """The rule: among configurations covering every tuning query with a median CPU time
+    per query (``cpu_median``: the process's own, so other jobs on a shared machine do not
+    count) of at most ``max_time`` s on every dataset, the smallest ``geo_ratio``."""
+    ok = scores[(scores.coverage >= 1.0) & (scores.cpu_median <= max_time)]
+    return str((ok if len(ok) else scores).sort_values("geo_ratio", kind="stable").config.iloc[0])
 
 
-def combine(dirs, out: Path, ref: Path):
-    q, acc = None, {}
-    for d in dirs:
-        qi = pd.read_csv(d / "pso_queries.csv")
-        acc.update(pd.read_csv(d / "pso.csv").groupby("dataset").rf_accuracy.first().to_dict())
-        if q is not None:
-            done = set(map(tuple, qi[["dataset", "method"]].drop_duplicates().to_numpy()))
-            q = q[[(a, b) not in done for a, b in zip(q.dataset, q.method)]]
-        q = qi if q is None else pd.concat([q, qi], ignore_index=True)
-    order = {m: i for i, m in enumerate(METHODS)}
-    dsorder = {n: i for i, n in enumerate(PAPER_NAMES)}
-    q = q.sort_values(["dataset", "method"], key=lambda c: c.map(dsorder if c.name == "dataset" else order),
-                      kind="stable")
-    out.mkdir(parents=True, exist_ok=True)
-    q.to_csv(out / "pso_queries.csv", index=False)
-    s = summarize(q, acc)
-    s.to_csv(out / "pso.csv", index=False)
-    md = markdown(s, pd.read_csv(ref) if ref.is_file() else None)
-    (out / "pso.md").write_text(md + "\n")
-    print(md)
+def summarize_tune(q: pd.DataFrame) -> pd.DataFrame:
+    g = q.groupby(["config", "dataset"], sort=False)
+    return pd.DataFrame({"queries": g.size(), "coverage": g.valid.apply(lambda v: (v > 0).mean()),
+                         "proximity": g.proximity.mean(), "best": g.best.mean(), "sparsity": g.sparsity.mean(),
+                         "diversity": g.diversity.mean(), "time_median": g.time.median(),
+                         "cpu_median": g.cpu.median()}).reset_index()
+
+
+def config_name(opts: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in opts.items())
+
+
+def tune(a):
+    """Stage 1, then stage 2 from the stage-1 winner; each configuration's queries are
+    appended to ``pso_tuning_queries.csv`` as it finishes and configurations already there
+    are skipped (so the search can run as several short locked runs: ``--max-configs``)."""
+    paper = pd.read_csv(a.reference)
+    out = Path(a.out)
+    path = out / "pso_tuning_queries.csv"
+    done = pd.read_csv(path) if path.is_file() else pd.DataFrame(columns=["config"])
+    built: list[Case] = []
+    budget = [a.max_configs]
+
+    def run_configs(configs) -> bool:
+        for opts in configs:
+            name = config_name(opts)
+            if name in set(done.config):
+                continue
+            if budget[0] <= 0:
+                return False
+            if not built:
+                built.extend(cases(a))
+            rows: list[dict] = []
+            for case in built:
+                rows.extend(run_queries(case, pso_runner(case, a.k, opts), case.queries("tune", a.queries),
+                                        a.time_limit, {"config": name}))
+            pd.DataFrame(rows).to_csv(path, mode="a", header=not path.is_file(), index=False)
+            budget[0] -= 1
+            log(f"  {name}: done")
+        return True
+
+    def scores_of(configs):
+        q = pd.read_csv(path)
+        names = [config_name(o) for o in configs]
+        return score(summarize_tune(q[q.config.isin(names)]), paper).set_index("config").loc[names].reset_index()
+
+    if not run_configs(STAGE1):
+        return log("stopped after --max-configs; run again to go on")
+    win = STAGE1[[config_name(o) for o in STAGE1].index(choose(scores_of(STAGE1), a.max_time))]
+    log(f"stage 1 winner: {win}")
+    stage2 = [{**win, **o} for o in STAGE2]
+    if not run_configs(stage2):
+        return log("stopped after --max-configs; run again to go on")
+    s2 = scores_of([win, *stage2]).set_index("config")
+    eligible = s2[(s2.coverage >= 1.0) & (s2.cpu_median <= a.max_time)]
+    base = s2.geo_ratio[config_name(win)]
+    better = [o for o in STAGE2 if config_name({**win, **o}) in eligible.index
+              and eligible.geo_ratio[config_name({**win, **o})] < base]
+    better.sort(key=lambda o: eligible.geo_ratio[config_name({**win, **o})])
+    configs, stage = [*STAGE1, *stage2], [1] * len(STAGE1) + [2] * len(stage2)
+    cur = {**win, **better[0]} if better else win
+    for o in better[1:]:
+        if set(o) & set(cur) - set(win):          # the same option twice (two epsilons)
+            continue
+        cand = {**cur, **o}
+        if not run_configs([cand]):
+            return log("stopped after --max-configs; run again to go on")
+        configs.append(cand)
+        stage.append(3)
+        sc = scores_of([cur, cand]).set_index("config")
+        if sc.coverage[config_name(cand)] >= 1 and sc.cpu_median[config_name(cand)] <= a.max_time \
+                and sc.geo_ratio[config_name(cand)] < sc.geo_ratio[config_name(cur)]:
+            cur = cand
+    scores = scores_of(configs)
+    scores["stage"] = stage
+    best = choose(scores, a.max_time)
+    scores["chosen"] = scores.config == best
+    q = pd.read_csv(path)
+    summarize_tune(q).to_csv(out / "pso_tuning.csv", index=False)
+    scores.to_csv(out / "pso_tuning_scores.csv", index=False)
+    print(scores.to_string(index=False))
+    print(f"chosen: {best}")
+
+
+# ----------------------------------------------------------------------------- evaluate
+def evaluate(a):
+    out = Path(a.out)
+    for model in a.models:
+        rows: list[dict] = []
+        for case in cases(a, model):
+            S = case.queries("eval", a.queries)
+            log(f"{case.name} {model} split {case.split_seed} seed {case.model_seed}: accuracy "
+                f"{case.accuracy:.3f}, {len(S)} queries")
+            for method in a.methods:
+                for k in a.ks:
+                    try:
+                        run = runner(method, case, k, a.time_limit)
+                    except ImportError as exc:
+                        log(f"  {method}: not run ({exc})")
+                        continue
+                    rows.extend(run_queries(case, run, S, a.time_limit,
+                                            {"method": method, "k": k, "accuracy": case.accuracy}))
+        tag = f"_{a.tag}" if a.tag else ""
+        name = f"pso_eval{tag}_{model}" if len(a.models) > 1 or a.tag else f"pso_eval{tag}"
+        pd.DataFrame(rows).to_csv(out / f"{name}_queries.csv", index=False)
+        log(f"wrote {out / f'{name}_queries.csv'}")
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data-dir", default=str(REPO.parent / "shared" / "data" / "mdpso"))
-    ap.add_argument("--reference", default=str(REPO.parent / "shared" / "reference" / "mdpso_table2.csv"))
+    ap.add_argument("command", choices=("tune", "evaluate"))
+    ap.add_argument("--data-dir", default=os.environ.get("MDPSO_DATA", str(SHARED / "data" / "mdpso")))
+    ap.add_argument("--reference", default=str(SHARED / "reference" / "mdpso_table2.csv"))
     ap.add_argument("--datasets", nargs="+", default=list(PAPER_NAMES))
-    ap.add_argument("--methods", nargs="+", default=list(METHODS))
-    ap.add_argument("--n", type=int, default=100)
+    ap.add_argument("--splits", type=int, default=3)
+    ap.add_argument("--model-seeds", type=int, default=3)
+    ap.add_argument("--models", nargs="+", default=["rf100"])
+    ap.add_argument("--methods", nargs="+", default=["pso"])
+    ap.add_argument("--queries", type=int, default=2, help="queries per (split, model seed) and role")
     ap.add_argument("--k", type=int, default=5)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--ks", type=int, nargs="+", default=None, help="evaluate: values of n (default --k)")
     ap.add_argument("--time-limit", type=float, default=60.0)
-    ap.add_argument("--out", default=str(REPO / "benchmarks" / "results"))
-    ap.add_argument("--combine", nargs="+", metavar="DIR",
-                    help="no run: combine the pso_queries.csv / pso.csv of earlier runs' output "
-                         "directories into one table (a later directory replaces the (dataset, "
-                         "method) rows of an earlier one)")
+    ap.add_argument("--tag", default="")
+    ap.add_argument("--max-time", type=float, default=1.0, help="tune: largest median s per query")
+    ap.add_argument("--max-configs", type=int, default=100, help="tune: stop after this many new configurations")
+    ap.add_argument("--out", default=str(RESULTS))
     a = ap.parse_args(argv)
-    if a.combine:
-        return combine([Path(p) for p in a.combine], Path(a.out), Path(a.reference))
-    d = Path(a.data_dir)
-    if not d.is_dir():
-        raise SystemExit(f"no data directory {d}: pass --data-dir (see the module docstring)")
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-
-    def log(msg):
-        print(msg, file=sys.stderr, flush=True)
-
-    rows, acc = [], {}
-    for name in a.datasets:
-        case = Case(name, d, a.n, a.seed)
-        acc[name] = case.accuracy
-        log(f"{name}: {len(case.X_tr)} train rows, {case.X_tr.shape[1]} features, RF accuracy "
-            f"{case.accuracy:.3f}, {len(case.S)} rejected queries")
-        rows += run_case(case, a.methods, a.k, a.time_limit, log)
-    q = pd.DataFrame(rows)
-    q.to_csv(out / "pso_queries.csv", index=False)
-    s = summarize(q, acc)
-    s.to_csv(out / "pso.csv", index=False)
-    ref = Path(a.reference)
-    md = markdown(s, pd.read_csv(ref) if ref.is_file() else None)
-    (out / "pso.md").write_text(md + "\n")
-    print(md)
+    a.ks = a.ks or [a.k]
+    Path(a.out).mkdir(parents=True, exist_ok=True)
+    if a.command == "tune":
+        return tune(a)
+    return evaluate(a)
 
 
 if __name__ == "__main__":

@@ -169,8 +169,8 @@ def test_input_errors(rf):
         explain_pso(rejected.iloc[0], pipe, data=X, particles=3)
     with pytest.raises(InvalidInputError):
         explain_pso(rejected.iloc[0], pipe, data=X, epsilon=0)
-    with pytest.raises(InvalidInputError, match="'Tmax'"):        # through the registry: named
-        gcf.explain(rejected.iloc[0], pipe, method="pso", data=X, Tmax=2)
+    with pytest.raises(InvalidInputError, match="Tmax"):          # through the registry: checked
+        gcf.explain(rejected.iloc[0], pipe, method="pso", data=X, Tmax=1.5)
 
 
 # ----------------------------------------------------------------------------- diverse set
@@ -319,3 +319,43 @@ def test_hd_metrics_hand_computed():
     assert math.isnan(m.diversity_hd(cfs.iloc[:1], scale, ["c"]))
     got = m.mad(pd.DataFrame({"a": [1.0, 2.0, 3.0, 10.0], "b": [5.0, 5.0, 5.0, 5.0]}))
     assert got["a"] == pytest.approx(1.0) and got["b"] == 1.0                   # zero MAD -> 1
+
+
+@pytest.mark.parametrize("Tmax", [1, 2])
+def test_tmax_bounds_the_changed_features(rf, Tmax):
+    X, _, pipe, rejected = rf
+    space = pipe[0]
+    found = 0
+    for i in range(4):
+        x = rejected.iloc[i]
+        try:
+            e = gcf.explain(x, pipe, method="pso", data=X, n=3, Tmax=Tmax, random_state=i, progress=False)
+        except NoCounterfactualError:
+            continue
+        found += 1
+        changed = np.abs(space.codes(e.counterfactuals) - space.codes(x.to_frame().T)) > 1e-9
+        assert changed.sum(axis=1).max() <= Tmax
+        assert pipe.predict(e.counterfactuals).all()
+    assert found >= 2
+    with pytest.raises(InvalidInputError):
+        gcf.explain(rejected.iloc[0], pipe, method="pso", data=X, Tmax=0)
+
+
+def test_flat_model_around_the_query_says_why():
+    """The label depends on an immutable feature only: the forest is flat over every
+    actionable change, so no counterfactual exists and the error says what was reached."""
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.normal(size=(300, 4)), columns=["g", "a", "b", "c"])
+    y = (X.g > 0).astype(int)
+    pipe = make_pipeline(gcf.FeatureSpace(numeric="passthrough", immutable=["g"]),
+                         RandomForestClassifier(n_estimators=20, random_state=0)).fit(X, y)
+    x = X[(pipe.predict_proba(X)[:, 1] == 0)].iloc[0]
+    with pytest.raises(NoCounterfactualError, match=r"highest probability of the desired class the swarm reached was 0\.0"):
+        gcf.explain(x, pipe, method="pso", data=X, n=3, random_state=0, progress=False,
+                    n_iterations=10, patience=3)
+
+
+def test_note_is_empty_when_n_are_found(rf):
+    X, _, pipe, rejected = rf
+    e = gcf.explain(rejected.iloc[0], pipe, method="pso", data=X, n=2, random_state=0, progress=False)
+    assert len(e.counterfactuals) < 2 or e.stats["note"] == ""

@@ -132,7 +132,7 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
         box = Box(sp, z0, order[:h], eps, prm.change_tol, mad_scale if mad else None, mad_units=mad)
         res = run_swarm(box, bb, prm, rng, seed + len(rounds), guides if prm.seed_with_data else None)
         rounds.append({"h": h, "epsilon": eps, "iterations": res.iterations, "stopped_by": res.stopped_by,
-                       "valid_pbests": int(res.pbest_valid.sum())})
+                       "valid_pbests": int(res.pbest_valid.sum()), "best_proba": res.best_proba})
         Pp = np.vstack([res.pbest[res.pbest_valid], res.archive])
         cp = np.concatenate([res.pbest_cost[res.pbest_valid], res.archive_cost])
         best = np.argsort(cp, kind="stable")[:POOL_SIZE]       # the best valid points only
@@ -149,17 +149,25 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
         else:
             break
     if len(Z) == 0:
+        top = max(r["best_proba"] for r in rounds)
         raise NoCounterfactualError(
-            f"no counterfactual found within ±{eps} (scaled) of the query with the top {h} of "
-            f"{len(order)} actionable features active; try a larger epsilon= or more n_iterations=")
+            f"no counterfactual found: the highest probability of the desired class the swarm reached "
+            f"was {top:.3f} (threshold {threshold}; the query's {bb.proba(X0)[0]:.3f}) over "
+            f"{sum(r['iterations'] for r in rounds)} iterations in {len(rounds)} rounds, within ±{eps} "
+            f"(scaled) of the query with the top {h} of {len(order)} actionable features active"
+            + (f" changing at most Tmax={prm.Tmax} features" if prm.Tmax is not None else "")
+            + "; try a larger epsilon= or more n_iterations=")
+    note = ""
     if len(pick) < n:
-        log.info("PSO: %d of %d counterfactuals: the valid points found are within min_separation=%g "
-                 "of each other", len(pick), n, prm.min_separation)
+        note = (f"{len(pick)} of {n} counterfactuals: the {len(Z)} distinct valid points found "
+                f"are within min_separation={prm.min_separation:g} of each other (the model's accepted "
+                f"region near the query is small or flat)")
+        log.info("PSO: %s", note)
     Zs = Z[pick]
     if prm.polish:
         Zs = polish(box, bb, Zs, prm)
     Zs, _ = unique_rows(Zs, np.arange(len(Zs), dtype=float), box.cols)
-    return _result(x, bb, box, Zs, z0, prm, t0, rounds, iv, order)
+    return _result(x, bb, box, Zs, z0, prm, t0, rounds, iv, order, note)
 
 
 def _pick(box, pool_Z, pool_cost, n, prm):
@@ -168,13 +176,17 @@ def _pick(box, pool_Z, pool_cost, n, prm):
     return select_diverse(box, Z[:, box.cols], cost, n, prm), Z
 
 
-def _result(x, bb, box, Zs, z0, prm, t0, rounds, iv, order) -> Explanation:
+def _result(x, bb, box, Zs, z0, prm, t0, rounds, iv, order, note="") -> Explanation:
     sp = bb.space
     rows = pd.concat([decode(sp, x, z, z0) for z in Zs], ignore_index=True)
     ok = bb.is_positive(rows) & _actionable(sp, x, rows)
+    if prm.Tmax is not None:
+        ok &= (np.abs(sp.codes(rows) - sp.codes(x.to_frame().T)) > 1e-9).sum(axis=1) <= prm.Tmax
     if not ok.all():
-        warnings.warn(f"PSO: {int((~ok).sum())} candidate(s) dropped: the real model rejects them or they "
-                      "break actionability on raw values", GroupCFWarning, stacklevel=2)
+        warnings.warn(f"PSO: {int((~ok).sum())} candidate(s) dropped: the real model rejects them, they "
+                      "break actionability on raw values or change more than Tmax features",
+                      GroupCFWarning, stacklevel=2)
+        note = (note + "; " if note else "") + f"{int((~ok).sum())} dropped by the re-check"
     rows, Zs = rows[ok].reset_index(drop=True), Zs[ok]
     if len(rows) == 0:
         raise NoCounterfactualError("PSO: no candidate survived the re-check with the real model")
@@ -188,9 +200,10 @@ def _result(x, bb, box, Zs, z0, prm, t0, rounds, iv, order) -> Explanation:
         instance=x, counterfactuals=rows, changes=[changes[i] for i in order_k],
         distances=[float(l2[i]) for i in order_k], probabilities=bb.proba(rows),
         status=Status.FEASIBLE, is_optimal=False, solve_time=time.perf_counter() - t0, method="pso",
-        distance="gower", solver="mdpso",
+        distance="gower" if prm.scale == "range" else "mad", solver="mdpso",
         stats={"rounds": rounds, "h": rounds[-1]["h"], "model_calls": bb.n_calls,
-               "params": asdict(prm), "top_features": [sp.features_[l].name for l in order[:10]]})
+               "params": asdict(prm), "top_features": [sp.features_[l].name for l in order[:10]],
+               "note": note})
 
 
 def _actionable(space, x, rows: pd.DataFrame) -> np.ndarray:

@@ -113,6 +113,12 @@ class Box:
         self.tol = change_tol * self.unit                  # per active feature
         self.tol_cont = self.tol[self.owner[self.cont]]
 
+    def within(self, P: np.ndarray, Tmax: int | None) -> np.ndarray:
+        """Rows of ``P`` changing at most ``Tmax`` features (all when ``Tmax`` is None)."""
+        if Tmax is None:
+            return np.ones(len(P), dtype=bool)
+        return (self.feature_deltas(P) > 0).sum(axis=1) <= Tmax
+
     @property
     def dim(self) -> int:
         return len(self.cols)

@@ -59,6 +59,11 @@ class PSOOptions(Options):
     ``min_separation`` (0.01) of another one, measured as the largest per-feature
     difference on the [0, 1]-scaled features (any change of a discrete feature counts 1).
 
+    ``Tmax`` (None: no limit): a point that changes more than ``Tmax`` features is not a
+    counterfactual (it counts as invalid in the swarm, the pool and the polish, and the
+    returned rows are re-checked on raw values); the swarm's random starts change about
+    ``Tmax`` features at most.
+
     ``polish``: after selection, undo changes of each counterfactual greedily while the
     model still accepts it and the move lowers the selection score above (fewer changed
     features, a smaller distance, never closer than ``min_separation`` to another one).
@@ -86,6 +91,7 @@ class PSOOptions(Options):
     polish: bool = True
     scale: str = "range"
     seed_with_data: bool = True
+    Tmax: int | None = None
 
     def __post_init__(self):
         for k, v in UNIT_DEFAULTS.get(self.scale, {}).items():      # defaults in the scale's units
@@ -101,6 +107,8 @@ class PSOOptions(Options):
             v = getattr(self, name)
             if int(v) != v or v < 1:
                 raise InvalidInputError(f"PSO parameter {name} must be a positive integer, got {v!r}")
+        if self.Tmax is not None and (int(self.Tmax) != self.Tmax or self.Tmax < 1):
+            raise InvalidInputError(f"Tmax must be a positive integer or None, got {self.Tmax!r}")
         if self.h is not None and (int(self.h) != self.h or self.h < 1):
             raise InvalidInputError(f"PSO parameter h must be a positive integer or None, got {self.h!r}")
         for name in ("inertia", "cognitive", "social", "diversity", "change_tol", "invalid_penalty",

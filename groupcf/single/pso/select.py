@@ -146,7 +146,7 @@ def polish(box, bb, Z: np.ndarray, params, max_rounds: int = 30) -> np.ndarray:
         Q = box.snap(np.asarray(cands))
         whose, feat = np.asarray(whose), np.asarray(feat)
         pq = bb.score(box.full(Q))
-        vq = bb.accepts(pq)
+        vq = bb.accepts(pq) & box.within(Q, params.Tmax)
         cq = cost_of(Q, pq, vq)
         bulk, bulk_of, best_single = [], [], {}
         for i in rows:
@@ -169,7 +169,7 @@ def polish(box, bb, Z: np.ndarray, params, max_rounds: int = 30) -> np.ndarray:
         if bulk:
             B = box.snap(np.asarray(bulk))
             pb = bb.score(box.full(B))
-            vb = bb.accepts(pb)
+            vb = bb.accepts(pb) & box.within(B, params.Tmax)
             cb = cost_of(B, pb, vb)
             for r, i in enumerate(bulk_of):        # one at a time: the others' positions are current
                 j = best_single[i]

@@ -36,7 +36,8 @@ log = logging.getLogger(__name__)
 @dataclass
 class SwarmResult:
     """Personal bests (``pbest``, ``pbest_cost``, ``pbest_valid``), every valid point
-    visited (``archive`` rows, ``archive_cost``), iterations run and why it stopped."""
+    visited (``archive`` rows, ``archive_cost``), iterations run, why it stopped and the highest
+    probability of the desired class seen (``best_proba``)."""
 
     pbest: np.ndarray
     pbest_cost: np.ndarray
@@ -45,6 +46,7 @@ class SwarmResult:
     archive_cost: np.ndarray
     iterations: int
     stopped_by: str
+    best_proba: float = float("nan")
 
 
 def run_swarm(box: Box, bb, params, rng: np.random.Generator, seed: int,
@@ -55,13 +57,16 @@ def run_swarm(box: Box, bb, params, rng: np.random.Generator, seed: int,
     m, d = params.n_particles, box.dim
     thr = bb.threshold
 
+    top = [-np.inf]
+
     def evaluate(P):
         p = bb.score(box.full(P))
-        valid = bb.accepts(p)
+        top[0] = max(top[0], float(np.max(p, initial=-np.inf)))
+        valid = bb.accepts(p) & box.within(P, params.Tmax)
         cost = box.objective(P, p, valid, thr, params.invalid_penalty, params.w_proximity, params.w_sparsity)
         return cost, valid
 
-    X = _initial(box, m, rng, seed, guides)
+    X = _initial(box, m, rng, seed, guides, params.Tmax)
     V = np.zeros((m, d))
     cost, valid = evaluate(X)
     pb, pb_cost, pb_valid = X.copy(), cost.copy(), valid.copy()
@@ -97,15 +102,19 @@ def run_swarm(box: Box, bb, params, rng: np.random.Generator, seed: int,
                 break
     log.debug("swarm: %d active features, %d columns, %d iterations (%s), %d valid pbests",
               len(box.active), d, it, stopped, int(pb_valid.sum()))
-    return SwarmResult(pb, pb_cost, pb_valid, np.concatenate(arch), np.concatenate(arch_cost), it, stopped)
+    return SwarmResult(pb, pb_cost, pb_valid, np.concatenate(arch), np.concatenate(arch_cost), it, stopped,
+                       top[0])
 
 
-def _initial(box: Box, m: int, rng: np.random.Generator, seed: int, guides=None) -> np.ndarray:
+def _initial(box: Box, m: int, rng: np.random.Generator, seed: int, guides=None,
+             Tmax: int | None = None) -> np.ndarray:
     d = box.dim
     sob = (qmc.Sobol(d, scramble=True, seed=seed).random_base2(int(np.ceil(np.log2(m))))[:m]
            if d else np.zeros((m, 0)))
     P = box.lo + sob * (box.hi - box.lo)
     share = rng.random(m)[:, None]                      # each particle's share of changed features
+    if Tmax is not None and len(box.active):
+        share = share * min(1.0, Tmax / len(box.active))
     keep_feature = rng.random((m, len(box.active))) < share
     keep = keep_feature[:, box.owner]
     P = np.where(keep, P, box.p0)
