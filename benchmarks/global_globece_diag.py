@@ -2,7 +2,7 @@
 relaxed rules (untimed diagnosis, BENCHMARKS.md "Global actions").
 
 ``python benchmarks/global_globece_diag.py --globece PATH [--tmax N] [--k 3]``: GLOBE-CE on
-the German / LR setting of ``global_actions.py``, its actions scored with all rules, with
+the ``--dataset`` / LR setting of ``global_actions.py`` (default German), its actions scored with all rules, with
 none, with the domain rule only and with the immutable / increase-only rules only.
 """
 from __future__ import annotations
@@ -23,8 +23,10 @@ def main(argv=None):
     ap.add_argument("--globece", required=True)
     ap.add_argument("--tmax", type=ga._tmax, default=None)
     ap.add_argument("--k", type=int, default=3)
+    ap.add_argument("--dataset", default="german")
+    ap.add_argument("--max-people", type=int, default=500)
     args = ap.parse_args(argv)
-    X_tr, S, pipe, rules, _ = ga.setup("german", "lr", 500)
+    X_tr, S, pipe, rules, _ = ga.setup(args.dataset, "lr", args.max_people)
     specs = run_globece(args.globece, X_tr, S, pipe.predict, rules, [args.k], Tmax=args.tmax, seed=0)[args.k][0]
     print(json.dumps(specs, default=str))
     wide = {f: -1e18 for f in rules.numeric}, {f: 1e18 for f in rules.numeric}
