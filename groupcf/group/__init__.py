@@ -86,6 +86,28 @@ def explain_group(S: pd.DataFrame, model, *args, Tmax: int | None = None, space=
         ``max_change_sets``, ``max_enumerated_sets``; compact:
         :class:`~groupcf.group.compact.CompactOptions`, none). An unknown or inapplicable
         option raises :class:`~groupcf.exceptions.InvalidInputError` naming it.
+
+    Returns
+    -------
+    GroupExplanation
+        ``counterfactuals`` (one row per explanation, raw values), ``assignment`` (row of
+        ``S`` → explanation), ``changed_features``, ``n_explanations``, ``lower_bound``,
+        ``is_optimal``, ``status``, ``unexplained``; ``validate()`` re-checks it all.
+
+    Raises
+    ------
+    NotRejectedError
+        Some row of ``S`` is already accepted.
+    NoCounterfactualError
+        Some row has no counterfactual within ``Tmax`` (unless ``allow_partial``).
+    InvalidInputError, UnsupportedModelError, SolverNotInstalledError
+        Bad input, a model without an embedding, an unknown or missing solver.
+
+    Examples
+    --------
+    >>> res = gcf.explain_group(S, pipe, Tmax=2)                        # doctest: +SKIP
+    >>> res.n_explanations, res.lower_bound, res.is_optimal             # doctest: +SKIP
+    >>> res.counterfactuals, res.assignment, res.validate()             # doctest: +SKIP
     """
     Tmax = positional_tmax("explain_group", args, Tmax)
     if method not in METHODS:
