@@ -203,19 +203,56 @@ def explain_many(X: pd.DataFrame, model, method: str = "mace", *, Tmax: int | No
                  **method_options) -> ExplanationSet:
     """Explain every row of ``X`` with :func:`groupcf.explain` (``method``, ``Tmax``, options).
 
-    ``backend``: ``"loky"`` (joblib processes; ``n_jobs=1`` runs in this process),
-    ``"dask"`` (a ``LocalCluster`` of ``n_jobs`` single-threaded worker processes) or a
-    ``dask.distributed.Client``. ``checkpoint``: a directory; finished chunks are written
-    there as they complete and rows already there are skipped when the same call is run
-    again. ``chunk_size`` defaults to about ``len(X) / (4 * workers)`` (at least 1, at most
-    50). With ``validate`` the options are checked once, up front, against the method's
-    declared options: an unknown option or method, or a missing ``data=``, raises
-    :class:`~groupcf.exceptions.InvalidInputError` naming it instead of failing every row;
-    then the first row is explained here, before any dispatch, so that an unsupported
-    model or a bad option value raises once (:func:`_probe`); afterwards only a row's own
-    failures are recorded per row (``error`` column).
-    ``progress``: a bar over the chunks, shown only when standard error is a terminal.
-    Returns an :class:`ExplanationSet`.
+    Parameters
+    ----------
+    X
+        Raw rows, one person each (a unique index: rows are identified by it).
+    model
+        As for :func:`groupcf.explain`.
+    method
+        ``"mace"`` (default), ``"geco"`` or ``"pso"`` (the last two need ``data=``).
+    Tmax
+        Most features one counterfactual may change (``None``: no limit).
+    n_jobs, backend
+        Parallel execution: ``"loky"`` (joblib processes; ``n_jobs=1`` runs in this
+        process), ``"dask"`` (a ``LocalCluster`` of ``n_jobs`` single-threaded worker
+        processes) or a ``dask.distributed.Client``.
+    checkpoint
+        A directory: finished chunks are written there as they complete, and rows already
+        there are skipped when the same call is run again.
+    chunk_size
+        Rows per task; default about ``len(X) / (4 * workers)`` (at least 1, at most 50).
+    progress
+        A bar over the chunks, shown only when standard error is a terminal.
+    validate
+        Check the options once, up front, against the method's declared options (an
+        unknown option or method, or a missing ``data=``, raises
+        :class:`~groupcf.exceptions.InvalidInputError` naming it), then explain the first
+        row here, before any dispatch, so that an unsupported model or a bad option value
+        raises once (:func:`_probe`). Afterwards only a row's own failures are recorded
+        per row (``error`` column).
+    method_options
+        Passed to :func:`groupcf.explain` (``n``, ``threshold``, ``solver``,
+        ``time_limit``, ``distance``, ``data``, the method's options).
+
+    Returns
+    -------
+    ExplanationSet
+        ``.table`` (one row per person: status, found, distance, features changed,
+        probability, time, error), ``.counterfactuals``, ``.failed``, ``.audit(...)``.
+
+    Raises
+    ------
+    InvalidInputError
+        ``X`` is not a DataFrame or its index is not unique, an unknown method, backend
+        or option, a bad option value.
+    UnsupportedModelError
+        The method needs an embedding the model has none of.
+
+    Examples
+    --------
+    >>> res = gcf.explain_many(rejected, pipe, Tmax=2, n_jobs=2)             # doctest: +SKIP
+    >>> res.table["found"].mean(), res.audit(X, by="sex").groups             # doctest: +SKIP
     """
     t_start = time.perf_counter()
     if not isinstance(X, pd.DataFrame):

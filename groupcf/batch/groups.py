@@ -58,6 +58,19 @@ def explain_groups(X: pd.DataFrame, model, *args, by=None, Tmax: int | None = No
         ``.results`` (subgroup → :class:`~groupcf.GroupExplanation`, ``None`` when that
         subgroup failed, its error in ``.errors``), ``.table`` (people, explanations,
         explanations per 100 people, features changed per person, certified, error).
+
+    Raises
+    ------
+    InvalidInputError
+        No ``by``, an unknown column, method, backend or option, a bad ``Tmax`` or
+        ``time_limit``.
+    NotRejectedError
+        Some row of ``X`` is already accepted by the model.
+
+    Examples
+    --------
+    >>> sets = gcf.explain_groups(rejected, pipe, by="race", Tmax=2)        # doctest: +SKIP
+    >>> sets.table                  # explanations per 100 people, by race   # doctest: +SKIP
     """
     t0 = time.perf_counter()
     if args:   # old signature explain_groups(X, model, Tmax, by)

@@ -124,6 +124,12 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
         Number of expanded columns.
     feature_names_in_
         The input columns.
+
+    Examples
+    --------
+    >>> space = gcf.FeatureSpace(numeric="passthrough", immutable=["race", "sex"])  # doctest: +SKIP
+    >>> pipe = make_pipeline(space, LogisticRegression()).fit(X, y)                  # doctest: +SKIP
+    >>> pipe[0].summary()       # one row per feature: kind, encoding, actionability  # doctest: +SKIP
     """
 
     def __init__(self, immutable: Sequence[str] = (), increase_only: Sequence[str] = (),
