@@ -114,11 +114,16 @@ def _load_model(path, X):
     return model, names
 
 
-def _rejected(X, model, names, threshold):
-    proba = model.predict_proba(X[names])[:, 1]
-    rejected = X[proba < threshold]
+def _population(args):
+    """``--data`` and ``--model`` read and checked (``--by`` a column of the data): the
+    model, its feature names and the rows it rejects."""
+    X = read_table(args.data, args.index_col)
+    model, names = _load_model(args.model, X)
+    if args.by is not None and args.by not in X.columns:
+        raise InvalidInputError(f"unknown column {args.by!r}: choose one of {list(X.columns)}")
+    rejected = X[model.predict_proba(X[names])[:, 1] < args.threshold]
     print(f"{len(rejected)} of {len(X)} rows are rejected by the model")
-    return rejected
+    return model, names, rejected
 
 
 def _explain(args) -> int:
@@ -158,11 +163,7 @@ def _group(args) -> int:
 
     from .batch import explain_groups
     from .group import explain_group
-    X = read_table(args.data, args.index_col)
-    model, names = _load_model(args.model, X)
-    if args.by is not None and args.by not in X.columns:
-        raise InvalidInputError(f"unknown column {args.by!r}: choose one of {list(X.columns)}")
-    rejected = _rejected(X, model, names, args.threshold)
+    model, names, rejected = _population(args)
     kw = dict(Tmax=args.tmax, solver=args.solver, time_limit=args.time_limit, threshold=args.threshold)
     if args.by is None:
         res = explain_group(rejected[names], model, progress=True, **kw)
@@ -180,11 +181,7 @@ def _global(args) -> int:
     import pandas as pd
 
     from .global_actions import explain_global
-    X = read_table(args.data, args.index_col)
-    model, names = _load_model(args.model, X)
-    if args.by is not None and args.by not in X.columns:
-        raise InvalidInputError(f"unknown column {args.by!r}: choose one of {list(X.columns)}")
-    rejected = _rejected(X, model, names, args.threshold)
+    model, names, rejected = _population(args)
     res = explain_global(rejected[names], model, Tmax=args.tmax, k=args.k, min_coverage=args.min_coverage,
                          numeric=args.numeric, time_limit=args.time_limit, solver=args.solver,
                          threshold=args.threshold, progress=True)
