@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..progress import Phase
 from ..solvers.base import Status
 from ..utils import EPS, Deadline
 from .levels import PricingContext, PricingLevel
@@ -50,7 +51,8 @@ class CGRun:
 
 def column_generation(master: _Master, pool: ColumnPool, levels: list[PricingLevel], *,
                       deadline: Deadline | None = None, max_iterations: int = 100000,
-                      data=None, on_round=None, dual_bound=None, on_entered=None, stop_when=None) -> CGRun:
+                      data=None, on_round=None, dual_bound=None, on_entered=None, stop_when=None,
+                      phase: str | None = None, progress: bool = False, incumbent=None) -> CGRun:
     """Run the loop (module docstring) on ``master`` until pricing proves optimality.
 
     Parameters
@@ -86,11 +88,44 @@ def column_generation(master: _Master, pool: ColumnPool, levels: list[PricingLev
         returning ``True`` ends the loop before that level's columns enter
         (``stopped="bound"``), e.g. a branch-and-price node whose bound reaches the
         incumbent is pruned.
+    phase
+        Report the run as a phase of this name (:class:`groupcf.progress.Phase`: a bar
+        with the iteration, LP value, bound, incumbent and columns on a terminal when
+        ``progress``, else one INFO line when the loop ends); ``None`` (default): silent,
+        e.g. inside a branch-and-price node.
+    progress
+        The caller's ``progress=`` argument (the bar; only with ``phase``).
+    incumbent
+        ``incumbent() -> value``: the caller's best integer solution so far (or ``None``),
+        reported with the bound.
 
     Returns
     -------
     CGRun
     """
+    if phase is None:
+        return _loop(master, pool, levels, deadline, max_iterations, data, on_round, dual_bound, on_entered,
+                     stop_when)
+    def best() -> float | None:
+        value = None if incumbent is None else incumbent()
+        return None if value is None or not np.isfinite(value) else value
+
+    with Phase(phase, progress, logger=log, unit="iterations") as report:
+        def reporting(it: int, z: float, bound: float) -> None:
+            report.update(lp=z, bound=bound, incumbent=best(), columns=master.n_columns)
+            if on_round is not None:
+                on_round(it, z, bound)
+
+        run = _loop(master, pool, levels, deadline, max_iterations, data, reporting, dual_bound, on_entered,
+                    stop_when)
+        report.set(lp=run.lp_value, bound=run.bound, incumbent=best(), columns=master.n_columns,
+                   stopped=run.stopped)
+    return run
+
+
+def _loop(master: _Master, pool: ColumnPool, levels: list[PricingLevel], deadline: Deadline | None,
+          max_iterations: int, data, on_round, dual_bound, on_entered, stop_when) -> CGRun:
+    """The loop of :func:`column_generation`, unreported."""
     deadline = deadline or Deadline(None)
     ctx = PricingContext(pool, deadline, data)
     bound = master.trivial_bound()

@@ -45,7 +45,7 @@ from ..colgen import (
 )
 from ..colgen.local_search import greedy, improve, selection_value
 from ..formulations.completion import Completions
-from ..progress import progress_bar
+from ..progress import Phase
 from ..solvers.base import Status
 from ..utils import EPS, Deadline
 from .actions import Action, ActionSpace
@@ -137,23 +137,9 @@ def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: D
                 pool.add(col)
                 covered |= col.cover
     order = np.argsort(-aspace.m, kind="stable")
-    for r, t in enumerate(progress_bar(order, enabled=progress, total=n, desc="nearest actions")):
-        if deadline.passed:
-            break
-        if covered[t] and (r >= max_seed_mips or _seed_time_over(deadline)):
-            continue
-        if not mip.can_cover(t):
-            continue
-        res = mip.cheapest([t], time_limit=deadline.left())
-        if res.status.has_solution:
-            act = res.actions[0]
-            seeds.append(act)
-            col = aspace.column(act, "nearest")
-            pool.add(col)
-            coverable[t] = True
-            covered |= col.cover
-        elif res.status != Status.INFEASIBLE and covered[t]:
-            coverable[t] = True
+    with Phase("nearest actions", progress, n, log, unit="types") as ph:
+        _nearest(aspace, mip, pool, deadline, order, max_seed_mips, seeds, coverable, covered, ph)
+        ph.set(coverable=int((coverable | covered).sum()), columns=len(pool))
     coverable |= covered
     cands = set()
     for act in seeds:
@@ -176,6 +162,29 @@ def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: D
     return coverable
 
 
+def _nearest(aspace, mip, pool, deadline, order, max_seed_mips, seeds, coverable, covered, ph) -> None:
+    """The nearest-action MIPs of :func:`seed_pool`, types by decreasing multiplicity
+    (``seeds``, ``coverable`` and ``covered`` updated in place)."""
+    for r, t in enumerate(order):
+        ph.update(1)
+        if deadline.passed:
+            break
+        if covered[t] and (r >= max_seed_mips or _seed_time_over(deadline)):
+            continue
+        if not mip.can_cover(t):
+            continue
+        res = mip.cheapest([t], time_limit=deadline.left())
+        if res.status.has_solution:
+            act = res.actions[0]
+            seeds.append(act)
+            col = aspace.column(act, "nearest")
+            pool.add(col)
+            coverable[t] = True
+            covered |= col.cover
+        elif res.status != Status.INFEASIBLE and covered[t]:
+            coverable[t] = True
+
+
 def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, min_coverage: float | None = None,
            n_solutions: int = 5, progress: bool = False, tie_break_time: float | None = 2.0,
            max_seed_mips: int = 100, pricing_time: float | None = None, fair=None) -> SearchResult:
@@ -195,11 +204,12 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
         return out
     K = k
     if k is None:
-        K = _fewest(aspace, pool, levels, coverable, solver, deadline, out)
+        K = _fewest(aspace, pool, levels, coverable, solver, deadline, out, progress)
     master = MaxCoverageMaster(aspace.n_types, solver, 1, active=coverable, weights=m)
     sync_master(master, pool)
     prev, single = None, n_cov
-    for kk in progress_bar(range(1, K + 1), enabled=progress, total=K, desc="curve k"):
+    curve = Phase("coverage curve", progress, K, log, unit="k")
+    for kk in range(1, K + 1):
         master.set_budget(kk)
         if deadline.limit is not None:       # each k left gets its share of the time left
             share = deadline.left() / (K - kk + 1)
@@ -218,7 +228,8 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
             if res.bound is not None:
                 upper = min(upper, res.bound)
         if not deadline.passed:
-            cg = column_generation(master, pool, levels, deadline=deadline)
+            cg = column_generation(master, pool, levels, deadline=deadline, phase=f"column generation (k={kk})",
+                                   progress=progress)
             upper = min(upper, cg.bound)
         if kk == 1:
             single = upper
@@ -247,6 +258,8 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
         out.curve.append(point)
         out.stats.setdefault("curve_iterations", []).append(0 if cg is None else cg.iterations)
         prev = point
+        curve.update(1, covered=point.covered, upper=point.upper, cost=point.cost)
+    curve.close()
     out.stats["pool_columns"] = len(pool)
     out.stats["pricing_mips"] = mip.calls
     out.stats["levels"] = {lv.name: dict(calls=lv.stats.calls, hits=lv.stats.hits, time=round(lv.stats.time, 3))
@@ -254,21 +267,24 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
     return out
 
 
-def _fewest(aspace, pool, levels, coverable, solver, deadline, out) -> int:
+def _fewest(aspace, pool, levels, coverable, solver, deadline, out, progress=False) -> int:
     """The set-cover phase (module docstring, step 2); returns the number of actions found."""
     m = aspace.m
     master = SetCoverMaster(aspace.n_types, solver, active=coverable, weights=m)
     sync_master(master, pool)
     lower = 1
     if not deadline.passed:
-        cg = column_generation(master, pool, levels, deadline=deadline)
+        cg = column_generation(master, pool, levels, deadline=deadline, phase="column generation (fewest actions)",
+                               progress=progress)
         lower = max(1, math.ceil(cg.bound - EPS))
         out.stats.update(set_cover_iterations=cg.iterations, set_cover_lp=cg.lp_value)
-    ip = solve_integer_master(pool.matrix(), pool.cost_matrix(), "set_cover", solver, m=m, active=coverable,
-                              time_limit=_grace(deadline), tie_break=False)
-    # no time left for the integer master: greedy until everyone coverable is covered
-    found = (int(ip.objective) if ip.status.has_solution
-             else len(greedy(pool.matrix() & coverable[None, :], m, len(pool))))
+    with Phase("integer master (fewest actions)", progress, logger=log) as ph:
+        ip = solve_integer_master(pool.matrix(), pool.cost_matrix(), "set_cover", solver, m=m, active=coverable,
+                                  time_limit=_grace(deadline), tie_break=False)
+        # no time left for the integer master: greedy until everyone coverable is covered
+        found = (int(ip.objective) if ip.status.has_solution
+                 else len(greedy(pool.matrix() & coverable[None, :], m, len(pool))))
+        ph.set(actions=found, bound=min(lower, found))
     out.min_k, out.min_k_bound = found, min(lower, found)
     return found
 

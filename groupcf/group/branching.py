@@ -92,8 +92,9 @@ def repair(covers: np.ndarray, label: np.ndarray, differ, prefer_first: bool = T
 
 def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, incumbent: list[Column],
                      root_lower: int, active: np.ndarray, max_columns: int = 10, ip_cap: float = 0.5,
-                     pool_every: int = 20, ip_every: int = 4) -> TreeResult:
-    """Close the gap between ``root_lower`` and ``len(incumbent)`` (see module doc)."""
+                     pool_every: int = 20, ip_every: int = 4, on_node=None) -> TreeResult:
+    """Close the gap between ``root_lower`` and ``len(incumbent)`` (see module doc);
+    ``on_node(nodes, incumbent, bound)`` is called as each node opens (progress)."""
     n = problem.n_types
     pool: dict[bytes, Column] = {}
     for c in columns:
@@ -118,6 +119,8 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
         if parent_bound >= best:
             continue
         nodes += 1
+        if on_node is not None:
+            on_node(nodes, best, max(root_lower, min([best, parent_bound] + [b for _, b in stack])))
         if nodes % pool_every == 0 and best > root_lower:
             keys = list(full)
             C = np.array([full[k].cover for k in keys])[:, active]
@@ -126,7 +129,7 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
             if sol.status.has_solution and round(sol.objective) < best:
                 best_cols = [full[keys[j]] for j in np.flatnonzero(sol.x[: len(keys)] > 0.5)]
                 best = len(best_cols)
-                log.info("branch-and-price: pooled integer master, incumbent %d", best)
+                log.debug("branch-and-price: pooled integer master, incumbent %d", best)
                 if best <= root_lower:
                     break
         label, differ = decisions(n, branching)
@@ -175,7 +178,7 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
             chosen = [node_cols[k] for k in np.flatnonzero(lam > 0.5)]
             if len(chosen) < best:
                 best, best_cols = len(chosen), chosen
-                log.info("branch-and-price: integral node, incumbent %d", best)
+                log.debug("branch-and-price: integral node, incumbent %d", best)
             continue
         left = deadline.left()
         sol = None
@@ -185,7 +188,7 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
             chosen = [node_cols[k] for k in np.flatnonzero(sol.x[: len(node_cols)] > 0.5)]
             if len(chosen) < best:
                 best, best_cols = len(chosen), chosen
-                log.info("branch-and-price: node %d integer master, incumbent %d", nodes, best)
+                log.debug("branch-and-price: node %d integer master, incumbent %d", nodes, best)
         if bound >= best:
             continue
         pair = choose_pair(C, lam)

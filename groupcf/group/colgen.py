@@ -66,7 +66,7 @@ from ..colgen import CGRun, ColumnPool, PricingLevel, SetCoverMaster
 from ..colgen import column_generation as generic_column_generation
 from ..exceptions import GroupCFWarning, InvalidInputError, SolverLicenseError
 from ..options import Options
-from ..progress import progress_counter
+from ..progress import Phase
 from ..solvers import make_backend
 from ..solvers.base import Status
 from ..utils import EPS, Deadline
@@ -163,11 +163,12 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
     completions = problem.completions(solver)
     seed = SeedPricing(problem, solver, mode=opt.seed_mode, completions=completions) \
         if opt.pricing != "mip" else None
-    with progress_counter(problem.n_types, "initial columns", progress) as bar:
+    with Phase("initial columns", progress, problem.n_types, log, unit="types") as bar:
         # the completion service proves infeasibility only without increase-only features
         # (seed.checker is None otherwise); with them its greedy points are still valid
         proves = seed is not None and seed.checker is not None
         init, no_cf = initial_columns(problem, solver, deadline, bar, completions=completions, prove=proves)
+        bar.set(columns=len(init), without_counterfactual=int(no_cf.sum()))
     stats.time_initial = time.perf_counter() - t
     if no_cf.all():   # nothing to explain; explain_group names the rows
         return GroupSolution([], 0, Status.OPTIMAL, stats, no_cf)
@@ -183,12 +184,9 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
             pool.in_master[-1] = True
     best_ip, best_cols = integer_master(_covers(master), master.columns, solver, deadline, stats, active)
     levels, full = _levels(problem, solver, opt, completions, seed, deadline, stats)
-    bar = progress_counter(desc="column generation", enabled=progress)
 
     def on_round(it, z, bound):
         stats.lp_bound = z      # last restricted-master LP value
-        bar.set_postfix(lp=f"{z:.3f}", lb=_lower(bound), ub=best_ip, cols=master.n_columns)
-        bar.update(1)
 
     def on_entered(it, res, bound) -> bool:
         nonlocal best_ip, best_cols
@@ -204,20 +202,20 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
 
     # Farley's bound from the trivial pricing bound (every cover lies in one type's compatible set)
     trivial = None if seed is None else (lambda duals: float((seed.compat @ duals.pi).max()))
-    try:
-        run = generic_column_generation(master, pool, levels, deadline=deadline, max_iterations=opt.max_iterations,
-                                        data=data, on_round=on_round, dual_bound=trivial, on_entered=on_entered)
-    finally:
-        bar.close()
+    run = generic_column_generation(master, pool, levels, deadline=deadline, max_iterations=opt.max_iterations,
+                                    data=data, on_round=on_round, dual_bound=trivial, on_entered=on_entered,
+                                    phase="column generation", progress=progress, incumbent=lambda: best_ip)
     stats.iterations, stats.time_master, stats.converged = run.lp_solves, run.time_master, run.converged
     lower, status = _lower(run.bound), _status(run, deadline)
     outside = [pool.columns[j] for j in pool.outside()]
-    if stats.converged or lower < best_ip:
-        # with seed pricing, branch-and-price certifies whatever this finds: keep it short
-        ip, cols = integer_master(_covers(master), master.columns, solver, deadline, stats, active,
-                                  cap=2 * IP_CAP if seed is not None else None)
-        if ip < best_ip:
-            best_ip, best_cols = ip, cols
+    with Phase("integer master", progress, logger=log) as ph:
+        if stats.converged or lower < best_ip:
+            # with seed pricing, branch-and-price certifies whatever this finds: keep it short
+            ip, cols = integer_master(_covers(master), master.columns, solver, deadline, stats, active,
+                                      cap=2 * IP_CAP if seed is not None else None)
+            if ip < best_ip:
+                best_ip, best_cols = ip, cols
+        ph.set(explanations=best_ip, bound=lower)
     split = None
     if best_ip > lower and stats.converged and seed is not None and opt.components:
         # the bound per component of the compatibility graph: sum of rounded-up LP values
@@ -229,31 +227,42 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
         # the integer master is above the bound: the set cover over every class of every
         # maximal change set (complete for an additive model, else a relaxation verified lazily)
         # or, with increase-only features, a bound unless every chosen class passes
-        gap = _close_gap(problem, full, completions, solver, deadline, stats, active, opt.max_enumerated_sets,
-                         best_cols)
-        if gap is not None:
-            lower = max(lower, gap.lower)
-            if gap.columns is not None and len(gap.columns) < best_ip:
-                best_ip, best_cols = len(gap.columns), gap.columns
+        with Phase("set cover over every change set", progress, logger=log) as ph:
+            gap = _close_gap(problem, full, completions, solver, deadline, stats, active, opt.max_enumerated_sets,
+                             best_cols)
+            if gap is None:
+                ph.discard()       # neither the complete columns nor the enumeration applies
+            else:
+                lower = max(lower, gap.lower)
+                if gap.columns is not None and len(gap.columns) < best_ip:
+                    best_ip, best_cols = len(gap.columns), gap.columns
+                ph.set(explanations=best_ip, bound=lower)
     if best_ip > lower and stats.converged and seed is not None and not deadline.passed:
         # the integer master is above the LP bound: branch-and-price certifies, one
         # component of the compatibility graph at a time (components) or on the whole
         t = time.perf_counter()
         cols = master.columns + outside
-        if split is not None:
-            comp_cols, comp_lower, nodes, searched, closed = branch_and_price_by_component(
-                problem, cols, seed, solver, deadline, best_cols, split[0], split[1], active, opt.n_solutions)
-            stats.extra.update(bp_nodes=nodes, components_searched=searched, components_closed=closed)
-            if len(comp_cols) < best_ip:
-                best_ip, best_cols = len(comp_cols), comp_cols
-            lower = max(lower, comp_lower)
-        else:
-            tree = branch_and_price(problem, cols, seed, solver, deadline, best_cols, lower, active,
-                                    max_columns=opt.n_solutions)
-            stats.extra["bp_nodes"] = tree.nodes
-            if tree.best < best_ip:
-                best_ip, best_cols = tree.best, tree.columns
-            lower = max(lower, tree.lower)
+        with Phase("branch and price", progress, logger=log, unit="nodes") as ph:
+            def on_node(nodes: int, best: int, bound: int) -> None:
+                ph.update(incumbent=best, bound=bound, gap=f"{(best - bound) / max(best, 1):.1%}")
+
+            if split is not None:
+                comp_cols, comp_lower, nodes, searched, closed = branch_and_price_by_component(
+                    problem, cols, seed, solver, deadline, best_cols, split[0], split[1], active, opt.n_solutions,
+                    on_node=on_node)
+                stats.extra.update(bp_nodes=nodes, components_searched=searched, components_closed=closed)
+                if len(comp_cols) < best_ip:
+                    best_ip, best_cols = len(comp_cols), comp_cols
+                lower = max(lower, comp_lower)
+            else:
+                tree = branch_and_price(problem, cols, seed, solver, deadline, best_cols, lower, active,
+                                        max_columns=opt.n_solutions, on_node=on_node)
+                stats.extra["bp_nodes"] = tree.nodes
+                if tree.best < best_ip:
+                    best_ip, best_cols = tree.best, tree.columns
+                lower = max(lower, tree.lower)
+            ph.set(incumbent=best_ip, bound=min(lower, best_ip),
+                   gap=f"{(best_ip - min(lower, best_ip)) / max(best_ip, 1):.1%}")
         stats.extra["time_branch_and_price"] = time.perf_counter() - t
     _finish_stats(stats, levels, master, len(outside), seed)
     if best_ip <= lower:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..options import Options
-from ..progress import progress_counter
+from ..progress import Phase
 from ..solvers.base import INF, Status
 from ..utils import EPS, Deadline
 from .common import GroupSolution, Stats, initial_columns
@@ -36,8 +36,9 @@ def compact_mip(problem: GroupProblem, solver="highs", time_limit: float | None 
     deadline = Deadline(time_limit)
     stats = Stats()
     t = time.perf_counter()
-    with progress_counter(problem.n_types, "initial columns", progress) as bar:
+    with Phase("initial columns", progress, problem.n_types, log, unit="types") as bar:
         init, no_cf = initial_columns(problem, solver, deadline, bar)
+        bar.set(columns=len(init), without_counterfactual=int(no_cf.sum()))
     if no_cf.all():   # nothing to explain; explain_group names the rows
         return GroupSolution([], 0, Status.OPTIMAL, stats, no_cf)
     active = ~no_cf
@@ -49,20 +50,23 @@ def compact_mip(problem: GroupProblem, solver="highs", time_limit: float | None 
     if K <= 1:   # one counterfactual explains everything: nothing can be better
         return GroupSolution(chosen, K, Status.OPTIMAL, stats, no_cf)
     t = time.perf_counter()
-    mip = CompactMIP(problem, K, solver, active=active, time_limit=deadline.left(),
-                     completions=problem.completions(solver))
-    mip.warm_start(chosen)
-    sol = mip.solve()
-    stats.time_final_ip = time.perf_counter() - t
-    stats.extra.update(K=K, compact_vars=mip.backend.num_vars, compact_rows=mip.backend.num_rows)
-    if not sol.status.has_solution:
-        return GroupSolution(chosen, 1, Status.TIME_LIMIT, stats, no_cf)
-    cols = mip.columns(sol)
-    if len(cols) > K:
-        cols = chosen
-    cols = _accepted_columns(problem, mip, cols, chosen, deadline, stats)
-    bound = sol.dual_bound if sol.dual_bound is not None else (sol.objective if sol.status == Status.OPTIMAL else 1)
-    lower = max(1, math.ceil(bound - EPS))
+    with Phase("compact MIP", progress, logger=log) as ph:
+        mip = CompactMIP(problem, K, solver, active=active, time_limit=deadline.left(),
+                         completions=problem.completions(solver))
+        mip.warm_start(chosen)
+        sol = mip.solve()
+        stats.time_final_ip = time.perf_counter() - t
+        stats.extra.update(K=K, compact_vars=mip.backend.num_vars, compact_rows=mip.backend.num_rows)
+        if not sol.status.has_solution:
+            ph.set(explanations=K, bound=1, status=sol.status.value)
+            return GroupSolution(chosen, 1, Status.TIME_LIMIT, stats, no_cf)
+        cols = mip.columns(sol)
+        if len(cols) > K:
+            cols = chosen
+        cols = _accepted_columns(problem, mip, cols, chosen, deadline, stats)
+        bound = sol.dual_bound if sol.dual_bound is not None else (sol.objective if sol.status == Status.OPTIMAL else 1)
+        lower = max(1, math.ceil(bound - EPS))
+        ph.set(explanations=len(cols), bound=lower)
     status = Status.OPTIMAL if sol.status == Status.OPTIMAL else sol.status
     return GroupSolution(cols, lower, status, stats, no_cf)
 

@@ -164,7 +164,7 @@ def complete_columns(problem: GroupProblem, completions, sets, deadline=None, ma
             rep[cls[where]] = where
             acc.add(ident[ok], j, rep[ok], t[ok])
         if acc.distinct * n > max_cells:
-            log.info("complete columns: over %d distinct covers", max_cells // n)
+            log.debug("complete columns: over %d distinct covers", max_cells // n)
             return None
     set_of, seeds, ts = acc.result()
     covers = class_covers(problem, sets, set_of, seeds)
@@ -174,7 +174,7 @@ def complete_columns(problem: GroupProblem, completions, sets, deadline=None, ma
         if I:               # the class's members at or below the thresholds
             lows[r, I] = ts[r, : len(I)]
             covers[r] &= (codes[:, I] <= lows[r, I] + TOL).all(axis=1)
-    log.info("complete columns: %d covers over %d change sets", len(covers), len(sets))
+    log.debug("complete columns: %d covers over %d change sets", len(covers), len(sets))
     return CompleteColumns(problem, completions, list(sets), covers, set_of, seeds, lows)
 
 

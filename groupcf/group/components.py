@@ -87,11 +87,12 @@ def count_by_component(columns: list[Column], labels: np.ndarray) -> np.ndarray:
 
 def branch_and_price_by_component(problem, columns: list[Column], pricing, solver, deadline: Deadline,
                                   incumbent: list[Column], labels: np.ndarray, lower: np.ndarray,
-                                  active: np.ndarray, max_columns: int = 10):
+                                  active: np.ndarray, max_columns: int = 10, on_node=None):
     """Branch-and-price on every component whose incumbent is above its bound, smallest
     first, each with an equal share of the time left. Returns ``(columns, lower bound,
     nodes, components searched, components closed)``; the bound is the sum of the
-    components' bounds (module doc)."""
+    components' bounds (module doc). ``on_node(nodes, incumbent, bound)``, totals over
+    every component, is called as each node opens (progress)."""
     lower = lower.copy()
     comp_of = {id(c): column_component(c.cover, labels) for c in incumbent}
     best = {c: [col for col in incumbent if comp_of[id(col)] == c] for c in range(len(lower))}
@@ -107,15 +108,20 @@ def branch_and_price_by_component(problem, columns: list[Column], pricing, solve
             break
         share = None if left is None else left / (len(gaps) - k)
         mask = active & (labels == c)
+        def node(n: int, b: int, lb: int, c=c, done=nodes) -> None:
+            if on_node is not None:   # this component's numbers, the others' as they stand
+                others = sum(len(best[o]) for o in best if o != c)
+                on_node(done + n, others + b, int(lower.sum() - lower[c]) + lb)
+
         tree = branch_and_price(problem, by_comp.get(c, []), pricing, solver, Deadline(share), best[c],
-                                int(lower[c]), mask, max_columns=max_columns)
+                                int(lower[c]), mask, max_columns=max_columns, on_node=node)
         searched += 1
         nodes += tree.nodes
         if tree.best < len(best[c]):
             best[c] = tree.columns
         lower[c] = max(lower[c], min(tree.lower, len(best[c])))
         closed += len(best[c]) <= lower[c]
-        log.info("component %d (%d types): %d columns, bound %d, %d B&P nodes%s", c, int(mask.sum()),
+        log.debug("component %d (%d types): %d columns, bound %d, %d B&P nodes%s", c, int(mask.sum()),
                  len(best[c]), lower[c], tree.nodes, "" if tree.exhausted else " (not exhausted)")
     cols = [col for c in range(len(lower)) for col in best[c]]
     return cols, int(lower.sum()), nodes, searched, closed
