@@ -2,7 +2,8 @@
 
 Per round: solve the restricted master LP, read its duals, try the pricing levels
 cheapest first (:mod:`groupcf.colgen.levels`), add the improving columns to the master
-(every column priced goes to the pool), repeat. A level's dual bound gives the master's
+(every column priced goes to the pool, and so do the priced columns a level marks as not
+improving), repeat. A level's dual bound gives the master's
 valid bound on the full LP at every round (Farley's bound for set cover, the Lagrangian
 bound ``z + k·max(0, β − μ)`` for max coverage: :mod:`groupcf.colgen.masters`); when an
 exact level proves that nothing improves, the LP value itself is the bound. The loop ends
@@ -13,7 +14,10 @@ is the caller's next step.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from ..solvers.base import Status
 from ..utils import EPS, Deadline
@@ -34,14 +38,19 @@ class CGRun:
     lp_value: float | None         # last restricted-master LP value
     bound: float                   # valid bound on the full LP (lower for min, upper for max)
     converged: bool
-    iterations: int
+    iterations: int                # restricted-master LPs solved
     duals: Duals | None = None
     levels: dict = field(default_factory=dict)
+    x: np.ndarray | None = None    # λ per master column at the last LP
+    lp_solves: int = 0             # LP solves attempted (``iterations`` + a failed one)
+    time_master: float = 0.0       # seconds in the master LPs
+    stopped: str = ""              # why the loop ended: converged, deadline, lp, level,
+    #                                no_improvement, max_iterations, callback or bound
 
 
 def column_generation(master: _Master, pool: ColumnPool, levels: list[PricingLevel], *,
                       deadline: Deadline | None = None, max_iterations: int = 100000,
-                      data=None, on_round=None) -> CGRun:
+                      data=None, on_round=None, dual_bound=None, on_entered=None, stop_when=None) -> CGRun:
     """Run the loop (module docstring) on ``master`` until pricing proves optimality.
 
     Parameters
@@ -57,10 +66,26 @@ def column_generation(master: _Master, pool: ColumnPool, levels: list[PricingLev
         column improves).
     deadline
         Time budget (:class:`~groupcf.utils.Deadline`).
+    max_iterations
+        Most restricted-master LPs.
     data
         Passed to the levels as ``ctx.data``.
     on_round
         Called as ``on_round(iteration, lp_value, bound)`` after each LP (progress).
+    dual_bound
+        ``dual_bound(duals) -> beta``: a proven ``β ≥ max_a π(C_a)/w_a`` read from the
+        duals alone (cheap, e.g. every column lies inside one element's compatible set),
+        applied to the bound each round before pricing.
+    on_entered
+        Called as ``on_entered(iteration, priced, bound)`` after a level's columns entered
+        the master (``priced``: the level's :class:`~groupcf.colgen.levels.Priced`);
+        returning ``True`` ends the loop (``stopped="callback"``), e.g. when the bound
+        meets the caller's incumbent.
+    stop_when
+        Called as ``stop_when(bound)`` after a level's dual bound updated the bound;
+        returning ``True`` ends the loop before that level's columns enter
+        (``stopped="bound"``), e.g. a branch-and-price node whose bound reaches the
+        incumbent is pruned.
 
     Returns
     -------
@@ -70,15 +95,21 @@ def column_generation(master: _Master, pool: ColumnPool, levels: list[PricingLev
     ctx = PricingContext(pool, deadline, data)
     bound = master.trivial_bound()
     status, converged, it, lp = Status.FEASIBLE, False, 0, None
+    solves, time_master, stopped = 0, 0.0, "max_iterations"
     while it < max_iterations:
         if deadline.passed:
-            status = Status.TIME_LIMIT
+            status, stopped = Status.TIME_LIMIT, "deadline"
             break
+        solves += 1
+        t = time.perf_counter()
         lp = master.solve_lp(deadline.left())
+        time_master += time.perf_counter() - t
         if lp.status != Status.OPTIMAL:
-            status = Status.TIME_LIMIT if deadline.passed else lp.status
+            status, stopped = (Status.TIME_LIMIT if deadline.passed else lp.status), "lp"
             break
         it += 1
+        if dual_bound is not None:
+            bound = master.better(bound, master.bound(lp.value, lp.duals, dual_bound(lp.duals)))
         if on_round is not None:
             on_round(it, lp.value, bound)
         entered, done = 0, False
@@ -87,10 +118,15 @@ def column_generation(master: _Master, pool: ColumnPool, levels: list[PricingLev
             if res is None:
                 continue
             if res.stop is not None:
-                status, done = res.stop, True
+                status, done, stopped = res.stop, True, "level"
                 break
             if res.dual_bound is not None:
                 bound = master.better(bound, master.bound(lp.value, lp.duals, res.dual_bound))
+                if stop_when is not None and stop_when(bound):
+                    done, stopped = True, "bound"
+                    break
+            for col in res.pool:
+                pool.add(col)
             for col in res.columns:
                 pos = pool.add(col)
                 if pos is None:
@@ -100,19 +136,22 @@ def column_generation(master: _Master, pool: ColumnPool, levels: list[PricingLev
                     pool.in_master[pos] = True
                     entered += 1
             if entered:
+                if on_entered is not None and on_entered(it, res, bound):
+                    done, stopped = True, "callback"
                 break
             if res.proof:
-                converged, status, done = True, Status.OPTIMAL, True
+                converged, status, done, stopped = True, Status.OPTIMAL, True, "converged"
                 bound = master.better(bound, lp.value)
                 break
         else:
-            done = True          # no level improved nor proved: stop, not converged
+            done, stopped = True, "no_improvement"   # no level improved nor proved: not converged
         if done:
             break
     return CGRun(status, None if lp is None else lp.value, bound, converged, it,
                  None if lp is None else lp.duals,
                  {lv.name: dict(calls=lv.stats.calls, hits=lv.stats.hits, columns=lv.stats.columns,
-                                time=round(lv.stats.time, 4)) for lv in levels})
+                                time=round(lv.stats.time, 4)) for lv in levels},
+                 None if lp is None else lp.x, solves, time_master, stopped)
 
 
 def sync_master(master: _Master, pool: ColumnPool) -> None:

@@ -1,13 +1,15 @@
 """Pricing levels of the generic column-generation engine.
 
-A level is one class: ``price(duals, ctx)`` returns a :class:`Priced` — improving columns,
-further columns for the pool, optionally a *dual bound* ``beta`` (a proven upper bound on
+A level is one class: ``price(duals, ctx)`` returns a :class:`Priced` — candidate columns
+(the improving ones enter the master), priced columns that do not improve (``pool``: kept
+for later rounds, never entered this round), optionally a *dual bound* ``beta`` (a proven upper bound on
 ``max_a π(C_a)/w_a`` over every column, from which the master derives its bound) and
 whether the level *proved* that no column improves — or ``None`` when it does not apply
 this round. The driver (:func:`~groupcf.colgen.driver.column_generation`) tries the levels
 cheapest first and stops at the first that yields an improving column; each keeps its own
 :class:`LevelStats`. An algorithm adds its own levels (heuristics, then an exact pricing
-problem) after :class:`PoolLevel`.
+problem) after :class:`PoolLevel`: global actions (:mod:`groupcf.global_actions.search`)
+and one-for-many groups (:mod:`groupcf.group.levels`).
 """
 from __future__ import annotations
 
@@ -40,6 +42,7 @@ class Priced:
     """One level's answer for the duals of one round."""
 
     columns: list[Column] = field(default_factory=list)   # candidates (the driver keeps the improving)
+    pool: list[Column] = field(default_factory=list)      # priced, not improving: pool only
     dual_bound: float | None = None   # proven bound on max_a π(C_a)/w_a over every column
     proof: bool = False               # no column improves (when none of ``columns`` does)
     stop: Status | None = None        # the level could not answer: stop with this status
@@ -85,13 +88,22 @@ class PricingLevel:
 
 class PoolLevel(PricingLevel):
     """The pool's columns outside the master, re-priced with the new duals (a
-    matrix-vector product); the best ``max_columns`` improving ones enter."""
+    matrix-vector product); the best ``max_columns`` improving ones enter.
+
+    Parameters
+    ----------
+    max_columns
+        At most this many columns per round (``None``: every improving one).
+    best_first
+        Take the improving columns by decreasing reduced cost (``False``: in the pool's
+        order, as one-for-many groups do).
+    """
 
     name = "pool"
 
-    def __init__(self, max_columns: int = 20):
+    def __init__(self, max_columns: int | None = 20, best_first: bool = True):
         super().__init__()
-        self.max_columns = max_columns
+        self.max_columns, self.best_first = max_columns, best_first
 
     def price(self, duals, ctx):
         out = ctx.pool.outside()
@@ -99,5 +111,6 @@ class PoolLevel(PricingLevel):
             return None
         cols = [ctx.pool.columns[j] for j in out]
         red = duals.reduced_many(ctx.pool.matrix(out), [c.weight for c in cols])
-        order = [j for j in np.argsort(-red)[: self.max_columns] if red[j] > EPS]
+        order = np.argsort(-red) if self.best_first else np.arange(len(cols))
+        order = [j for j in order if red[j] > EPS][: self.max_columns]
         return Priced([cols[j] for j in order])

@@ -117,6 +117,13 @@ class Embedding(abc.ABC):
         add = self.additive()
         return None if add is None else float(abs(add.weights @ np.asarray(d, dtype=float)))
 
+    def linear_upper(self, A, c, lo, hi):
+        """Batched linear upper bounds ``score(A_k y + c_k) <= a_k . y + d_k`` over boxes
+        ``lo_k <= y <= hi_k`` (:func:`groupcf.embeddings.crown.linear_upper`), or ``None``
+        when the model offers none (ReLU networks and additive scores do)."""
+        from groupcf.embeddings.crown import linear_upper
+        return linear_upper(self, np.asarray(A, float), np.asarray(c, float), lo, hi)
+
     def first_crossing(self, z, d, t_max: float, lo: float) -> float | None:
         """The smallest ``t`` in ``[0, t_max]`` with ``score(z + t d) >= lo`` (``None``
         when there is none); exact only when ``capabilities.line_search``. The default

@@ -83,20 +83,28 @@ def get_embedding(model, space=None):
     """``(space, embedding)`` of a trained model.
 
     ``model`` is a fitted ``Pipeline(FeatureSpace, classifier)`` — its FeatureSpace is
-    returned (a ``space`` argument is then ignored) — or a bare classifier / torch module /
+    returned (a ``space`` argument is then ignored) —, a fitted Pipeline of scikit-learn
+    preprocessing (``ColumnTransformer`` of encoders and scalers, see
+    :mod:`groupcf.features.preprocessing`) then a classifier — the space is derived from
+    the transformer, ``space`` (a FeatureSpace fitted on the training rows) supplying numeric
+    ranges and actionability —, or a bare classifier / torch module /
     :class:`Embedding`, returned with ``space`` as given (possibly ``None``). Raises
     :class:`~groupcf.exceptions.UnsupportedModelError` for unsupported models or pipelines
     with other steps, and :class:`~groupcf.exceptions.InvalidInputError` when the space's
-    width differs from the model's number of inputs.
+    width differs from the model's number of inputs or a bare model was fitted on the raw
+    columns (:func:`groupcf.embeddings.space_check.check_model_space`, which also warns when
+    a sample suggests a numpy-fitted model saw raw values).
     """
     steps = _pipeline_steps(model)
     if steps is not None:
         from groupcf.features.space import FeatureSpace
 
-        if len(steps) < 2 or not isinstance(steps[0], FeatureSpace):
+        if len(steps) < 2:
             raise UnsupportedModelError(
-                "a Pipeline must be (FeatureSpace, classifier); its steps are "
-                f"{[type(s).__name__ for s in steps]}")
+                "a Pipeline needs preprocessing and a classifier (FeatureSpace or a ColumnTransformer, "
+                f"then the classifier); its steps are {[type(s).__name__ for s in steps]}")
+        if not isinstance(steps[0], FeatureSpace):
+            return _preprocessed(steps, space)
         if len(steps) > 2:
             raise UnsupportedModelError(
                 "a Pipeline must have exactly two steps, (FeatureSpace, classifier); the "
@@ -106,12 +114,33 @@ def get_embedding(model, space=None):
                           GroupCFWarning, stacklevel=3)
         space, model = steps[0], steps[-1]
     embedding = embedding_for(model)
+    if steps is None and space is not None and hasattr(space, "features_") and model is not embedding:
+        from groupcf.embeddings.space_check import check_model_space
+
+        check_model_space(model, embedding, space)    # width, names, a sample (a bare model)
+        return space, embedding
     width = getattr(space, "n_features_out_", None) if space is not None else None
     if width is not None and width != embedding.n_inputs:
         raise InvalidInputError(
             f"the feature space has {width} columns but the model takes "
             f"{embedding.n_inputs} inputs; was the model trained on this space?")
     return space, embedding
+
+
+def _preprocessed(steps, reference):
+    """``(space, embedding)`` of a Pipeline of scikit-learn preprocessing then a classifier
+    (:mod:`groupcf.features.preprocessing`, :mod:`groupcf.embeddings.preprocessing`); a
+    fitted FeatureSpace given as ``reference`` supplies numeric ranges and actionability."""
+    from groupcf.embeddings.preprocessing import compose_affine
+    from groupcf.features.preprocessing import translate_preprocessing
+
+    inner = embedding_for(steps[-1])      # an unsupported classifier is named first
+    pre = translate_preprocessing(steps[:-1], reference=reference)
+    if pre.estimated:
+        rng = ", ".join(f"{n} in [{lo:.4g}, {hi:.4g}]" for n, (lo, hi) in pre.estimated.items())
+        logger.info("numeric ranges estimated from the scalers' statistics: %s; pass "
+                    "space=FeatureSpace(...).fit(X_train) for the training ranges", rng)
+    return pre.space, compose_affine(inner, pre.matrix, pre.offset, pre.output_names)
 
 
 def _pipeline_steps(model):

@@ -152,11 +152,21 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
             if names:
                 raise InvalidInputError(f"{what} names features not in the data: {sorted(names)}")
         feats: list[Feature] = []
-        start = 0
         for name in cols:
             col = X[name]
             self._check_nan(col, name)
             f = self._fit_feature(name, col, kinds.get(name))
+            f.immutable = name in set(self.immutable)
+            f.increase_only = name in set(self.increase_only)
+            feats.append(f)
+        return self._set_features(feats)
+
+    def _set_features(self, feats: list[Feature]) -> FeatureSpace:
+        """Lay fitted features out in consecutive expanded columns (``fit``, and spaces
+        built from another encoder: :mod:`groupcf.features.sklearn`)."""
+        start = 0
+        for f in feats:
+            name = f.name
             k = 1 if f.encoding in ("binary", "continuous") else len(f.categories)
             f.columns = np.arange(start, start + k, dtype=np.int64)
             start += k
@@ -166,9 +176,7 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
                 f.column_names = [f"{name}={f.categories[-1]}"]
             else:
                 f.column_names = [name]
-            f.immutable = name in set(self.immutable)
-            f.increase_only = name in set(self.increase_only)
-            feats.append(f)
+        cols = [f.name for f in feats]
         self.features_ = feats
         self.feature_names_in_ = np.array(cols, dtype=object)
         self.n_features_in_ = len(cols)

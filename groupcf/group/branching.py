@@ -12,10 +12,14 @@ column covers both) therefore keep every optimal partition (Ryan & Foster 1981).
 (paper eqs. 15–18) over the columns admissible there — every column generated so far,
 *repaired*: a "same" group covered only in part is dropped from the column, and of a
 "differ" pair covered together one side is dropped (subsets stay feasible) — plus one
-artificial column per type with cost ``n + 1`` so the LP is always feasible. Pricing is
-the exact seed pricing (:class:`~groupcf.group.formulations.seed.SeedPricing`) with the
-branching rows :math:`z_i = z_j` / :math:`z_i + z_j \le 1`. When pricing proves that no
-column prices out, the LP value is the node's bound: an artificial column still in use
+artificial column per type with cost ``n + 1`` so the LP is always feasible. Each node is
+one run of the generic engine (:func:`groupcf.colgen.column_generation` over a
+:class:`~groupcf.colgen.SetCoverMaster`; node columns keyed by their cover), with one
+pricing level: the exact seed pricing
+(:class:`~groupcf.group.formulations.seed.SeedPricing`) with the branching rows
+:math:`z_i = z_j` / :math:`z_i + z_j \le 1`. Farley's bound prunes the node as soon as it
+reaches the incumbent (the engine's ``stop_when``; that round's columns are dropped).
+When pricing proves that no column prices out, the LP value is the node's bound: an artificial column still in use
 means the node is infeasible; a bound whose ceiling reaches the incumbent prunes the
 node; an integral LP solution is a new incumbent; otherwise the integer master over the
 node's columns is tried (at every ``ip_every``-th depth, ``ip_cap`` seconds: a primal
@@ -39,10 +43,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..colgen import Column as PoolColumn
+from ..colgen import ColumnPool, Priced, PricingLevel, SetCoverMaster, column_generation
 from ..exceptions import GroupCFWarning, SolverError
-from ..solvers.base import Status
 from ..utils import EPS
-from .formulations.master import RestrictedMaster, solve_set_cover
+from .formulations.master import solve_set_cover
 from .formulations.subsets import decisions
 from .problem import Column
 
@@ -140,55 +145,28 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
                 if cover.any() and key not in seen:
                     seen.add(key)
                     node_cols.append(Column(col.v, col.F, cover, col.source))
-        art = np.eye(n, dtype=bool)[np.flatnonzero(active)]
-        n_art = len(art)
-        master = RestrictedMaster.from_covers(
-            n, np.vstack([art] + [c.cover[None, :] for c in node_cols]),
-            np.r_[np.full(n_art, n + 1.0), np.ones(len(node_cols))], solver)
-        if not active.all():           # types outside ``active`` need no cover here
-            master.backend.set_row_bounds(master.rows[~active], 0.0, np.inf)
-
-        def add(col: Column, cover: np.ndarray, seen=seen, node_cols=node_cols, master=master) -> bool:
-            cover = cover & active
-            key = cover.tobytes()
-            if not cover.any() or key in seen:
-                return False
-            seen.add(key)
-            node_cols.append(Column(col.v, col.F, cover, col.source))
-            master.add(cover)
-            return True
-        bound, lp = None, None
-        while not deadline.passed:
-            lp = master.solve_lp(time_limit=deadline.left())
-            if lp.status != Status.OPTIMAL:
-                lp = None
-                break
-            z = float(lp.objective)
-            w = np.maximum(lp.row_duals[master.rows], 0.0) * active
-            res = pricing.solve(w, max_columns=max_columns, branching=branching, deadline=deadline)
-            if math.isfinite(res.dual_bound):
-                farley = math.ceil(z / max(1.0, res.dual_bound) - EPS)
-                if farley >= best:
-                    bound = farley
-                    break
-            new = 0
-            for col in res.columns:
+        n_art = int(active.sum())
+        master, pool_n = _node_master(n, node_cols, active, solver)
+        level = _NodePricing(pricing, branching, max_columns, active)
+        run = column_generation(master, pool_n, [level], deadline=deadline,
+                                stop_when=lambda b, best=best: math.ceil(b - EPS) >= best)
+        # every column priced in the node (not in a round that pruned it) joins the pool
+        for priced in (level.rounds[:-1] if run.stopped == "bound" else level.rounds):
+            for col in priced:
                 pool.setdefault(col.cover.tobytes(), col)
                 remember(col)
-                new += add(col, col.cover)
-            if new == 0:
-                if res.optimal:
-                    bound = math.ceil(z - EPS)
-                elif not deadline.passed:
-                    warnings.warn("branch-and-price: pricing found no new column without a proof; stopping "
-                                  "(the result is not certified)", GroupCFWarning, stacklevel=2)
-                break
-        if bound is None:              # time limit inside the node: keep it open
+        node_cols = [c.payload for c in master.columns[n_art:]]
+        if run.stopped == "bound" or run.converged:
+            bound = math.ceil(run.bound - EPS)
+        else:                          # time limit inside the node (or no proof): keep it open
+            if run.stopped == "no_improvement" and not deadline.passed:
+                warnings.warn("branch-and-price: pricing found no new column without a proof; stopping "
+                              "(the result is not certified)", GroupCFWarning, stacklevel=2)
             stack.append((branching, parent_bound))
             break
-        if bound >= best or lp is None:
-            continue                   # pruned (or infeasible: artificial columns in use)
-        lam = lp.x[master.y]
+        if bound >= best:
+            continue                   # pruned
+        z, lam = run.lp_value, run.x
         if (lam[:n_art] > 1e-9).any():
             continue                   # some type cannot be covered in this node
         lam = lam[n_art:]
@@ -221,6 +199,46 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
     exhausted = not stack
     lower = best if exhausted else max(root_lower, min([best] + [b for _, b in stack]))
     return TreeResult(best, best_cols, int(lower), nodes, exhausted)
+
+
+def _node_master(n: int, node_cols: list[Column], active: np.ndarray, solver) -> tuple[SetCoverMaster, ColumnPool]:
+    """The node's restricted master (the generic set-cover master over the active types)
+    and its pool: one artificial column per active type (cost ``n + 1``), then the node's
+    columns, each keyed by its cover (a node keeps one column per admissible cover)."""
+    master, pool = SetCoverMaster(n, solver, active=active), ColumnPool(n)
+    arts = [PoolColumn(("artificial", int(i)), np.eye(n, dtype=bool)[i], weight=n + 1.0)
+            for i in np.flatnonzero(active)]
+    for col in arts + [PoolColumn(c.cover.tobytes(), c.cover, payload=c, source=c.source) for c in node_cols]:
+        pool.add(col)
+        master.add(col)
+        pool.in_master[-1] = True
+    return master, pool
+
+
+class _NodePricing(PricingLevel):
+    """Seed pricing with the node's branching rows; records every round's columns (they
+    join the cross-node pool unless the round pruned the node)."""
+
+    name = "seed-branching"
+    exact = True
+
+    def __init__(self, pricing, branching, max_columns: int, active: np.ndarray):
+        super().__init__()
+        self.pricing, self.branching, self.max_columns, self.active = pricing, branching, max_columns, active
+        self.rounds: list[list[Column]] = []
+
+    def price(self, duals, ctx):
+        res = self.pricing.solve(duals.pi, max_columns=self.max_columns, branching=self.branching,
+                                 deadline=ctx.deadline)
+        self.rounds.append(res.columns)
+        cols = []
+        for col in res.columns:
+            cover = col.cover & self.active
+            if cover.any():
+                cols.append(PoolColumn(cover.tobytes(), cover, payload=Column(col.v, col.F, cover, col.source),
+                                       source=col.source))
+        return Priced(cols, dual_bound=res.dual_bound if math.isfinite(res.dual_bound) else None,
+                      proof=res.optimal)
 
 
 def choose_pair(C: np.ndarray, lam: np.ndarray) -> tuple[int, int] | None:

@@ -1,9 +1,13 @@
 """Column generation for one-for-many group counterfactuals (paper §4.2–4.3).
 
-The loop, per iteration:
+The loop is the generic engine's (:func:`groupcf.colgen.column_generation` over a
+:class:`~groupcf.colgen.SetCoverMaster` of the types and a
+:class:`~groupcf.colgen.ColumnPool`), instantiated with the group's columns
+(:class:`~groupcf.group.problem.Column`) and pricing levels. Per iteration:
 
-1. solve the restricted master LP (:class:`~groupcf.group.formulations.master.RestrictedMaster`)
-   and read its duals ``w``;
+1. solve the restricted master LP (paper eqs. 15–18; the types without a counterfactual
+   within ``Tmax`` are not covered) and read its duals ``w`` (a column improves when
+   ``w(C) > 1 + EPS``: the set-cover master's reduced cost with weight 1);
 2. re-price the **column pool** (columns seen before that did not improve) with the new
    duals — a matrix-vector product; improving ones enter without any MIP;
 3. otherwise try the **known change sets** (:mod:`groupcf.group.heuristics`): every
@@ -23,8 +27,11 @@ The loop, per iteration:
    iteration; the loop stops when no column prices out (then ``ceil(z_LP)`` is the
    bound), when the bound meets the best integer solution, or at the time limit.
 
-Steps 2–4 are pricing-level objects (:mod:`groupcf.group.levels`), tried in order by a
-short driver; each keeps its own statistics.
+Steps 2–4 are pricing levels (:mod:`groupcf.group.levels`, subclasses of
+:class:`groupcf.colgen.PricingLevel`), tried in order by the engine; each keeps its own
+statistics. The group-specific parts are hooks of the engine: the trivial pricing bound
+``max_i w(compatible(i))`` for Farley's bound each round (``dual_bound``), and after an
+exact pricing round the incumbent check and the periodic integer master (``on_entered``).
 
 The integer master over all generated columns gives the answer; it is certified optimal
 when it meets the bound. When it does not and the maximal change sets can be
@@ -37,6 +44,13 @@ every chosen class passes). Otherwise (or if that leaves a gap) **branch-and-pri
 (:mod:`groupcf.group.branching`, Ryan–Foster branching, seed pricing with the branching
 rows) runs until the tree is exhausted or the time limit passes (then the gap is
 reported).
+
+Not shared with the generic engine, on purpose (sharing would change which optimal cover
+is returned, so the counterfactuals): the integer master
+(:func:`~groupcf.group.common.integer_master`, a plain set-cover MIP without
+:func:`groupcf.colgen.solve_integer_master`'s local search and cost tie-break stage, which
+need element costs the group columns do not have) and the per-component set covers of
+:mod:`~groupcf.group.complete` / :mod:`~groupcf.group.enumeration`.
 """
 from __future__ import annotations
 
@@ -48,6 +62,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..colgen import CGRun, ColumnPool, PricingLevel, SetCoverMaster
+from ..colgen import column_generation as generic_column_generation
 from ..exceptions import GroupCFWarning, InvalidInputError, SolverLicenseError
 from ..options import Options
 from ..progress import progress_counter
@@ -59,12 +75,11 @@ from .common import GroupSolution, Stats, initial_columns, integer_master
 from .complete import CompleteColumns, complete_columns
 from .components import branch_and_price_by_component, split_by_components
 from .enumeration import GapResult, close_gap_by_enumeration, enumerate_classes
-from .formulations.master import RestrictedMaster
 from .formulations.pricing import PricingMIP
 from .formulations.seed import SeedPricing
 from .heuristics import maximal_change_sets
-from .levels import CompleteColumnsLevel, ExactLevel, KnownChangeSetsLevel, PoolLevel, PricingContext, PricingLevel
-from .problem import Column, GroupProblem
+from .levels import CompleteColumnsLevel, ExactLevel, GroupData, KnownChangeSetsLevel, PoolLevel
+from .problem import GroupProblem
 
 log = logging.getLogger(__name__)
 
@@ -158,99 +173,55 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
         return GroupSolution([], 0, Status.OPTIMAL, stats, no_cf)
     active = ~no_cf   # types to explain
 
-    master = RestrictedMaster(problem.n_types, solver)
-    if no_cf.any():   # unexplainable types: relax their covering rows
-        master.backend.set_row_bounds(master.rows[no_cf], 0.0, np.inf)
-    ctx = PricingContext(problem, deadline, active)
-    in_master: list[Column] = []
-    master_keys: set[bytes] = set()
-
-    def add(col: Column) -> bool:
-        ctx.known_F.add(col.F)
-        k = col.key()
-        if k in master_keys:
-            return False
-        master_keys.add(k)
-        in_master.append(col)
-        master.add(col.cover & active)
-        return True
-
+    master = SetCoverMaster(problem.n_types, solver, active=active)
+    pool = ColumnPool(problem.n_types)
+    data = GroupData(problem, active)
     for c in init:
-        add(c)
-    best_ip, best_cols = integer_master(master.cover_matrix(), in_master, solver, deadline, stats, active)
+        data.known_F.add(c.F)
+        if pool.add(c) is not None:
+            master.add(c)
+            pool.in_master[-1] = True
+    best_ip, best_cols = integer_master(_covers(master), master.columns, solver, deadline, stats, active)
     levels, full = _levels(problem, solver, opt, completions, seed, deadline, stats)
-    lower, status = 1, Status.OPTIMAL
     bar = progress_counter(desc="column generation", enabled=progress)
+
+    def on_round(it, z, bound):
+        stats.lp_bound = z      # last restricted-master LP value
+        bar.set_postfix(lp=f"{z:.3f}", lb=_lower(bound), ub=best_ip, cols=master.n_columns)
+        bar.update(1)
+
+    def on_entered(it, res, bound) -> bool:
+        nonlocal best_ip, best_cols
+        if res.dual_bound is None:
+            return False          # a cheap level answered: next iteration
+        if _lower(bound) >= best_ip:
+            return True           # the bound meets the incumbent: optimal already
+        if it % opt.ip_every == 0:
+            ip, cols = integer_master(_covers(master), master.columns, solver, deadline, stats, active, cap=IP_CAP)
+            if ip < best_ip:
+                best_ip, best_cols = ip, cols
+        return False
+
+    # Farley's bound from the trivial pricing bound (every cover lies in one type's compatible set)
+    trivial = None if seed is None else (lambda duals: float((seed.compat @ duals.pi).max()))
     try:
-        while stats.iterations < opt.max_iterations:
-            if deadline.passed:
-                status = Status.TIME_LIMIT
-                break
-            stats.iterations += 1
-            t = time.perf_counter()
-            lp = master.solve_lp(time_limit=deadline.left())
-            stats.time_master += time.perf_counter() - t
-            if lp.status != Status.OPTIMAL:
-                status = Status.TIME_LIMIT if deadline.passed else Status.ERROR
-                break
-            z = float(lp.objective)
-            stats.lp_bound = z      # last restricted-master LP value
-            w = np.maximum(lp.row_duals[master.rows], 0.0) * active
-            if seed is not None:      # Farley's bound from the trivial pricing bound (every cover
-                trivial = float((seed.compat @ w).max())     # lies in one type's compatible set)
-                lower = max(lower, math.ceil(z / max(1.0, trivial) - EPS))
-            bar.set_postfix(lp=f"{z:.3f}", lb=lower, ub=best_ip, cols=master.n_columns)
-            bar.update(1)
-            done = False
-            for level in levels:
-                res = level(w, ctx)
-                if res is None:
-                    continue
-                if res.stop is not None:
-                    status, done = res.stop, True
-                    break
-                if res.dual_bound is not None:        # Farley's bound
-                    lower = max(lower, math.ceil(z / max(1.0, res.dual_bound) - EPS))
-                for c in res.pool:
-                    ctx.pool.setdefault(c.key(), c)
-                new = sum(add(c) for c in res.columns)
-                if res.dual_bound is None and res.columns:
-                    break                             # a cheap level answered: next iteration
-                if res.dual_bound is None and not res.proof:
-                    continue                          # undecided: the next level
-                if new == 0:
-                    if res.proof:
-                        stats.converged = True
-                        lower = max(lower, math.ceil(z - EPS))
-                    else:
-                        status = Status.TIME_LIMIT if deadline.passed else Status.FEASIBLE
-                    done = True
-                    break
-                if lower >= best_ip:
-                    done = True       # the bound meets the incumbent: optimal already
-                elif stats.iterations % opt.ip_every == 0:
-                    ip, cols = integer_master(master.cover_matrix(), in_master, solver, deadline, stats,
-                                              active, cap=IP_CAP)
-                    if ip < best_ip:
-                        best_ip, best_cols = ip, cols
-                break
-            else:
-                done = True           # no level applied (cannot happen: the exact one always does)
-            if done:
-                break
+        run = generic_column_generation(master, pool, levels, deadline=deadline, max_iterations=opt.max_iterations,
+                                        data=data, on_round=on_round, dual_bound=trivial, on_entered=on_entered)
     finally:
         bar.close()
+    stats.iterations, stats.time_master, stats.converged = run.lp_solves, run.time_master, run.converged
+    lower, status = _lower(run.bound), _status(run, deadline)
+    outside = [pool.columns[j] for j in pool.outside()]
     if stats.converged or lower < best_ip:
         # with seed pricing, branch-and-price certifies whatever this finds: keep it short
-        ip, cols = integer_master(master.cover_matrix(), in_master, solver, deadline, stats, active,
+        ip, cols = integer_master(_covers(master), master.columns, solver, deadline, stats, active,
                                   cap=2 * IP_CAP if seed is not None else None)
         if ip < best_ip:
             best_ip, best_cols = ip, cols
     split = None
     if best_ip > lower and stats.converged and seed is not None and opt.components:
         # the bound per component of the compatibility graph: sum of rounded-up LP values
-        split = split_by_components(seed.compat, master.cover_matrix(), lp.x[master.y], active,
-                                    in_master + list(ctx.pool.values()))
+        split = split_by_components(seed.compat, _covers(master), run.x, active, master.columns + outside)
         if split is not None:
             stats.extra.update(components=len(split[1]), components_bound=int(split[1].sum()))
             lower = max(lower, int(split[1].sum()))
@@ -268,7 +239,7 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
         # the integer master is above the LP bound: branch-and-price certifies, one
         # component of the compatibility graph at a time (components) or on the whole
         t = time.perf_counter()
-        cols = in_master + list(ctx.pool.values())
+        cols = master.columns + outside
         if split is not None:
             comp_cols, comp_lower, nodes, searched, closed = branch_and_price_by_component(
                 problem, cols, seed, solver, deadline, best_cols, split[0], split[1], active, opt.n_solutions)
@@ -284,7 +255,7 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
                 best_ip, best_cols = tree.best, tree.columns
             lower = max(lower, tree.lower)
         stats.extra["time_branch_and_price"] = time.perf_counter() - t
-    _finish_stats(stats, levels, master, ctx, seed)
+    _finish_stats(stats, levels, master, len(outside), seed)
     if best_ip <= lower:
         status = Status.OPTIMAL
     elif status == Status.OPTIMAL:
@@ -321,10 +292,33 @@ def _levels(problem, solver, opt: ColgenOptions, completions, seed, deadline, st
     return levels, full
 
 
-def _finish_stats(stats: Stats, levels, master, ctx, seed) -> None:
+def _lower(bound: float) -> int:
+    """The integer lower bound from the engine's (Farley / LP) bound: its ceiling."""
+    return max(1, math.ceil(bound - EPS))
+
+
+def _covers(master: SetCoverMaster) -> np.ndarray:
+    """The master's columns as a bool matrix (columns × types), restricted to the active types."""
+    return np.array([c.cover & master.active for c in master.columns], dtype=bool).reshape(-1, master.n)
+
+
+def _status(run: CGRun, deadline: Deadline) -> Status:
+    """The loop's status in the group convention: ``TIME_LIMIT`` when the deadline stopped
+    it, ``ERROR`` when a master LP failed otherwise, else ``OPTIMAL`` (mapped to
+    ``FEASIBLE`` by the caller while a gap remains)."""
+    if run.stopped == "level":
+        return run.status
+    if run.stopped == "lp":
+        return Status.TIME_LIMIT if run.status == Status.TIME_LIMIT else Status.ERROR
+    if run.stopped == "deadline" or (run.stopped == "no_improvement" and deadline.passed):
+        return Status.TIME_LIMIT
+    return Status.FEASIBLE if run.stopped == "no_improvement" else Status.OPTIMAL
+
+
+def _finish_stats(stats: Stats, levels, master, pool_size: int, seed) -> None:
     by_name = {type(lv).__name__: lv for lv in levels}
     stats.columns = master.n_columns
-    stats.extra["pool_size"] = len(ctx.pool)
+    stats.extra["pool_size"] = pool_size
     pool = by_name.get("PoolLevel")
     stats.pool_hits = pool.stats.columns if pool is not None else 0
     for name in ("CompleteColumnsLevel", "KnownChangeSetsLevel"):

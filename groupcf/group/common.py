@@ -130,7 +130,7 @@ def _add_initial(problem, best_F, cols, covered, i, v) -> np.ndarray:
         col = problem.make_column(v, np.flatnonzero(problem.differences(v)[i]), "initial")
     if not col.cover[i]:   # cannot happen: type i's own changes fit in Tmax
         raise SolverError(f"internal error: the initial column of type {i} does not cover it")
-    cols.setdefault(col.key(), col)
+    cols.setdefault(col.key, col)
     return col.cover
 
 

@@ -56,7 +56,7 @@ def price_known_change_sets(problem: GroupProblem, completions: Completions, cha
                 continue
             val = float(col.cover @ w)
             if val > 1 + EPS:
-                found.setdefault(col.key(), (val, col))
+                found.setdefault(col.key, (val, col))
     best = sorted(found.values(), key=lambda t: -t[0])[:max_columns]
     return [c for _, c in best], decided
 

@@ -1,11 +1,15 @@
-"""Pricing levels of the column generation (:mod:`groupcf.group.colgen`).
+"""Pricing levels of the one-for-many column generation (:mod:`groupcf.group.colgen`).
 
-Each level is one class with the interface of :class:`PricingLevel`: ``price(w, ctx)``
-returns a :class:`Priced` (columns to enter, columns for the pool, an optional bound on
-the best column value, whether the level proved that nothing prices out) or ``None`` when
-the level does not apply this round. The driver tries the levels in order each iteration
-and stops at the first that yields columns. ``exact`` marks levels whose empty answer
-settles pricing; each level keeps its own :class:`LevelStats`. A new level is one class.
+Each level is a :class:`groupcf.colgen.levels.PricingLevel` of the generic engine:
+``price(duals, ctx)`` reads the type duals ``w = duals.pi`` (the set-cover master's
+column price is 1: a column improves when its value ``w(C) > 1 + EPS``) and the group's
+data ``ctx.data`` (:class:`GroupData`), and returns a :class:`~groupcf.colgen.levels.Priced`
+(improving columns, non-improving ones for the pool, an optional bound on the best column
+value, whether the level proved that nothing prices out) or ``None`` when the level does
+not apply this round. The generic driver (:func:`groupcf.colgen.column_generation`) tries
+them in order each round and stops at the first that yields columns. Every level here
+records the change sets of the columns it returns (``ctx.data.known_F``, read by
+:class:`KnownChangeSetsLevel`). A new level is one class.
 """
 from __future__ import annotations
 
@@ -14,87 +18,47 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..colgen.levels import PoolLevel as _PoolLevel
+from ..colgen.levels import Priced, PricingContext, PricingLevel
+from ..colgen.masters import Duals
 from ..solvers.base import Status
-from ..utils import EPS, Deadline
+from ..utils import EPS
 from .formulations.pricing import BestChangeSet, PricingMIP
 from .formulations.seed import SeedPricing
 from .heuristics import price_known_change_sets
-from .problem import Column, GroupProblem
+from .problem import GroupProblem
+
+__all__ = ["CompleteColumnsLevel", "ExactLevel", "GroupData", "GroupLevel", "KnownChangeSetsLevel", "PoolLevel"]
 
 
 @dataclass
-class LevelStats:
-    """Counters of one pricing level: calls, hits, columns returned, seconds."""
-
-    calls: int = 0       # times the level priced
-    hits: int = 0        # times it returned improving columns
-    columns: int = 0     # improving columns returned
-    time: float = 0.0    # seconds spent pricing
-
-
-@dataclass
-class Priced:
-    """One level's answer for the duals ``w``."""
-
-    columns: list[Column] = field(default_factory=list)   # improving (value > 1 + EPS), in order
-    pool: list[Column] = field(default_factory=list)      # priced, not improving: for later rounds
-    dual_bound: float | None = None   # proven bound on the best column value (Farley's bound)
-    proof: bool = False               # nothing prices out (when no column enters)
-    stop: Status | None = None        # the level could not answer: stop with this status
-
-
-@dataclass
-class PricingContext:
-    """What the levels share during one run."""
+class GroupData:
+    """What the group levels share during one run (``ctx.data``)."""
 
     problem: GroupProblem
-    deadline: Deadline
-    active: np.ndarray
+    active: np.ndarray                            # bool over types: the types to explain
     known_F: set = field(default_factory=set)     # change sets of every column seen
-    pool: dict = field(default_factory=dict)      # key -> Column, priced but not improving
 
 
-class PricingLevel:
-    """Base class: ``name``, ``exact`` and ``stats``; subclasses implement :meth:`price`."""
+class GroupLevel(PricingLevel):
+    """A pricing level that records the change sets of the columns it returns."""
 
-    name = "level"
-    exact = False
-
-    def __init__(self):
-        self.stats = LevelStats()
-
-    def price(self, w: np.ndarray, ctx: PricingContext) -> Priced | None:
-        raise NotImplementedError
-
-    def __call__(self, w: np.ndarray, ctx: PricingContext) -> Priced | None:
-        t = time.perf_counter()
-        res = self.price(w, ctx)
-        self.stats.time += time.perf_counter() - t
+    def __call__(self, duals: Duals, ctx: PricingContext) -> Priced | None:
+        res = super().__call__(duals, ctx)
         if res is not None:
-            self.stats.calls += 1
-            self.stats.hits += bool(res.columns)
-            self.stats.columns += len(res.columns)
+            ctx.data.known_F.update(c.F for c in res.columns)
         return res
 
-    def __repr__(self) -> str:
-        s = self.stats
-        return f"{type(self).__name__}(calls={s.calls}, hits={s.hits}, time={s.time:.3f}s)"
+
+class PoolLevel(GroupLevel, _PoolLevel):
+    """Columns seen before that did not improve, re-priced with the new duals: every
+    improving one, in the pool's order."""
+
+    def __init__(self):
+        super().__init__(max_columns=None, best_first=False)
 
 
-class PoolLevel(PricingLevel):
-    """Columns seen before that did not improve, re-priced with the new duals."""
-
-    name = "pool"
-
-    def price(self, w, ctx):
-        if not ctx.pool:
-            return None
-        keys = list(ctx.pool)
-        vals = np.array([ctx.pool[k].cover for k in keys]) @ w
-        return Priced([ctx.pool.pop(keys[j]) for j in np.flatnonzero(vals > 1 + EPS)])
-
-
-class CompleteColumnsLevel(PricingLevel):
+class CompleteColumnsLevel(GroupLevel):
     """Every maximal column (additive model,
     :class:`~groupcf.group.complete.CompleteColumns`): exact pricing
     as a matrix product."""
@@ -106,13 +70,13 @@ class CompleteColumnsLevel(PricingLevel):
         super().__init__()
         self.full, self.n_solutions = full, n_solutions
 
-    def price(self, w, ctx):
-        vals = self.full.covers @ w
+    def price(self, duals, ctx):
+        vals = self.full.covers @ duals.pi
         hits = [j for j in np.argsort(-vals)[: self.n_solutions] if vals[j] > 1 + EPS]
         return Priced([self.full.column(j) for j in hits], proof=not hits)
 
 
-class KnownChangeSetsLevel(PricingLevel):
+class KnownChangeSetsLevel(GroupLevel):
     """The classes of known (or all maximal) change sets, priced by the completion
     service (:func:`~groupcf.group.heuristics.price_known_change_sets`); exact when every
     maximal change set is priced, no feature is increase-only and every class was
@@ -125,14 +89,14 @@ class KnownChangeSetsLevel(PricingLevel):
         self.completions, self.all_F, self.exact_enumeration = completions, all_F, exact_enumeration
         self.allow_mip = allow_mip     # False: a class needing a MIP is left to the exact level
 
-    def price(self, w, ctx):
-        cols, decided = price_known_change_sets(ctx.problem, self.completions,
-                                                self.all_F if self.all_F else ctx.known_F, w,
+    def price(self, duals, ctx):
+        cols, decided = price_known_change_sets(ctx.data.problem, self.completions,
+                                                self.all_F if self.all_F else ctx.data.known_F, duals.pi,
                                                 allow_mip=self.allow_mip, deadline=ctx.deadline)
         return Priced(cols, proof=bool(self.all_F) and self.exact_enumeration and decided)
 
 
-class ExactLevel(PricingLevel):
+class ExactLevel(GroupLevel):
     """Seed pricing or the joint pricing MIP, each column extended by auxiliary MIP 1
     (best change set for its point) and, for the pricing MIP, auxiliary MIP 2 (another
     point covering the best column's types)."""
@@ -148,8 +112,8 @@ class ExactLevel(PricingLevel):
         self.aux_calls, self.time_aux, self.time_solve = 0, 0.0, 0.0
         self.name = f"seed-{seed.mode}" if seed is not None else "mip"
 
-    def price(self, w, ctx):
-        p, deadline = ctx.problem, ctx.deadline
+    def price(self, duals, ctx):
+        w, p, deadline = duals.pi, ctx.data.problem, ctx.deadline
         res = (self.seed.solve(w, max_columns=self.n_solutions, deadline=deadline) if self.seed is not None
                else self.mip.solve(w, time_limit=deadline.left()))
         self.time_solve += res.time
@@ -168,7 +132,7 @@ class ExactLevel(PricingLevel):
                 (out.columns if float(c.cover @ w) > 1 + EPS else out.pool).append(c)
         if (self.aux and self.mip is not None and res.columns and float(res.columns[0].cover @ w) > 1 + EPS
                 and not deadline.passed):
-            more = self.mip.solve(w, time_limit=deadline.left(), fix_cover=res.columns[0].cover & ctx.active)
+            more = self.mip.solve(w, time_limit=deadline.left(), fix_cover=res.columns[0].cover & ctx.data.active)
             self.aux_calls += 1
             out.columns.extend(c for c in more.columns if float(c.cover @ w) > 1 + EPS)
         self.time_aux += time.perf_counter() - t

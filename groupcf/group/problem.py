@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..colgen.pool import Column as PoolColumn
 from ..exceptions import InvalidInputError, NotRejectedError
 from ..formulations.completion import Completions
 from ..models import DEFAULT_MARGIN, TrainedModel
@@ -41,17 +42,31 @@ def expanded_to_codes(space, V: np.ndarray) -> np.ndarray:
     return out
 
 
-@dataclass(eq=False)
-class Column:
-    """A counterfactual ``v`` with change set ``F`` and the types it covers."""
+class Column(PoolColumn):
+    """A counterfactual ``v`` with change set ``F`` and the types it covers: a column of
+    the generic engine (:class:`groupcf.colgen.Column`, elements = types, weight 1, no
+    element costs) whose ``key`` is read from ``v`` and the *current* ``cover`` (seed
+    pricing narrows covers in place); equality is identity."""
 
-    v: np.ndarray              # expanded point (exact 0/1 on discrete columns)
-    F: frozenset               # indices of original features allowed to change
-    cover: np.ndarray          # bool over types
-    source: str = "?"          # which generator produced it (initial, pricing, aux-v, ...)
+    def __init__(self, v: np.ndarray, F: frozenset, cover: np.ndarray, source: str = "?"):
+        self.v = v              # expanded point (exact 0/1 on discrete columns)
+        self.F = F              # indices of original features allowed to change
+        self.cover = cover      # bool over types
+        self.source = source    # which generator produced it (initial, pricing, aux-v, ...)
 
+    @property  # type: ignore[override]
     def key(self) -> bytes:
         return value_key(self.v, self.cover)
+
+    def value(self, pi: np.ndarray) -> float:
+        """``cover · π``: the column's dual value (as the group levels compute it)."""
+        return float(self.cover @ pi)
+
+    def __repr__(self) -> str:
+        return f"Column(v={self.v!r}, F={self.F!r}, cover={self.cover!r}, source={self.source!r})"
+
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
 
 @dataclass

@@ -90,6 +90,20 @@ class SequenceExplanation(ResultBase):
         return dict(self.stats)
 
     # -------------------------------------------------------------- reading
+    @property
+    def best_cost(self) -> float:
+        """The smallest (undiscounted) cost among the Pareto sequences."""
+        return float(self.pareto["cost"].min())
+
+    @property
+    def gap(self) -> float | None:
+        """``(best_cost - lower_bound) / best_cost`` (0 when proven optimal; ``None``
+        without a bound)."""
+        if self.lower_bound is None or not np.isfinite(self.lower_bound):
+            return None
+        c = self.best_cost
+        return 0.0 if c <= 0 else max(0.0, (c - float(self.lower_bound)) / c)
+
     def __repr__(self) -> str:
         lb = "none" if self.lower_bound is None else f"{self.lower_bound:.4g}"
         proof = "proven optimal" if self.is_optimal else "not proven"
@@ -121,7 +135,8 @@ class SequenceExplanation(ResultBase):
             lines.append(f"  {r['sequence']}: cost {r['cost']:.4g} (discounted {r['discounted_cost']:.4g}), "
                          f"{int(r['length'])} step(s), distance {r['distance']:.3g}, "
                          f"final probability {r['final proba']:.3f}")
-        lb = "no lower bound computed" if self.lower_bound is None else f"lower bound {self.lower_bound:.4g}"
+        lb = "no lower bound computed" if self.lower_bound is None else \
+            f"lower bound {self.lower_bound:.4g}" + ("" if self.gap is None else f", gap {100 * self.gap:.1f} %")
         lines.append(f"  ({'proven optimal' if self.is_optimal else 'not proven optimal'}; {lb}; "
                      f"{self.solve_time:.2f}s)")
         return "\n".join(lines)

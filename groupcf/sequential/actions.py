@@ -18,6 +18,7 @@ import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -74,12 +75,30 @@ class AbsChange(Cost):
 
 @dataclass(frozen=True)
 class RelativeSquared(Cost):
-    """``b = (delta / old)^2`` (relative change, squared)."""
+    """``b = (delta / (old - offset))^2`` (relative change, squared; with ``offset`` the
+    mean of a z-scoring, this is the relative change of the z-score)."""
+
+    offset: float = 0.0
 
     def __call__(self, before, after, delta, old):
+        base = old - self.offset
         with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.where(old != 0, delta / np.where(old != 0, old, 1.0), np.inf)
+            r = np.where(base != 0, delta / np.where(base != 0, base, 1.0), np.inf)
         return r * r
+
+
+class Nonlinear(NamedTuple):
+    """A consequence ``feature := fn(before, after)`` (``after`` holds the direct change)
+    with ``box`` = ``(lo, hi)`` containing every value it takes; ``interval(lo, hi,
+    dlo, dhi)`` (optional) encloses ``fn`` over states whose features lie in
+    ``[lo[f], hi[f]]`` (dicts of columns) and direct changes in ``[dlo, dhi]``, and
+    ``reads`` names the features ``fn`` depends on (``None``: all). The certified bound
+    uses ``interval`` and ``reads``; a plain tuple ``(fn, (lo, hi))`` also works."""
+
+    fn: Callable
+    box: tuple
+    interval: Callable | None = None
+    reads: tuple | None = None
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from groupcf.options import PROBABILITY, TIME_LIMIT, TMAX, Interval, Options, ch
 from groupcf.results.base import Stats
 from groupcf.results.sequence import SequenceExplanation
 from groupcf.sequential.actions import Action, ActionSet, DependencyGraph
+from groupcf.sequential.bnb import bnb_bound
 from groupcf.sequential.bound import BoundStatus, sequence_bound
 from groupcf.sequential.brkga import GAOptions, first_front, polish, run_brkga
 from groupcf.sequential.engine import (
@@ -209,7 +210,11 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
     cap = float(rollout(problem, G[feas]).cost.min()) if len(feas) else None
     tb = time.perf_counter()
     bound_time = opt.bound_time_limit if deadline.left() is None else max(0.0, min(opt.bound_time_limit, deadline.left()))
-    b = sequence_bound(problem, encode, solver, bound_time, cap=cap) if opt.bound and bound_time > 0 else None
+    b = None
+    if opt.bound and bound_time > 0:     # branch and bound over tweak values; the MIP if it cannot
+        b = bnb_bound(problem, encode, bound_time, cap=cap)
+        if b is None:
+            b = sequence_bound(problem, encode, solver, bound_time, cap=cap)
     tb = time.perf_counter() - tb
     frames = []
     if len(feas):

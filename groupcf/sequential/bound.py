@@ -89,6 +89,7 @@ class BoundStatus(str, enum.Enum):
     ERROR = "error"
     BISECTION = "bisection"
     LIPSCHITZ = "lipschitz"
+    BRANCH_AND_BOUND = "branch_and_bound"
 
     def __str__(self) -> str:
         return self.value
@@ -132,7 +133,8 @@ def _ranges(problem: Problem, cap: float | None, boxes=None) -> dict:
                 w = cap / a.cost.weight
             elif isinstance(a.cost, RelativeSquared) and boxes is not None:
                 j = problem.actions.index[a.feature]
-                w = max(abs(boxes[0][j]), abs(boxes[1][j])) * math.sqrt(cap)
+                off = a.cost.offset
+                w = max(abs(boxes[0][j] - off), abs(boxes[1][j] - off)) * math.sqrt(cap)
             if w is not None:
                 vlo, vhi = max(vlo, -w), min(vhi, w)
         out[i] = (vlo, vhi)
@@ -288,7 +290,7 @@ def _capped_bound(problem: Problem, encoding, solver="highs", time_limit: float 
                 be.add_row([ci, di], [1.0, cost.weight], 0.0, INF)
             elif isinstance(cost, RelativeSquared) and a.kind == "add":
                 j = idx[a.feature]
-                M = max(abs(lo0[j]), abs(hi0[j]))
+                M = max(abs(lo0[j] - cost.offset), abs(hi0[j] - cost.offset))
                 for p in np.linspace(*a.static_range, tangents):
                     be.add_row([ci, di], [1.0, -2 * p / M**2], -p * p / M**2, INF)
             elif isinstance(cost, CustomCost):

@@ -23,8 +23,8 @@ from groupcf.sequential.actions import (
     AbsChange,
     Action,
     ActionSet,
-    CustomCost,
     DependencyGraph,
+    Nonlinear,
     RelativeSquared,
 )
 from groupcf.sequential.encoding import OneHotEncoding
@@ -160,17 +160,21 @@ def _german(features, std, mean) -> ActionSet:
     def rng(f):
         return (-M[f] * std[f], M[f] * std[f])
 
-    mc, sc = mean["credit_amount"], std["credit_amount"]
+    mc = mean["credit_amount"]
 
     def adj_duration(before, after):   # as implemented by the authors (README caveat 5)
         dc = after["credit_amount"] - before["credit_amount"]
         return before["loan_duration"] * (2.0 + dc / before["credit_amount"])
 
-    def adj_cost(before, after):       # relative change of the z-scored credit, squared
-        z0 = (before["credit_amount"] - mc) / sc
-        z1 = (after["credit_amount"] - mc) / sc
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return ((z1 - z0) / z0) ** 2
+    def adj_interval(lo, hi, dlo, dhi):   # encloses adj_duration (the certified bound)
+        cl, ch = lo["credit_amount"], hi["credit_amount"]
+        ok = cl > 0
+        cl_, ch_ = np.where(ok, cl, 1.0), np.where(ok, ch, 1.0)
+        r = np.stack([dlo / cl_, dlo / ch_, dhi / cl_, dhi / ch_])
+        f_lo, f_hi = 2.0 + r.min(0), 2.0 + r.max(0)
+        p = np.stack([lo["loan_duration"] * f_lo, lo["loan_duration"] * f_hi,
+                      hi["loan_duration"] * f_lo, hi["loan_duration"] * f_hi])
+        return np.where(ok, p.min(0), -np.inf), np.where(ok, p.max(0), np.inf)
 
     acts = [
         Action("waitYears", "age_in_years", rng("age_in_years"), cost="abs",
@@ -181,8 +185,10 @@ def _german(features, std, mean) -> ActionSet:
                pre=["age_in_years > 15"], post=["credit_amount' > 0", "credit_amount' < 100000"]),
         Action("chLoanPeriod", "loan_duration", rng("loan_duration"), cost=RelativeSquared(),
                post=["loan_duration' > 0", "loan_duration' < 120"]),
-        Action("adjLoanPeriod", "credit_amount", rng("credit_amount"), cost=CustomCost(adj_cost),
-               consequences={"loan_duration": (adj_duration, (0.0, 120.0))},
+        # cost: the relative change of the z-scored credit, squared
+        Action("adjLoanPeriod", "credit_amount", rng("credit_amount"), cost=RelativeSquared(offset=mc),
+               consequences={"loan_duration": Nonlinear(adj_duration, (0.0, 120.0), adj_interval,
+                                                         ("credit_amount", "loan_duration"))},
                pre=["credit_amount > 1000"],
                post=["loan_duration' > 0", "loan_duration' < 120", "credit_amount' > 0",
                      "credit_amount' < 100000"]),

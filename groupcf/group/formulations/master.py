@@ -1,4 +1,5 @@
-r"""Restricted master problem of the column generation (paper eqs. 15–18).
+r"""Integer set covers of the one-for-many algorithms (the integer version of the
+master problem, paper eqs. 15–18).
 
 .. math::
 
@@ -6,14 +7,10 @@ r"""Restricted master problem of the column generation (paper eqs. 15–18).
     \sum_{k \in K' :\, i \in C_k} y_k \ge 1 \quad (i \in S), \qquad y_k \ge 0,
 
 over the columns :math:`K'` generated so far (:math:`C_k`: the instance types column
-:math:`k` covers). Its LP duals :math:`w_i \ge 0` price new columns; its integer version
-(:math:`y_k \in \{0,1\}`) gives the final solution. Columns are added to the live model,
-so each LP re-solve can start from the previous basis. The backend must report LP duals
-(``Backend.require("lp_duals", ...)`` raises :class:`~groupcf.exceptions.SolverCapabilityError`
-otherwise).
-
-Branch-and-price (:mod:`groupcf.group.branching`) builds one restricted master per node
-over the columns admissible there.
+:math:`k` covers), with :math:`y_k \in \{0,1\}`: it gives the final solution. Its LP
+relaxation, whose duals :math:`w_i \ge 0` price new columns, is the generic engine's
+:class:`groupcf.colgen.SetCoverMaster` (column generation, :mod:`groupcf.group.colgen`,
+and every branch-and-price node, :mod:`groupcf.group.branching`).
 """
 from __future__ import annotations
 
@@ -26,57 +23,6 @@ from ...formulations.rows import RowBuffer
 from ...solvers import make_backend
 from ...solvers.base import INF, Solution, Status, VarType
 from ...utils import EPS
-
-
-class RestrictedMaster:
-    """The LP master over a growing list of columns (each a bool cover over types)."""
-
-    def __init__(self, n_types: int, solver):
-        self.solver = solver
-        self.n_types = n_types
-        self.backend = make_backend(solver)
-        self.backend.require("lp_duals", "column generation (the master's duals price columns)")
-        self.covers: list[np.ndarray] = []
-        self.y = np.zeros(0, dtype=np.int64)
-        # one covering row per type; columns come later
-        self.rows = self.backend.add_rows(_empty(n_types, 0), np.ones(n_types), np.full(n_types, INF))
-
-    @classmethod
-    def from_covers(cls, n_types: int, covers: np.ndarray, costs: np.ndarray, solver) -> RestrictedMaster:
-        """A master with the given columns (bool covers, one row each), built at once."""
-        import scipy.sparse as sp
-
-        self = cls.__new__(cls)
-        self.solver, self.n_types = solver, n_types
-        self.backend = make_backend(solver)
-        self.backend.require("lp_duals", "branch-and-price (the master's duals price columns)")
-        covers = np.asarray(covers, dtype=bool).reshape(-1, n_types)
-        self.y = self.backend.add_vars(len(covers), 0.0, INF, obj=np.asarray(costs, dtype=float))
-        A = sp.csr_matrix(covers.T.astype(float))
-        A = sp.csr_matrix((A.data, self.y[A.indices], A.indptr), shape=(n_types, self.backend.num_vars))
-        self.rows = self.backend.add_rows(A, np.ones(n_types), np.full(n_types, INF))
-        self.covers = list(covers)
-        return self
-
-    @property
-    def n_columns(self) -> int:
-        return len(self.covers)
-
-    def add(self, cover: np.ndarray, cost: float = 1.0) -> int:
-        """Add a column covering the types ``cover``; ``cost`` other than 1 is for
-        artificial columns (branch-and-price)."""
-        rows = self.rows[np.flatnonzero(cover)]
-        idx = self.backend.add_column(float(cost), rows, np.ones(len(rows)), 0.0, INF)
-        self.covers.append(np.asarray(cover, dtype=bool))
-        self.y = np.append(self.y, idx)
-        return len(self.covers) - 1
-
-    def solve_lp(self, time_limit: float | None = None) -> Solution:
-        self.backend.options.time_limit = time_limit
-        return self.backend.solve()
-
-    def cover_matrix(self) -> np.ndarray:
-        return np.array(self.covers, dtype=bool).reshape(len(self.covers), self.n_types)
 
 
 def solve_set_cover(C: np.ndarray, solver, allowed: np.ndarray | None = None, time_limit: float | None = None,
@@ -128,8 +74,3 @@ def set_cover_by_components(C: np.ndarray, solver, deadline, start: np.ndarray |
         chosen.extend(rows[sol.x[: len(rows)] > 0.5].tolist())
     return lower, (np.array(chosen, dtype=int) if proven else None)
 
-
-def _empty(m: int, n: int):
-    import scipy.sparse as sp
-
-    return sp.csr_matrix((m, n))

@@ -193,7 +193,7 @@ class SeedPricing:
                 dual = ub
             bound = max(bound, dual)
             if col is not None and val > 1 + eps:
-                found.setdefault(col.key(), (val, col))
+                found.setdefault(col.key, (val, col))
         cols = [c for _, c in sorted(found.values(), key=lambda t: -t[0])]
         best = max((v for v, _ in found.values()), default=0.0)
         if stopped is not None:         # seeds not reached: their trivial bounds
