@@ -72,8 +72,11 @@ def explain(x, model, method: str = "mace", *, Tmax: int | None = None, n: int |
         :class:`~groupcf.single.geco.GeCoOptions`).
         ``"pso"``: mixed-discrete particle swarm over the top information-value features
         (:mod:`groupcf.single.pso`, Shekhar et al. 2023) for any classifier with
-        ``predict_proba``; needs ``data=``, returns up to ``n`` diverse counterfactuals;
-        options of :class:`~groupcf.single.pso.PSOOptions` as keywords.
+        ``predict_proba``; needs ``data=``, returns up to ``n`` diverse counterfactuals
+        changing at most ``Tmax`` features; options of
+        :class:`~groupcf.single.pso.PSOOptions` as keywords. By default it minimises the
+        proximity the paper reports (mean change in median absolute deviations of ``data``,
+        eq. 8) plus sparsity, not the paper's Gower objective (``scale="range"``).
     distance
         MACE's normalised distance over the original features (default ``"l0"``) (see
         :mod:`groupcf.formulations.distances`): ``"l0"`` (fraction of features changed),
