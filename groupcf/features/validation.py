@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
 import pandas as pd
 
 from ..exceptions import InvalidInputError
@@ -15,7 +16,8 @@ def validate_instance(x, space=None, columns: Iterable[str] | None = None) -> pd
 
     ``columns``: feature names the instance must have; ``space`` (a fitted
     :class:`~groupcf.features.space.FeatureSpace`): the instance must encode (no NaN, no
-    unknown category, no missing column). Raises :class:`InvalidInputError` otherwise.
+    unknown category, no missing column). Raises :class:`InvalidInputError` otherwise. A
+    numpy label (``np.int64(3448)``, as ``.iloc`` gives) becomes the plain number.
     """
     if isinstance(x, pd.DataFrame):
         if len(x) != 1:
@@ -30,4 +32,7 @@ def validate_instance(x, space=None, columns: Iterable[str] | None = None) -> pd
             raise InvalidInputError(f"the instance lacks features {missing}")
     if space is not None:
         space.transform(x.to_frame().T)  # raises on NaN / unknown category / missing column
+    if isinstance(x.name, np.generic):   # a label read by .iloc: a plain number in every message
+        x = x.copy()
+        x.name = x.name.item()
     return x

@@ -38,6 +38,7 @@ import pandas as pd
 
 from ..colgen import Column
 from ..exceptions import InvalidInputError, NotRejectedError
+from ..features.display import show_value
 from ..models import DEFAULT_MARGIN, TrainedModel
 
 #: a continuous value this far outside [0, 1] (scaled) still counts as inside (solver noise)
@@ -277,7 +278,7 @@ class ActionSpace:
             if s["op"] == "shift":
                 parts.append(f"{s['feature']} {'+' if s['value'] >= 0 else '-'} {abs(s['value']):g}")
             else:
-                parts.append(f"{s['feature']} → {s['value']}")
+                parts.append(f"{s['feature']} → {show_value(self.space[s['feature']], s['value'])}")
         return ", ".join(parts) if parts else "(no change)"
 
 

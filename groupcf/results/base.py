@@ -26,7 +26,7 @@ import pandas as pd
 from ..exceptions import ValidationError
 from ..solvers.base import Status
 
-__all__ = ["ResultBase", "Stats", "Status", "ValidationReport", "frame_records", "html_pre", "plain"]
+__all__ = ["ResultBase", "Stats", "Status", "ValidationReport", "denoise", "frame_records", "html_pre", "plain"]
 
 #: what every result class provides (checked by the tests for each class)
 RESULT_API = ("status", "is_optimal", "lower_bound", "solve_time", "summary", "_repr_html_", "to_dict",
@@ -194,6 +194,16 @@ def plain(v: Any) -> Any:
     if isinstance(v, dict):
         return {str(k): plain(u) for k, u in v.items()}
     return v
+
+
+def denoise(df: pd.DataFrame, tol: float = 1e-9) -> pd.DataFrame:
+    """``df`` with floating-point noise (``|x| < tol``, e.g. ``-8.3e-17``) in its float
+    columns shown as the zero it is (a copy)."""
+    df = df.copy()
+    for c in df.columns:
+        if pd.api.types.is_float_dtype(df[c].dtype):
+            df[c] = df[c].mask(df[c].abs() < tol, 0.0)
+    return df
 
 
 def frame_records(df: pd.DataFrame) -> list[dict[str, Any]]:

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .base import ResultBase, Stats, Status, ValidationReport, frame_records, plain
+from ..features.display import show_value
+from .base import ResultBase, Stats, Status, ValidationReport, denoise, frame_records, plain
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..models import TrainedModel
@@ -16,9 +17,14 @@ if TYPE_CHECKING:  # pragma: no cover
 _plain = plain  # older name, still imported by callers
 
 
-def describe_changes(instance: pd.Series, cf: pd.Series, features: list[str]) -> str:
-    """``"AgeGroup: Less25 -> 25-45, Race: ..."`` for the listed features."""
-    return ", ".join(f"{c}: {instance[c]} -> {cf[c]}" for c in features) or "(no change)"
+def describe_changes(instance: pd.Series, cf: pd.Series, features: list[str], space=None) -> str:
+    """``"AgeGroup: Less25 -> 25-45, Race: ..."`` for the listed features; with the
+    ``space``, a bin shows its real bounds and a representative value
+    (:func:`groupcf.features.display.show_value`: ``duration: 24 -> [4, 12) (~8)``)."""
+    def show(c, v):
+        return show_value(None if space is None else space[c], v)
+
+    return ", ".join(f"{c}: {show(c, instance[c])} -> {show(c, cf[c])}" for c in features) or "(no change)"
 
 
 @dataclass
@@ -122,8 +128,11 @@ class Explanation(ResultBase):
         lines = []
         for k, (_, cf) in enumerate(self.counterfactuals.iterrows()):
             lines.append(f"  #{k} distance={self.distances[k]:.4g} p={self.probabilities[k]:.3f}: "
-                         + describe_changes(self.instance, cf, self.changes[k]))
+                         + describe_changes(self.instance, cf, self.changes[k], self._space()))
         return lines
+
+    def _space(self):
+        return None if self.model is None else self.model.space
 
     def __repr__(self) -> str:
         return "\n".join([f"Explanation({self.n_counterfactuals} counterfactual(s); {self._head()})",
@@ -132,19 +141,26 @@ class Explanation(ResultBase):
     def summary(self) -> str:
         """Readable text: each counterfactual's distance, probability and changes (from
         the instance's value to the new one), then how it was found and what was proven."""
-        name = "" if self.instance.name is None else f" of instance {self.instance.name!r}"
+        name = "" if self.instance.name is None else f" of instance {plain(self.instance.name)!r}"
         return "\n".join([f"{self.n_counterfactuals} counterfactual(s){name}", *self._lines(),
                           f"  ({self._head()})"])
 
     def to_frame(self) -> pd.DataFrame:
         """The counterfactuals (raw values) with their distance, probability, number and
-        names of changed features; index ``0..n-1``, best first."""
+        names of changed features; index ``0..n-1``, best first. A changed binned feature
+        shows its bin with the real bounds and a representative value (``"[4, 12) (~8)"``,
+        :func:`groupcf.features.display.show_value`) when the model is known."""
         df = self.counterfactuals.copy()
+        space = self._space()
+        if space is not None:
+            for c in df.columns:
+                if any(isinstance(v, pd.Interval) for v in df[c]):
+                    df[c] = [show_value(space[c], v) if isinstance(v, pd.Interval) else v for v in df[c]]
         df["distance"] = [float(d) for d in self.distances]
         df["probability"] = np.asarray(self.probabilities, dtype=float)
         df["n_changed"] = self.n_changed
         df["changed"] = [", ".join(c) for c in self.changes]
-        return df
+        return denoise(df)
 
     def plot(self, ax=None):
         """Counterfactuals × changed features: each cell shows the new value of a feature

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..solvers.base import Status
-from .base import ResultBase, Stats, ValidationReport, html_pre
+from .base import ResultBase, Stats, ValidationReport, denoise, html_pre
 from .base import plain as _plain
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -249,8 +249,8 @@ class GlobalExplanation(ResultBase):
     def to_frame(self) -> pd.DataFrame:
         """One row per person of ``S``: ``action`` id, ``action_text``, ``cost``, ``covered``."""
         text = self.actions["action"].to_dict()
-        return pd.DataFrame({"action": self.assignment, "action_text": self.assignment.map(text),
-                             "cost": self.cost, "covered": self.covered}, index=self.assignment.index)
+        return denoise(pd.DataFrame({"action": self.assignment, "action_text": self.assignment.map(text),
+                                     "cost": self.cost, "covered": self.covered}, index=self.assignment.index))
 
     def plot(self, kind: str = "curve", ax=None, *, groups=None):
         """Draw one view of the answer (:mod:`groupcf.results.global_plots`).

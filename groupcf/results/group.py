@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..features.display import bin_label, show_value
 from ..solvers.base import Status
 from .base import ResultBase, Stats, ValidationReport
 from .base import plain as _plain
@@ -78,31 +79,64 @@ class GroupExplanation(ResultBase):
                 f"solver={self.solver}, {self.solve_time:.2f}s)")
 
     def summary(self) -> str:
-        """Readable text: what each subgroup must change, and to what."""
+        """Readable text: what each subgroup must change, and to what. A binned feature
+        shows its bin with the real bounds and a representative value
+        (:func:`groupcf.features.display.show_value`); explanations that would read alike
+        (same changes) also name the values their members keep that tell them apart
+        (``with AgeGroup = 25 - 45``)."""
         lines = [repr(self)]
         sizes = self.assignment.value_counts()
+        keeps = self._separating()
         for k, cf in self.counterfactuals.iterrows():
             members = self.assignment.index[self.assignment == k]
             feats = self.changed_features[k]
-            change = ", ".join(f"{c} -> {cf[c]}" for c in feats) or "(nothing)"
-            lines.append(f"  explanation {k}: {int(sizes.get(k, 0))} instance(s) set {change}")
+            change = ", ".join(f"{c} -> {self._show(c, cf[c])}" for c in feats) or "(nothing)"
+            who = f" with {', '.join(keeps[k])}" if keeps.get(k) else ""
+            lines.append(f"  explanation {k}: {int(sizes.get(k, 0))} instance(s){who} set {change}")
             for c in feats:
-                before = self.S.loc[members, c].astype(str).value_counts()
+                before = pd.Series([self._show(c, v, False) for v in self.S.loc[members, c]]).value_counts()
                 lines.append(f"      {c}: from " + ", ".join(f"{v} ({n})" for v, n in before.items()))
         if self.unexplained:
             lines.append(f"  unexplained (no counterfactual within Tmax): {self.unexplained}")
         return "\n".join(lines)
 
+    def _show(self, c: str, v, representative: bool = True) -> str:
+        """``v`` of feature ``c`` as text (a bin: real bounds, and its representative value
+        when ``representative``)."""
+        f = None if self.model is None else self.model.space[c]
+        if not representative and isinstance(v, pd.Interval) and f is not None and f.edges is not None:
+            return bin_label(f, v)
+        return show_value(f, v)
+
+    def _separating(self, most: int = 3) -> dict[int, list[str]]:
+        """For each explanation whose changes read like another's: ``"feature = value"`` for
+        the features outside its change set where its counterfactual differs from those
+        others (values its members keep; at most ``most``, then ``"..."``)."""
+        texts: dict[str, list[int]] = {}
+        for k, cf in self.counterfactuals.iterrows():
+            feats = self.changed_features[k]
+            texts.setdefault(repr([(c, self._show(c, cf[c])) for c in feats]), []).append(k)
+        out: dict[int, list[str]] = {}
+        for same in texts.values():
+            for k in same if len(same) > 1 else ():
+                cf = self.counterfactuals.loc[k]
+                shown = {c: self._show(c, cf[c], False) for c in self.counterfactuals.columns}
+                diff = [c for c in self.counterfactuals.columns if c not in self.changed_features[k]
+                        and any(self._show(c, self.counterfactuals.loc[j, c], False) != shown[c]
+                                for j in same if j != k)]
+                out[k] = [f"{c} = {shown[c]}" for c in diff[:most]] + (["..."] if len(diff) > most else [])
+        return out
+
     def to_frame(self) -> pd.DataFrame:
         """One row per instance of ``S`` (indexed like it): its explanation id (``-1``:
         unexplained), the number and names of the features it changes, and the values it
-        moves to."""
+        moves to (a bin with its real bounds and representative value)."""
         rows = []
         for k in self.assignment.to_numpy():
             feats = self.changed_features.get(k, []) if k != -1 else []
             cf = self.counterfactuals.loc[k] if k != -1 else None
             rows.append({"explanation": int(k), "n_changed": len(feats), "changed": ", ".join(feats),
-                         "to": ", ".join(f"{c}={cf[c]}" for c in feats) if cf is not None else ""})
+                         "to": ", ".join(f"{c}={self._show(c, cf[c])}" for c in feats) if cf is not None else ""})
         return pd.DataFrame(rows, index=self.S.index)
 
     def plot(self, ax=None):
