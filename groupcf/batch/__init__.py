@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InvalidInputError, NoCounterfactualError, NotRejectedError, SolverTimeLimitError
+from ..features.display import bin_label, bin_value
 from ..progress import progress_bar
 from ..results.sets import TABLE_COLUMNS, ExplanationSet
 from ..results.sets import read_checkpoint as _read_checkpoint
@@ -65,9 +66,15 @@ def _explain_row(x: pd.Series, model, method: str, options: dict, strict: bool =
                "probability": float(np.asarray(e.probabilities)[0]) if found else np.nan,
                "time": time.perf_counter() - t0, "error": ""}
     cfs = []
+    space = None if e.model is None else e.model.space
     for rank, (_, cf) in enumerate(e.counterfactuals.iterrows()):
         d = {"row": x.name, "rank": rank, "distance": float(e.distances[rank])}
-        d.update({k: _cell(v) for k, v in cf.items()})
+        for k, v in cf.items():
+            if isinstance(v, pd.Interval) and space is not None and space[k].edges is not None:
+                # a bin: its representative value (numbers stay numbers), the bin beside it
+                d[k], d[f"{k} bin"] = bin_value(space[k], v), bin_label(space[k], v)
+            else:
+                d[k] = _cell(v)
         cfs.append(d)
     return row, cfs
 
@@ -83,14 +90,15 @@ def _cell(v):
 
 def _consistent(cf: pd.DataFrame) -> pd.DataFrame:
     """One type per feature column: numeric when every value is a number, else text (a
-    binned feature's changed values are intervals, its unchanged ones numbers)."""
+    changed binned feature gives its bin's representative value, and its bin as text in a
+    ``"<feature> bin"`` column: :mod:`groupcf.features.display`)."""
     for c in cf.columns:
         if cf[c].dtype == object:
             num = pd.to_numeric(cf[c], errors="coerce")
             if num.notna().sum() == cf[c].notna().sum():
                 cf[c] = num
-            else:
-                cf[c] = cf[c].map(lambda v: v if isinstance(v, str) else _cell(v)).astype(str)
+            else:     # text; a missing cell (e.g. the bin of a row that kept its value) stays empty
+                cf[c] = cf[c].map(lambda v: v if isinstance(v, str) else "" if pd.isna(v) else _cell(v)).astype(str)
     return cf
 
 
