@@ -31,10 +31,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
-# make test: everything but the long sweeps marked slow (< 5 min on 2 cores);
-# make test-all: make test, then the slow sweeps (CI runs it)
+# make test: everything but the long sweeps marked slow (< 5 min on 2 cores), on two pytest-xdist
+# workers, whole files per worker (module fixtures are built once); make test-all: make test, then the
+# slow sweeps (CI runs it)
 test: lint
-	$(PY) -m pytest -q -m "not slow" tests
+	$(PY) -m pytest -q -m "not slow" -n 2 --dist loadfile tests
 
 # API reference + user guide (mkdocs + mkdocstrings, the notebooks with their stored outputs);
 # warnings are errors (strict). The guide pages are generated from README.md.

@@ -77,19 +77,31 @@ def setup(name: str, model: str, max_people: int, max_train: int = 10000):
     X_tr, X_te, y_tr, _ = ds.split(test_size=0.3, random_state=0)
     if len(X_tr) > max_train:
         X_tr, y_tr = X_tr.iloc[:max_train], y_tr.iloc[:max_train]
-    space = gcf.FeatureSpace(numeric="passthrough", immutable=ds.immutable, increase_only=ds.increase_only)
+    # the scorer (GLOBE-CE) charges 1 per categorical change, ordered or not: ordered
+    # categoricals are declared nominal (same one-hot columns, same model) so groupcf's
+    # objective is the scorer's cost, except increase-only ones, which need their order
+    # (there a move of r ranks costs r to groupcf: weight k - 1 in run_groupcf)
+    nominal = {c: "categorical" for c in ds.X.columns if isinstance(ds.X[c].dtype, pd.CategoricalDtype)
+               and ds.X[c].dtype.ordered and c not in ds.increase_only}
+    space = gcf.FeatureSpace(numeric="passthrough", immutable=ds.immutable, increase_only=ds.increase_only,
+                             kinds=nominal or None)
     pipe = build_model(model, space, X_tr, y_tr)
-    S = X_te[pipe.predict(X_te) == 0].iloc[:max_people]
+    rejected = pipe.predict(X_te) == 0
+    S = X_te[rejected].iloc[:max_people]
+    population = pd.concat([S, X_te[~rejected]])          # FACTS mines the accepted too
     numeric = [f.name for f in space.features_ if f.kind == "numeric"]
     inc = [c for c in ds.increase_only if c in numeric
            or (isinstance(X_tr[c].dtype, pd.CategoricalDtype) and X_tr[c].dtype.ordered)]
     rules = gs.Rules.from_training(X_tr, immutable=ds.immutable, increase_only=inc, numeric=numeric)
-    return X_tr, S, pipe, rules
+    return X_tr, S, pipe, rules, population
 
 
 def run_groupcf(S, pipe, rules, Tmax, k, time_limit):
     """``explain_global`` with the scorer's cost; its specs and own figures."""
     weights = {f: float(gs.N_BINS) for f in rules.numeric}
+    for f in getattr(pipe[0], "features_", []):
+        if f.kind == "ordinal":
+            weights[f.name] = float(max(len(f.categories) - 1, 1))
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -112,7 +124,7 @@ def bench(args) -> list:
     rows = []
     for name in args.datasets:
         for model in args.models:
-            X_tr, S, pipe, rules = setup(name, model, args.max_people)
+            X_tr, S, pipe, rules, population = setup(name, model, args.max_people)
             print(f"\n{name} / {model}: {len(S)} rejected test rows; immutable {rules.immutable}, "
                   f"increase-only {rules.increase_only}", flush=True)
             for Tmax in args.tmax:
@@ -130,7 +142,30 @@ def bench(args) -> list:
                         sc = gs.score(S, specs, pipe.predict, rules)
                         rows.append(_row(base, "globece", k, specs, sc, dt))
                         _print(rows[-1])
+            if "facts" in args.methods and args.facts_python:
+                specs, dt = run_facts(args.facts_python, pipe, population, rules, args.facts_min_supp)
+                sc = gs.score(S, specs, pipe.predict, rules)
+                base = {"dataset": name, "model": model, "n_people": len(S), "Tmax": "None"}
+                rows.append(_row(base, "facts", len(specs), specs, sc, dt))
+                _print(rows[-1])
     return rows
+
+
+def run_facts(python: str, pipe, population, rules, min_supp: float):
+    """FACTS in its own venv (``facts_runner.py``): its if-then pairs as scorer actions."""
+    import pickle
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        inp, out = Path(tmp) / "in.pkl", Path(tmp) / "out.json"
+        with open(inp, "wb") as fh:
+            pickle.dump({"pipe": pipe, "X": population, "prot_attr": rules.immutable[0], "immutable": rules.immutable,
+                         "numeric": rules.numeric, "widths": rules.width, "min_supp": min_supp}, fh)
+        subprocess.run([python, str(Path(__file__).resolve().parent / "facts_runner.py"), "--input", str(inp),
+                        "--out", str(out)], check=True)
+        d = json.loads(out.read_text())
+    return d["actions"], d["time_s"]
 
 
 def _print(r):
@@ -210,6 +245,16 @@ def own(args) -> list:
         rows.append(_row(dict(base, Tmax="None"), "globece", int(k), c["actions"], sc, g["time_s"],
                          own_coverage=cov, own_mean_cost=c["mean_cost"][-1] if c["mean_cost"] else math.nan))
         _print(rows[-1])
+    # their figure: the cumulative actions of the 5-bin clustering, one prefix at a time
+    c5 = g["clusters"].get("5")
+    if c5:
+        kept = [(a, cv, co) for a, cv, co in zip(c5["actions"], c5["coverage"], c5["mean_cost"], strict=True) if a]
+        acts = [a for a, _, _ in kept]                  # a scalar too small to change anything: no action
+        for j in range(1, len(kept) + 1):
+            sc = gs.score(S, acts[:j], predict, rules)
+            rows.append(_row(dict(base, Tmax="None"), "globece-5bins", j, acts[:j], sc, g["time_s"],
+                             own_coverage=kept[j - 1][1] / 100, own_mean_cost=kept[j - 1][2]))
+            _print(rows[-1])
     if "groupcf" in args.methods:
         for Tmax in args.tmax:
             for k in args.k:
@@ -231,6 +276,9 @@ def main(argv=None):
     ap.add_argument("--time-limit", type=float, default=120.0, help="groupcf, per (Tmax, k) run")
     ap.add_argument("--globece", default=os.environ.get("GLOBECE_PATH"),
                     help="local checkout of github.com/danwley/GLOBE-CE (never copied)")
+    ap.add_argument("--facts-python", default=os.environ.get("FACTS_PYTHON"),
+                    help="python of a venv with aif360[FACTS] (run as a subprocess)")
+    ap.add_argument("--facts-min-supp", type=float, default=0.1, help="FACTS's frequent-itemset support")
     ap.add_argument("--own", help="JSON from globece_own.py: GLOBE-CE's own setting")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="benchmarks/results/global_actions.csv")

@@ -116,7 +116,8 @@ def run_globece(path: str, X_train: pd.DataFrame, S: pd.DataFrame, predict, rule
     """GLOBE-CE's recipe (their German-credit notebook: random directions of sparsity power
     5, the best one scaled, ``cluster_by_costs`` into ``k`` cost bins) on ``S``.
 
-    ``Tmax`` is GLOBE-CE's ``n_features`` (features per sampled direction). Immutable
+    ``Tmax`` is GLOBE-CE's ``n_features`` (features per sampled direction; ``None``: 5,
+    as in their notebook). Immutable
     features are its ``dropped_features``. Returns ``{k: (specs, seconds)}``; the seconds
     of a ``k`` are the shared sampling + scaling time plus that ``k``'s clustering.
     """
@@ -139,7 +140,8 @@ def run_globece(path: str, X_train: pd.DataFrame, S: pd.DataFrame, predict, rule
                  delta_init="zeros", ordinal_features=[], normalise=None,
                  bin_widths={f: rules.width[f] or 1.0 for f in oh.numeric}, monotonicity=None, p=1)
     n_active = int(g.active_f_idx.sum()) - len(immutable_num)
-    nf = n_active if Tmax is None else min(int(Tmax), n_active)
+    # no Tmax: their notebook's n_features=5 (all features at magnitude 1 flips nobody here)
+    nf = min(5 if Tmax is None else int(Tmax), n_active)
     g.sample(n_sample=n_sample, magnitude=1, sparsity_power=5, idxs=None, n_features=nf, disable_tqdm=True,
              plot=False, seed=seed, scheme="random", dropped_features=immutable_num)
     delta = g.best_delta

@@ -1,8 +1,8 @@
-"""Command line: ``python -m groupcf explain ...``, ``python -m groupcf audit ...`` and
-``python -m groupcf global ...``.
+"""Command line: ``python -m groupcf explain | group | global | audit ...`` (``--help`` on each).
 
-Exit codes: 0 success, 2 usage or input error (missing file, unknown column, a model that
-is not a fitted pipeline), 1 unexpected failure. User errors print one line, no traceback.
+Data files are CSV or parquet (by extension); outputs too. Exit codes: 0 success, 2 usage
+or input error (missing file, unknown column, a model that is not a fitted pipeline), 1
+unexpected failure. User errors print one line, no traceback.
 """
 from __future__ import annotations
 
@@ -12,26 +12,54 @@ from pathlib import Path
 
 from .exceptions import GroupCFError, InvalidInputError
 
+EXPLAIN_EPILOG = """files written:
+  OUT                      one row per person: status, found, distance, features changed, error
+  OUT's stem + .cf.EXT     the counterfactuals (raw feature values, numbers as numbers), when any
+  OUT's stem + .input.parquet   every input column, read by 'audit --by'
+EXT is OUT's extension: .csv or .parquet."""
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+def _common(p: argparse.ArgumentParser, *, tmax_help: str) -> None:
+    """The model-side flags every command that explains shares (one vocabulary)."""
+    p.add_argument("--data", required=True, help="CSV or parquet of raw features, one row per person")
+    p.add_argument("--model", required=True, help="joblib file of a fitted scikit-learn pipeline")
+    p.add_argument("--tmax", "--Tmax", dest="tmax", type=int, default=None, help=tmax_help)
+    p.add_argument("--solver", default="highs", help="optimisation backend: highs (default), gurobi, pyomo")
+    p.add_argument("--time-limit", type=float, default=None, help="seconds (default: no limit)")
+    p.add_argument("--threshold", type=float, default=0.5, help="probability from which a row is accepted")
+    p.add_argument("--index-col", default=None, help="column of --data to use as row identifier")
+
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m groupcf",
                                 description="Counterfactual explanations of a population, and audits of recourse burden.")
+    p.add_argument("--version", action="version", version=f"groupcf {_version()}")
     sub = p.add_subparsers(dest="command", required=True)
-    e = sub.add_parser("explain", help="explain every row of a CSV file")
-    e.add_argument("--data", required=True, help="CSV of raw features, one row per person")
-    e.add_argument("--model", required=True, help="joblib file of a fitted Pipeline(FeatureSpace, classifier)")
-    e.add_argument("--method", default="mace", help="a registered method: mace (default), geco, pso")
+    e = sub.add_parser("explain", help="explain every row of a data file (MACE, GeCo or PSO)", epilog=EXPLAIN_EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common(e, tmax_help="at most this many features may change")
+    e.add_argument("--method", default="mace", choices=["mace", "geco", "pso"], help="method (default mace)")
+    e.add_argument("--reference", default=None,
+                   help="CSV or parquet of reference rows (e.g. the training data): needed by geco and pso")
+    e.add_argument("--distance", default=None, help="MACE's distance: l0 (default), l1 or linf")
+    e.add_argument("--n", type=int, default=1, help="counterfactuals per person (default 1)")
     e.add_argument("--jobs", type=int, default=1, help="number of workers (default 1)")
     e.add_argument("--scheduler", default=None, help="Dask scheduler address (tcp://host:8786); else joblib")
     e.add_argument("--backend", default="loky", choices=["loky", "dask"], help="local backend (default loky)")
     e.add_argument("--checkpoint", default=None, help="checkpoint directory (resumes when re-run)")
-    e.add_argument("--out", required=True, help="output parquet file (the input rows go beside it, "
-                   "in <out>.input.parquet, for the audit)")
-    e.add_argument("--tmax", type=int, default=None, help="at most this many features may change")
-    e.add_argument("--n", type=int, default=1, help="counterfactuals per person (default 1)")
-    e.add_argument("--index-col", default=None, help="CSV column to use as row identifier")
+    e.add_argument("--out", required=True, help="output file, .csv or .parquet (see 'files written' below)")
+    g = sub.add_parser("group", help="the fewest shared counterfactuals explaining the rows a model rejects")
+    _common(g, tmax_help="at most this many features per explanation (default: no limit)")
+    g.add_argument("--by", default=None, help="column of the data: one group explanation per value")
+    g.add_argument("--out", default=None, help="write the result as JSON here")
     a = sub.add_parser("audit", help="audit the recourse burden of an explain run")
-    a.add_argument("run", help="parquet written by 'explain --out'")
+    a.add_argument("run", help="file written by 'explain --out'")
     a.add_argument("--data", default=None, help="CSV holding the --by column (default: the run's input, if recorded)")
     a.add_argument("--by", required=True, help="column defining the groups, e.g. race")
     a.add_argument("--report", default=None, help="write a self-contained HTML report here")
@@ -39,35 +67,124 @@ def _parser() -> argparse.ArgumentParser:
                    help="bootstrap resamples (default 1000; --boot is its old name)")
     a.add_argument("--global", dest="global_json", default=None,
                    help="JSON written by 'global --out': adds a shared-actions section to the report")
-    g = sub.add_parser("global", help="a few shared actions explaining the rows a model rejects")
-    g.add_argument("--data", required=True, help="CSV of raw features (the rows the model accepts are left out)")
-    g.add_argument("--model", required=True, help="joblib file of a fitted Pipeline(FeatureSpace, classifier)")
-    g.add_argument("--tmax", type=int, default=None, help="at most this many features per action")
-    g.add_argument("--k", "--n", dest="k", type=int, default=None,
-                   help="number of shared actions (default: the fewest covering everyone)")
-    g.add_argument("--min-coverage", type=float, default=None, help="cheapest actions covering this share")
-    g.add_argument("--numeric", default="shift", choices=["shift", "set"], help="numeric features: shift or set")
-    g.add_argument("--time-limit", type=float, default=None, help="seconds")
-    g.add_argument("--solver", default="highs", help="optimisation backend (default highs)")
-    g.add_argument("--by", default=None, help="column of the data: coverage and cost gaps between its groups")
-    g.add_argument("--out", default=None, help="write the result as JSON here")
-    g.add_argument("--report", default=None, help="write a self-contained HTML report here (gaps by --by)")
-    g.add_argument("--index-col", default=None, help="CSV column to use as row identifier")
+    gl = sub.add_parser("global", help="a few shared actions explaining the rows a model rejects")
+    _common(gl, tmax_help="at most this many features per action")
+    gl.add_argument("--k", "--n", dest="k", type=int, default=None,
+                    help="number of shared actions (default: the fewest covering everyone)")
+    gl.add_argument("--min-coverage", type=float, default=None, help="cheapest actions covering this share")
+    gl.add_argument("--numeric", default="shift", choices=["shift", "set"], help="numeric features: shift or set")
+    gl.add_argument("--by", default=None, help="column of the data: coverage and cost gaps between its groups")
+    gl.add_argument("--out", default=None, help="write the result as JSON here")
+    gl.add_argument("--report", default=None, help="write a self-contained HTML report here (gaps by --by)")
     return p
+
+
+def read_table(path, index_col=None):
+    """A CSV or parquet file as a DataFrame (``InvalidInputError`` naming a missing file)."""
+    import pandas as pd
+
+    path = Path(path)
+    if not path.is_file():
+        raise InvalidInputError(f"data file not found: {path}")
+    X = pd.read_parquet(path) if path.suffix in (".parquet", ".pq") else pd.read_csv(path)
+    if index_col is not None:
+        if index_col not in X.columns:
+            raise InvalidInputError(f"unknown column {index_col!r} in {path}")
+        X = X.set_index(index_col)
+    return X
+
+
+def _load_model(path, X):
+    import joblib
+
+    from .models import resolve_model
+    if not Path(path).is_file():
+        raise InvalidInputError(f"model file not found: {path}")
+    try:
+        model = joblib.load(path)
+    except Exception as exc:
+        raise InvalidInputError(f"cannot read model {path}: {exc}") from exc
+    if not hasattr(model, "steps") or not hasattr(model, "predict_proba"):
+        raise InvalidInputError(f"{path} is not a Pipeline(FeatureSpace, classifier); save one with "
+                                "joblib.dump(pipeline, path)")
+    names = [f.name for f in resolve_model(model).space]
+    missing = [c for c in names if c not in X.columns]
+    if missing:
+        raise InvalidInputError(f"the data lacks the model's feature columns {missing}")
+    return model, names
+
+
+def _population(args):
+    """``--data`` and ``--model`` read and checked (``--by`` a column of the data): the
+    model, its feature names and the rows it rejects."""
+    X = read_table(args.data, args.index_col)
+    model, names = _load_model(args.model, X)
+    if args.by is not None and args.by not in X.columns:
+        raise InvalidInputError(f"unknown column {args.by!r}: choose one of {list(X.columns)}")
+    rejected = X[model.predict_proba(X[names])[:, 1] < args.threshold]
+    print(f"{len(rejected)} of {len(X)} rows are rejected by the model")
+    return model, names, rejected
+
+
+def _explain(args) -> int:
+    from .batch import explain_many
+    X = read_table(args.data, args.index_col)
+    model, names = _load_model(args.model, X)
+    backend = args.backend
+    if args.scheduler:
+        from dask.distributed import Client
+        backend = Client(args.scheduler)
+    opts = {"Tmax": args.tmax, "threshold": args.threshold}
+    if args.time_limit is not None:
+        opts["time_limit"] = args.time_limit
+    if args.n != 1:
+        opts["n"] = args.n
+    if args.method == "mace":
+        opts["solver"] = args.solver
+        if args.distance is not None:
+            opts["distance"] = args.distance
+    elif args.distance is not None and args.method == "geco":
+        opts["distance"] = args.distance
+    if args.reference is not None:
+        opts["data"] = read_table(args.reference)[names]
+    elif args.method in ("geco", "pso"):
+        raise InvalidInputError(f"--method {args.method} needs --reference (rows to sample values from, e.g. the "
+                                "training data)")
+    r = explain_many(X[names], model, args.method, n_jobs=args.jobs, backend=backend,
+                     checkpoint=args.checkpoint, progress=True, **opts)
+    r.save(args.out)
+    X.to_parquet(_input_path(args.out))       # every input column, for `audit --by`
+    print(f"{len(r.table)} rows: {int(r.table['found'].sum())} explained, {len(r.failed)} failed -> {args.out}")
+    return 0
+
+
+def _group(args) -> int:
+    import pandas as pd
+
+    from .batch import explain_groups
+    from .group import explain_group
+    model, names, rejected = _population(args)
+    kw = dict(Tmax=args.tmax, solver=args.solver, time_limit=args.time_limit, threshold=args.threshold)
+    if args.by is None:
+        res = explain_group(rejected[names], model, progress=True, **kw)
+    else:
+        res = explain_groups(rejected[names], model, by=rejected[args.by], progress=True, **kw)
+    with pd.option_context("display.width", 140, "display.max_columns", 20):
+        print(res.summary())
+    if args.out:
+        Path(args.out).write_text(res.to_json())
+        print(f"result -> {args.out}")
+    return 0
 
 
 def _global(args) -> int:
     import pandas as pd
 
     from .global_actions import explain_global
-    X = _read_csv(args.data, args.index_col)
-    model, names = _load_model(args.model, X)
-    if args.by is not None and args.by not in X.columns:
-        raise InvalidInputError(f"unknown column {args.by!r}: choose one of {list(X.columns)}")
-    rejected = X[model.predict(X[names]) == model.classes_[0]]
-    print(f"{len(rejected)} of {len(X)} rows are rejected by the model")
+    model, names, rejected = _population(args)
     res = explain_global(rejected[names], model, Tmax=args.tmax, k=args.k, min_coverage=args.min_coverage,
-                         numeric=args.numeric, time_limit=args.time_limit, solver=args.solver, progress=True)
+                         numeric=args.numeric, time_limit=args.time_limit, solver=args.solver,
+                         threshold=args.threshold, progress=True)
     print(res.summary())
     if args.by is not None:
         with pd.option_context("display.width", 140, "display.max_columns", 20):
@@ -84,58 +201,6 @@ def _global(args) -> int:
     return 0
 
 
-def _read_csv(path, index_col=None):
-    import pandas as pd
-    if not Path(path).is_file():
-        raise InvalidInputError(f"data file not found: {path}")
-    X = pd.read_csv(path)
-    if index_col is not None:
-        if index_col not in X.columns:
-            raise InvalidInputError(f"unknown column {index_col!r} in {path}")
-        X = X.set_index(index_col)
-    return X
-
-
-def _load_model(path, X):
-    import joblib
-    if not Path(path).is_file():
-        raise InvalidInputError(f"model file not found: {path}")
-    try:
-        model = joblib.load(path)
-    except Exception as exc:
-        raise InvalidInputError(f"cannot read model {path}: {exc}") from exc
-    steps = getattr(model, "steps", None)
-    if not steps or not hasattr(model, "predict_proba"):
-        raise InvalidInputError(f"{path} is not a Pipeline(FeatureSpace, classifier); save one with joblib.dump(pipeline, path)")
-    feats = getattr(steps[0][1], "features_", None)
-    if feats is None:
-        raise InvalidInputError(f"{path}: the pipeline's first step is not a fitted groupcf FeatureSpace")
-    names = [f.name for f in feats]
-    missing = [c for c in names if c not in X.columns]
-    if missing:
-        raise InvalidInputError(f"the data lacks the model's feature columns {missing}")
-    return model, names
-
-
-def _explain(args) -> int:
-    from .batch import explain_many
-    X = _read_csv(args.data, args.index_col)
-    model, names = _load_model(args.model, X)
-    backend = args.backend
-    if args.scheduler:
-        from dask.distributed import Client
-        backend = Client(args.scheduler)
-    opts = {} if args.tmax is None else {"Tmax": args.tmax}
-    if args.n != 1:
-        opts["n"] = args.n
-    r = explain_many(X[names], model, args.method, n_jobs=args.jobs, backend=backend,
-                     checkpoint=args.checkpoint, progress=True, **opts)
-    r.to_parquet(args.out)
-    X.to_parquet(_input_path(args.out))       # every input column, for `audit --by`
-    print(f"{len(r.table)} rows: {int(r.table['found'].sum())} explained, {len(r.failed)} failed -> {args.out}")
-    return 0
-
-
 def _input_path(out) -> Path:
     out = Path(out)
     return out.with_name(out.stem + ".input.parquet")
@@ -146,9 +211,9 @@ def _audit(args) -> int:
 
     from .audit import audit
     from .batch import ExplanationSet
-    r = ExplanationSet.read_parquet(args.run)
+    r = ExplanationSet.load(args.run)
     if args.data is not None:
-        X = _read_csv(args.data)
+        X = read_table(args.data)
     elif _input_path(args.run).exists():
         X = pd.read_parquet(_input_path(args.run))
     else:
@@ -177,8 +242,9 @@ def _audit(args) -> int:
 def main(argv=None) -> int:
     """Run the command line (``python -m groupcf ...``); returns the exit status."""
     args = _parser().parse_args(argv)
+    commands = {"explain": _explain, "group": _group, "audit": _audit, "global": _global}
     try:
-        return {"explain": _explain, "audit": _audit, "global": _global}[args.command](args)
+        return commands[args.command](args)
     except (GroupCFError, FileNotFoundError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

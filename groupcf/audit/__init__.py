@@ -12,12 +12,13 @@ from __future__ import annotations
 import base64
 import html
 import io
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from ..exceptions import InvalidInputError
+from ..exceptions import GroupCFWarning, InvalidInputError
 
 __all__ = ["Audit", "audit"]
 
@@ -38,46 +39,61 @@ class Audit:
     #: shown as the report's "shared actions" section, by the same groups
     global_actions: object = None
     global_groups: pd.Series | None = None
+    #: what was audited: method, model, rows, failures, date, groupcf version
+    metadata: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"Audit(by={self.by!r}, groups={list(self.groups.index)}, reference={self.reference!r})"
 
     def plot(self):
         """Two matplotlib figures: burden by group and perturbed-feature frequencies."""
-        import matplotlib
-        matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        f1, ax = plt.subplots(1, 2, figsize=(8, 3))
-        self.groups["share_found"].plot.bar(ax=ax[0], title="share with a counterfactual")
-        self.groups["mean_changed"].plot.bar(ax=ax[1], title="features changed (mean)")
-        f1.tight_layout()
-        f2, ax2 = plt.subplots(figsize=(8, 3))
-        self.features.plot.bar(ax=ax2, title=f"share changing each feature, by {self.by}")
-        f2.tight_layout()
+        n = len(self.groups)
+        f1, ax = plt.subplots(1, 2, figsize=(max(8.0, 1.6 * n + 4), 3.6), layout="constrained")
+        self.groups["share_found"].plot.bar(ax=ax[0], title="share with a counterfactual", rot=0)
+        self.groups["mean_changed"].plot.bar(ax=ax[1], title="features changed (mean)", rot=0)
+        f2, ax2 = plt.subplots(figsize=(max(8.0, 0.5 * len(self.features) * max(n, 1) + 3), 4.2),
+                               layout="constrained")
+        self.features.plot.bar(ax=ax2, title=f"share changing each feature, by {self.by}", rot=30)
+        ax2.legend(title=self.by, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
         return f1, f2
 
     def save_report(self, path, title: str = "Recourse audit") -> None:
-        """One self-contained HTML file (no external resources)."""
+        """One self-contained HTML file (no external resources): run metadata, tables with
+        readable headers and one number format, plots, a warning for small groups."""
         imgs = []
         try:
             import matplotlib.pyplot as plt
             for fig in self.plot():
                 buf = io.BytesIO()
-                fig.savefig(buf, format="png", dpi=80)
+                fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
                 plt.close(fig)
                 imgs.append(base64.b64encode(buf.getvalue()).decode())
         except ImportError:
             pass
         t = html.escape(title)
+        meta = pd.DataFrame({"": [html.escape(str(v)) for v in self.metadata.values()]},
+                            index=list(self.metadata))
+        small = self.groups.index[self.groups["n"] < SMALL_GROUP].tolist()
+        fmt = "{:.3f}".format
         parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{t}</title>",
-                 ("<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-                 "td,th{border:1px solid #999;padding:2px 6px}</style></head><body>"),
-                 (f"<h1>{t}</h1><p>Groups by <b>{html.escape(self.by)}</b>; differences to "
+                 ("<style>body{font-family:sans-serif;margin:2em;max-width:75em}table{border-collapse:collapse}"
+                 "td,th{border:1px solid #999;padding:2px 6px;text-align:right}.warn{color:#a40}</style>"
+                  "</head><body>"),
+                 f"<h1>{t}</h1>", "<h2>Run</h2>", meta.to_html(header=False, table_id="metadata", escape=False),
+                 (f"<p>Groups by <b>{html.escape(self.by)}</b>; differences to "
                  f"<b>{html.escape(str(self.reference))}</b> with {self.level:.0%} bootstrap "
-                 "intervals.</p>"),
-                 "<h2>Burden by group</h2>", self.groups.to_html(float_format="%.4g", table_id="groups"),
-                 "<h2>Differences</h2>", self.differences.to_html(float_format="%.4g", table_id="differences"),
-                 "<h2>Perturbed features</h2>", self.features.to_html(float_format="%.4g", table_id="features")]
+                 "intervals.</p>")]
+        if small:
+            parts.append(f"<p class='warn'><b>Warning:</b> group(s) {html.escape(str(small))} have fewer than "
+                         f"{SMALL_GROUP} people: their figures and intervals are unreliable.</p>")
+        parts += ["<h2>Burden by group</h2>",
+                  self.groups.rename(columns=HEADERS).to_html(float_format=fmt, table_id="groups"),
+                  "<h2>Differences</h2>",
+                  self.differences.rename(columns=HEADERS).to_html(float_format=fmt, table_id="differences"),
+                  "<h2>Perturbed features</h2>",
+                  "<p>Share of each group's counterfactuals that change each feature.</p>",
+                  self.features.to_html(float_format=fmt, table_id="features")]
         parts += [f"<img alt='plot' src='data:image/png;base64,{b}'>" for b in imgs]
         if self.global_actions is not None:
             from .global_section import global_section
@@ -86,6 +102,16 @@ class Audit:
         parts.append("</body></html>")
         with open(path, "w", encoding="utf-8") as fh:
             fh.write("\n".join(parts))
+
+
+#: readable column headers of the report's tables
+HEADERS = {"n": "people", "share_found": "share with a counterfactual", "mean_distance": "mean distance",
+           "median_distance": "median distance", "mean_changed": "features changed (mean)",
+           "top_features": "most changed features", "diff_share_found": "difference in share found",
+           "share_lo": "(low)", "share_hi": "(high)", "diff_mean_distance": "difference in mean distance",
+           "distance_lo": "(low) ", "distance_hi": "(high) "}
+#: groups smaller than this get a warning (bootstrap intervals of a handful of people mislead)
+SMALL_GROUP = 10
 
 
 def _feature_shares(changed: pd.Series) -> pd.Series:
@@ -164,4 +190,35 @@ def audit(result, X: pd.DataFrame | pd.Series | None, by, *, n_boot: int = 1000,
             glob_groups = X.loc[people, by].rename(name)
         else:
             glob_groups = pd.Series(by).loc[people].rename(name)
-    return Audit(name, groups, differences, features, ref, level, global_actions, glob_groups)
+    small = groups.index[groups["n"] < SMALL_GROUP].tolist()
+    if small:
+        warnings.warn(f"audit by {name!r}: group(s) {small} have fewer than {SMALL_GROUP} people; their "
+                      "bootstrap intervals are unreliable", GroupCFWarning, stacklevel=2)
+    return Audit(name, _denoise(groups), _denoise(differences), features, ref, level, global_actions, glob_groups,
+                 metadata=_metadata(result, table, n_boot))
+
+
+def _metadata(result, table: pd.DataFrame, n_boot: int) -> dict:
+    from datetime import datetime, timezone
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        __version__ = version("groupcf")
+    except PackageNotFoundError:  # pragma: no cover - a source checkout without metadata
+        __version__ = "0+unknown"
+
+    model = getattr(result, "model", None)
+    steps = getattr(model, "steps", None)
+    model_text = " → ".join(type(s).__name__ for _, s in steps) if steps else type(model).__name__
+    errors = (table["error"].fillna("") != "").sum() if "error" in table else 0
+    return {"method": getattr(result, "method", "?"), "model": model_text if model is not None else "?",
+            "people": len(table), "explained": int(table["found"].astype(bool).sum()),
+            "failed rows": int(errors), "bootstrap resamples": n_boot,
+            "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "groupcf": __version__}
+
+
+def _denoise(df: pd.DataFrame, tol: float = 1e-12) -> pd.DataFrame:
+    """Floating-point noise (``-8.3e-17``) shown as the zero it is."""
+    num = df.select_dtypes("number").columns
+    df[num] = df[num].mask(df[num].abs() < tol, 0.0)
+    return df

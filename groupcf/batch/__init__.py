@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..exceptions import InvalidInputError
+from ..exceptions import InvalidInputError, NoCounterfactualError, NotRejectedError, SolverTimeLimitError
 from ..progress import progress_bar
 from ..results.sets import TABLE_COLUMNS, ExplanationSet
 from ..results.sets import read_checkpoint as _read_checkpoint
@@ -40,12 +40,19 @@ __all__ = ["TABLE_COLUMNS", "ExplanationSet", "explain_groups", "explain_many"]
 
 
 # --------------------------------------------------------------------------- one chunk
-def _explain_row(x: pd.Series, model, method: str, options: dict):
-    """One table row (dict) and the counterfactual rows (list of dicts) of one instance."""
+#: failures that belong to one row (the batch records them and goes on)
+ROW_ERRORS = (NotRejectedError, NoCounterfactualError, SolverTimeLimitError)
+
+
+def _explain_row(x: pd.Series, model, method: str, options: dict, strict: bool = False):
+    """One table row (dict) and the counterfactual rows (list of dicts) of one instance;
+    ``strict``: a failure that is not one of :data:`ROW_ERRORS` is raised."""
     t0 = time.perf_counter()
     try:
         e = explain(x.to_frame().T, model, method=method, **options)
     except Exception as exc:  # noqa: BLE001 - one row's failure is recorded, not raised
+        if strict and not isinstance(exc, ROW_ERRORS):
+            raise
         row = {"status": type(exc).__name__, "found": False, "distance": np.nan, "n_changed": -1,
                    "changed": "", "probability": np.nan, "time": time.perf_counter() - t0,
                    "error": f"{type(exc).__name__}: {exc}"}
@@ -60,9 +67,31 @@ def _explain_row(x: pd.Series, model, method: str, options: dict):
     cfs = []
     for rank, (_, cf) in enumerate(e.counterfactuals.iterrows()):
         d = {"row": x.name, "rank": rank, "distance": float(e.distances[rank])}
-        d.update({k: str(v) for k, v in cf.items()})
+        d.update({k: _cell(v) for k, v in cf.items()})
         cfs.append(d)
     return row, cfs
+
+
+def _cell(v):
+    """A counterfactual's value for the table: numbers stay numbers, the rest is text."""
+    if isinstance(v, (bool, np.bool_)):
+        return str(v)
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        return float(v)
+    return str(v)
+
+
+def _consistent(cf: pd.DataFrame) -> pd.DataFrame:
+    """One type per feature column: numeric when every value is a number, else text (a
+    binned feature's changed values are intervals, its unchanged ones numbers)."""
+    for c in cf.columns:
+        if cf[c].dtype == object:
+            num = pd.to_numeric(cf[c], errors="coerce")
+            if num.notna().sum() == cf[c].notna().sum():
+                cf[c] = num
+            else:
+                cf[c] = cf[c].map(lambda v: v if isinstance(v, str) else _cell(v)).astype(str)
+    return cf
 
 
 def _explain_chunk(chunk: pd.DataFrame, model, method: str, options: dict):
@@ -72,6 +101,8 @@ def _explain_chunk(chunk: pd.DataFrame, model, method: str, options: dict):
         rows.append(r)
         cfs.extend(c)
     table = pd.DataFrame(rows, index=chunk.index, columns=TABLE_COLUMNS)
+    if cfs:
+        cfs = _consistent(pd.DataFrame(cfs)).to_dict("records")
     return table, cfs
 
 
@@ -115,12 +146,44 @@ def _run_loky(chunks, model, method, options, n_jobs):
         os.unlink(path)
 
 
+def check_main_guard(call: str) -> None:
+    """Raise a clear error when a Dask worker process is importing the user's script
+    (spawned workers import ``__main__``; without an ``if __name__ == "__main__":`` guard
+    the script would start a cluster again from inside each worker)."""
+    import multiprocessing as mp
+    import sys
+
+    main = sys.modules.get("__main__")
+    # ``_inheriting``: the flag multiprocessing itself checks (a process still bootstrapping)
+    bootstrapping = getattr(mp.current_process(), "_inheriting", False)
+    if bootstrapping or (mp.parent_process() is not None and getattr(main, "__name__", "") == "__mp_main__"):
+        raise RuntimeError(
+            f"{call} was called while a Dask worker process was importing your script: "
+            "Dask's worker processes import the main script, so put "
+            "the call under `if __name__ == \"__main__\":` (or run it from a notebook)")
+
+
+def local_cluster(n_workers: int):
+    """A Dask ``LocalCluster`` of single-threaded worker processes; a failure to start
+    says what usually causes it in a script (the missing ``__main__`` guard)."""
+    import sys
+
+    from dask.distributed import LocalCluster
+    try:
+        return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    except RuntimeError as exc:
+        script = getattr(sys.modules.get("__main__"), "__file__", None)
+        hint = (f" If {script} is a script, put the call under `if __name__ == \"__main__\":` — Dask's worker "
+                "processes import the main script." if script else "")
+        raise RuntimeError(f"Dask could not start its worker processes ({exc}).{hint}") from exc
+
+
 def _run_dask(chunks, model, method, options, n_jobs, client):
-    from dask.distributed import Client, LocalCluster, as_completed
+    from dask.distributed import Client, as_completed
     own = None
     if client is None:
-        own = LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True,
-                           dashboard_address=None)
+        check_main_guard("explain_many(backend='dask')")
+        own = local_cluster(n_jobs)
         client = Client(own)
     try:
         m = client.scatter(model, broadcast=True)  # sent once per worker
@@ -140,16 +203,56 @@ def explain_many(X: pd.DataFrame, model, method: str = "mace", *, Tmax: int | No
                  **method_options) -> ExplanationSet:
     """Explain every row of ``X`` with :func:`groupcf.explain` (``method``, ``Tmax``, options).
 
-    ``backend``: ``"loky"`` (joblib processes; ``n_jobs=1`` runs in this process),
-    ``"dask"`` (a ``LocalCluster`` of ``n_jobs`` single-threaded worker processes) or a
-    ``dask.distributed.Client``. ``checkpoint``: a directory; finished chunks are written
-    there as they complete and rows already there are skipped when the same call is run
-    again. ``chunk_size`` defaults to about ``len(X) / (4 * workers)`` (at least 1, at most
-    50). With ``validate`` the options are checked once, up front, against the method's
-    declared options: an unknown option or method, or a missing ``data=``, raises
-    :class:`~groupcf.exceptions.InvalidInputError` naming it instead of failing every row.
-    ``progress``: a bar over the chunks, shown only when standard error is a terminal.
-    Returns an :class:`ExplanationSet`.
+    Parameters
+    ----------
+    X
+        Raw rows, one person each (a unique index: rows are identified by it).
+    model
+        As for :func:`groupcf.explain`.
+    method
+        ``"mace"`` (default), ``"geco"`` or ``"pso"`` (the last two need ``data=``).
+    Tmax
+        Most features one counterfactual may change (``None``: no limit).
+    n_jobs, backend
+        Parallel execution: ``"loky"`` (joblib processes; ``n_jobs=1`` runs in this
+        process), ``"dask"`` (a ``LocalCluster`` of ``n_jobs`` single-threaded worker
+        processes) or a ``dask.distributed.Client``.
+    checkpoint
+        A directory: finished chunks are written there as they complete, and rows already
+        there are skipped when the same call is run again.
+    chunk_size
+        Rows per task; default about ``len(X) / (4 * workers)`` (at least 1, at most 50).
+    progress
+        A bar over the chunks, shown only when standard error is a terminal.
+    validate
+        Check the options once, up front, against the method's declared options (an
+        unknown option or method, or a missing ``data=``, raises
+        :class:`~groupcf.exceptions.InvalidInputError` naming it), then explain the first
+        row here, before any dispatch, so that an unsupported model or a bad option value
+        raises once (:func:`_probe`). Afterwards only a row's own failures are recorded
+        per row (``error`` column).
+    method_options
+        Passed to :func:`groupcf.explain` (``n``, ``threshold``, ``solver``,
+        ``time_limit``, ``distance``, ``data``, the method's options).
+
+    Returns
+    -------
+    ExplanationSet
+        ``.table`` (one row per person: status, found, distance, features changed,
+        probability, time, error), ``.counterfactuals``, ``.failed``, ``.audit(...)``.
+
+    Raises
+    ------
+    InvalidInputError
+        ``X`` is not a DataFrame or its index is not unique, an unknown method, backend
+        or option, a bad option value.
+    UnsupportedModelError
+        The method needs an embedding the model has none of.
+
+    Examples
+    --------
+    >>> res = gcf.explain_many(rejected, pipe, Tmax=2, n_jobs=2)             # doctest: +SKIP
+    >>> res.table["found"].mean(), res.audit(X, by="sex").groups             # doctest: +SKIP
     """
     t_start = time.perf_counter()
     if not isinstance(X, pd.DataFrame):
@@ -168,6 +271,11 @@ def explain_many(X: pd.DataFrame, model, method: str = "mace", *, Tmax: int | No
         done_t, done_c = _read_checkpoint(ck)
         done_t = done_t[done_t.index.isin(X.index)]
     todo = X[~X.index.isin(done_t.index)]
+    probe_t, probe_c = _probe(todo, model, method, method_options) if validate else (None, [])
+    if probe_t is not None:
+        if ck is not None:
+            _write_part(ck, probe_t, probe_c)
+        todo = todo.iloc[len(probe_t):]
     workers = n_jobs if not _is_client(backend) else max(1, len(backend.scheduler_info()["workers"]))
     if chunk_size is None:
         chunk_size = max(1, min(50, math.ceil(len(todo) / (4 * max(1, workers)))))
@@ -184,6 +292,10 @@ def explain_many(X: pd.DataFrame, model, method: str = "mace", *, Tmax: int | No
         raise InvalidInputError(f"unknown backend {backend!r}: use 'loky', 'dask' or a dask Client")
     it = progress_bar(it, enabled=progress, total=len(chunks), desc="explain_many (chunks)")
     tables, cfs = [done_t] if len(done_t) else [], [done_c] if len(done_c) else []
+    if probe_t is not None:
+        tables.append(probe_t)
+        if probe_c:
+            cfs.append(pd.DataFrame(probe_c))
     for table, cf in it:
         if ck is not None:
             _write_part(ck, table, cf)
@@ -193,7 +305,7 @@ def explain_many(X: pd.DataFrame, model, method: str = "mace", *, Tmax: int | No
     table = pd.concat(tables) if tables else pd.DataFrame(columns=TABLE_COLUMNS)
     table = table.reindex(X.index)
     table.index.name = X.index.name
-    cf_all = pd.concat(cfs, ignore_index=True) if cfs else pd.DataFrame()
+    cf_all = _consistent(pd.concat(cfs, ignore_index=True)) if cfs else pd.DataFrame()
     if len(cf_all):
         order = {k: i for i, k in enumerate(X.index)}
         cf_all = cf_all[cf_all["row"].isin(order)]
@@ -201,6 +313,36 @@ def explain_many(X: pd.DataFrame, model, method: str = "mace", *, Tmax: int | No
                   .drop(columns="_o").reset_index(drop=True))
     return ExplanationSet(table, cf_all, method, solve_time=time.perf_counter() - t_start, X=X.copy(),
                           model=model)
+
+
+def _probe(todo: pd.DataFrame, model, method: str, options: dict):
+    """Explain the first row here, before any dispatch, so that a call-level failure (an
+    unsupported model, a bad option value, a missing solver) raises once instead of
+    failing every row. A failure of the first row that is not one of :data:`ROW_ERRORS`
+    is raised when the second row fails the same way (or there is no second row);
+    otherwise it is that row's own failure and is recorded. Returns the probed rows'
+    table and counterfactuals (``(None, [])`` when nothing is left to do)."""
+    if not len(todo):
+        return None, []
+    rows, cfs = [], []
+    first = todo.iloc[0]
+    try:
+        r, c = _explain_row(first, model, method, options, strict=True)
+        rows.append(r)
+        cfs += c
+    except Exception as exc:
+        if len(todo) < 2:
+            raise
+        try:
+            r2, c2 = _explain_row(todo.iloc[1], model, method, options, strict=True)
+        except Exception as exc2:
+            if type(exc2) is type(exc):
+                raise exc from None
+            r2, c2 = _explain_row(todo.iloc[1], model, method, options)   # two different failures: per row
+        rows.append(_explain_row(first, model, method, options)[0])   # row 0's own failure, recorded
+        rows.append(r2)
+        cfs += c2
+    return pd.DataFrame(rows, index=todo.index[:len(rows)], columns=TABLE_COLUMNS), cfs
 
 
 def _is_client(backend) -> bool:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import pandas as pd
 
-from ..exceptions import InvalidInputError
+from ..exceptions import InvalidInputError, NotRejectedError
 from ..group import METHODS, explain_group, method_options
 from ..models import resolve_model
-from ..options import positional_tmax
+from ..options import TIME_LIMIT, TMAX, check_value, positional_tmax
 from ..progress import progress_bar
 from ..results.sets import GroupExplanationSet
 
@@ -57,6 +58,19 @@ def explain_groups(X: pd.DataFrame, model, *args, by=None, Tmax: int | None = No
         ``.results`` (subgroup → :class:`~groupcf.GroupExplanation`, ``None`` when that
         subgroup failed, its error in ``.errors``), ``.table`` (people, explanations,
         explanations per 100 people, features changed per person, certified, error).
+
+    Raises
+    ------
+    InvalidInputError
+        No ``by``, an unknown column, method, backend or option, a bad ``Tmax`` or
+        ``time_limit``.
+    NotRejectedError
+        Some row of ``X`` is already accepted by the model.
+
+    Examples
+    --------
+    >>> sets = gcf.explain_groups(rejected, pipe, by="race", Tmax=2)        # doctest: +SKIP
+    >>> sets.table                  # explanations per 100 people, by race   # doctest: +SKIP
     """
     t0 = time.perf_counter()
     if args:   # old signature explain_groups(X, model, Tmax, by)
@@ -74,7 +88,17 @@ def explain_groups(X: pd.DataFrame, model, *args, by=None, Tmax: int | None = No
     method_options(method, {k: v for k, v in options.items()
                             if k not in ("method", "solver", "time_limit", "threshold", "space",
                                          "allow_partial", "margin")})
-    resolve_model(model, space=options.get("space"), threshold=options.get("threshold", 0.5))  # fail once
+    check_value("explain_groups", "Tmax", Tmax, TMAX)
+    check_value("explain_groups", "time_limit", options.get("time_limit"), TIME_LIMIT)
+    tm = resolve_model(model, space=options.get("space"), threshold=options.get("threshold", 0.5))  # fail once
+    if not isinstance(X, pd.DataFrame):
+        raise InvalidInputError("X must be a pandas DataFrame of raw features (one row per person)")
+    accepted = np.asarray(tm.is_positive(X), dtype=bool)
+    if accepted.any():
+        rows = X.index[accepted].tolist()
+        raise NotRejectedError(f"{len(rows)} row(s) of X are already accepted by the model, rows {rows[:20]}"
+                               f"{' ...' if len(rows) > 20 else ''}; explain_groups explains rejected rows only "
+                               "(e.g. X[model.predict(X) == 0])")
     if isinstance(by, str):
         if by not in X.columns:
             raise InvalidInputError(f"unknown column {by!r}: choose one of {list(X.columns)}")
@@ -83,9 +107,12 @@ def explain_groups(X: pd.DataFrame, model, *args, by=None, Tmax: int | None = No
         labels = pd.Series(by, index=X.index) if not isinstance(by, pd.Series) else by.loc[X.index]
     parts = [(k, X.loc[idx]) for k, idx in labels.groupby(labels, observed=True).groups.items()]
     if _is_client(backend) or backend == "dask":
-        from dask.distributed import Client, LocalCluster
-        own = None if _is_client(backend) else LocalCluster(n_workers=n_jobs, threads_per_worker=1,
-                                                            dashboard_address=None)
+        from dask.distributed import Client
+
+        from . import check_main_guard, local_cluster
+        if not _is_client(backend):
+            check_main_guard("explain_groups(backend='dask')")
+        own = None if _is_client(backend) else local_cluster(n_jobs)
         client = backend if own is None else Client(own)
         try:
             m = client.scatter(model, broadcast=True)

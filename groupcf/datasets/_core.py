@@ -64,8 +64,8 @@ class Dataset:
         Protected attributes (for audits).
     immutable, increase_only:
         Suggested actionability: features a counterfactual should not change / may only
-        increase (ordered features only). Suggestions only; nothing applies them
-        automatically (pass them to ``FeatureSpace(immutable=..., increase_only=...)``).
+        increase (ordered features only). :meth:`space` gives a ``FeatureSpace`` that
+        applies them.
     description, source:
         What the rows and the label are; where the data came from (provenance).
     """
@@ -100,6 +100,32 @@ class Dataset:
     @property
     def feature_names(self) -> list[str]:
         return list(self.X.columns)
+
+    def space(self, **kwargs):
+        """A :class:`~groupcf.FeatureSpace` with this dataset's actionability rules.
+
+        Parameters
+        ----------
+        kwargs
+            Further ``FeatureSpace`` arguments (``numeric="passthrough"``, ``n_bins``,
+            ...); ``immutable=`` / ``increase_only=`` given here are *added* to the
+            dataset's own.
+
+        Returns
+        -------
+        FeatureSpace
+            Unfitted; use it as the first step of a pipeline.
+
+        Examples
+        --------
+        >>> ds = gcf.datasets.load("adult")                               # doctest: +SKIP
+        >>> pipe = make_pipeline(ds.space(numeric="passthrough"), LogisticRegression())  # doctest: +SKIP
+        """
+        from ..features import FeatureSpace
+
+        immutable = list(dict.fromkeys([*self.immutable, *kwargs.pop("immutable", [])]))
+        increase_only = list(dict.fromkeys([*self.increase_only, *kwargs.pop("increase_only", [])]))
+        return FeatureSpace(immutable=immutable, increase_only=increase_only, **kwargs)
 
     def split(self, test_size: float = 0.5, random_state=0, stratify: bool = False):
         """``(X_train, X_test, y_train, y_test)`` by scikit-learn's ``train_test_split``.

@@ -63,7 +63,7 @@ def load_adult(variant="default", data_home=None, download=True) -> Dataset:
     prov = provenance(BUNDLE)
     return Dataset(X=X, y=y, name="adult", variant="default",
                    sensitive=["race", "sex", "age", "native_country"],
-                   immutable=["race", "sex", "native_country"],
+                   immutable=["race", "sex", "native_country", "relationship"],  # relationship encodes sex (Husband/Wife)
                    increase_only=["age", "education"], description=DESCRIPTION,
                    source=f"{prov['original']}; bundled copy groupcf/datasets/data/{BUNDLE} "
                           f"taken from {prov['distribution']} ({prov['path_in_distribution']})")

@@ -124,6 +124,12 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
         Number of expanded columns.
     feature_names_in_
         The input columns.
+
+    Examples
+    --------
+    >>> space = gcf.FeatureSpace(numeric="passthrough", immutable=["race", "sex"])  # doctest: +SKIP
+    >>> pipe = make_pipeline(space, LogisticRegression()).fit(X, y)                  # doctest: +SKIP
+    >>> pipe[0].summary()       # one row per feature: kind, encoding, actionability  # doctest: +SKIP
     """
 
     def __init__(self, immutable: Sequence[str] = (), increase_only: Sequence[str] = (),
@@ -256,7 +262,7 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
             col = X[f.name]
             self._check_nan(col, f.name)
             if f.encoding == "continuous":
-                Z[:, f.columns[0]] = (col.to_numpy(dtype=float) - f.low) / (f.high - f.low)
+                Z[:, f.columns[0]] = (_numbers(col, f.name) - f.low) / (f.high - f.low)
                 continue
             codes = self._codes(f, col)
             if f.encoding == "binary":
@@ -269,11 +275,12 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
         """Index of each value's category (bin for binned numerics)."""
         if f.edges is not None:
             if pd.api.types.is_numeric_dtype(col.dtype):
-                return np.searchsorted(f.edges[1:-1], col.to_numpy(dtype=float), side="right")
+                return np.searchsorted(f.edges[1:-1], _numbers(col, f.name), side="right")
             # decoded counterfactuals carry the bin itself (a pd.Interval) for binned numerics
+            nums = _numbers(col.map(lambda v: np.nan if isinstance(v, pd.Interval) else v), f.name)
             return np.array([f.categories.index(v) if isinstance(v, pd.Interval)
-                             else int(np.searchsorted(f.edges[1:-1], float(v), side="right"))
-                             for v in col.tolist()], dtype=np.int64)
+                             else int(np.searchsorted(f.edges[1:-1], x, side="right"))
+                             for v, x in zip(col.tolist(), nums)], dtype=np.int64)
         lookup = {_key(c): i for i, c in enumerate(f.categories)}
         values = col.tolist()
         codes = np.empty(len(values), dtype=np.int64)
@@ -361,7 +368,7 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
         out = np.zeros((len(X), len(self)))
         for i, f in enumerate(self):
             if f.encoding == "continuous":
-                out[:, i] = (X[f.name].to_numpy(dtype=float) - f.low) / (f.high - f.low)
+                out[:, i] = (_numbers(X[f.name], f.name) - f.low) / (f.high - f.low)
             else:
                 out[:, i] = self._codes(f, X[f.name])
         return out
@@ -417,3 +424,18 @@ def _key(v):
 
 def _sort_key(v):
     return (0, float(v), "") if isinstance(v, (int, float, np.integer, np.floating)) else (1, 0.0, str(v))
+
+
+def _numbers(col: pd.Series, name: str) -> np.ndarray:
+    """A numeric column as floats; a value that is not a number is named with its column
+    and row (instead of numpy's bare "could not convert string to float")."""
+    if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
+        return col.to_numpy(dtype=float)
+    num = pd.to_numeric(col, errors="coerce")
+    bad = num.isna() & col.notna()
+    if bad.any():
+        rows = col.index[bad.to_numpy()]
+        label = rows[0].item() if hasattr(rows[0], "item") else rows[0]
+        raise InvalidInputError(f"column {name!r} is numeric but row {label!r} holds {col[rows[0]]!r}"
+                                + (f" (and {len(rows) - 1} more row(s))" if len(rows) > 1 else ""))
+    return num.to_numpy(dtype=float)

@@ -107,17 +107,7 @@ def refine(aspace: ActionSpace, actions: list, coverable: np.ndarray, rounds: in
     level = NeighbourLevel(aspace)
     m = aspace.m
     for _ in range(rounds):
-        shifts: dict = {}
-        for act in actions:
-            for l, v in act.changes:
-                if aspace.feats[l].encoding == "continuous":
-                    shifts.setdefault(l, set()).add(float(v))
-        cands, seen = list(actions), {a.key for a in actions}
-        for act in actions:
-            for nb in level._neighbours(act, shifts):
-                if len(nb) and nb.key not in seen:
-                    seen.add(nb.key)
-                    cands.append(nb)
+        cands = _with_neighbours(aspace, level, actions)
         C = aspace.cover_many(cands) & coverable[None, :]
         D = np.array([aspace.costs(a) for a in cands])
         start = list(range(len(actions)))
@@ -139,17 +129,7 @@ def climb(aspace: ActionSpace, actions: list, coverable: np.ndarray, k: int, rou
     level = NeighbourLevel(aspace)
     m = aspace.m * coverable
     for _ in range(rounds):
-        shifts: dict = {}
-        for act in actions:
-            for l, v in act.changes:
-                if aspace.feats[l].encoding == "continuous":
-                    shifts.setdefault(l, set()).add(float(v))
-        cands, seen = list(actions), {a.key for a in actions}
-        for act in actions:
-            for nb in level._neighbours(act, shifts):
-                if len(nb) and nb.key not in seen:
-                    seen.add(nb.key)
-                    cands.append(nb)
+        cands = _with_neighbours(aspace, level, actions)
         C = aspace.cover_many(cands)
         start = list(range(len(actions)))
         chosen = improve_coverage(C, m, start, k)
@@ -157,3 +137,20 @@ def climb(aspace: ActionSpace, actions: list, coverable: np.ndarray, k: int, rou
             break
         actions = [cands[j] for j in chosen]
     return actions
+
+
+def _with_neighbours(aspace: ActionSpace, level: NeighbourLevel, actions: list) -> list:
+    """``actions`` followed by their distinct neighbours (the shift values already used for
+    each continuous feature are the ones tried)."""
+    shifts: dict = {}
+    for act in actions:
+        for l, v in act.changes:
+            if aspace.feats[l].encoding == "continuous":
+                shifts.setdefault(l, set()).add(float(v))
+    cands, seen = list(actions), {a.key for a in actions}
+    for act in actions:
+        for nb in level._neighbours(act, shifts):
+            if len(nb) and nb.key not in seen:
+                seen.add(nb.key)
+                cands.append(nb)
+    return cands

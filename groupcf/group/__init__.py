@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
 
-from ..exceptions import InvalidInputError, NoCounterfactualError
+from ..exceptions import GroupCFWarning, InvalidInputError, NoCounterfactualError
 from ..models import DEFAULT_MARGIN, resolve_model
 from ..options import nearest_names, positional_tmax
 from ..progress import show_progress
@@ -70,7 +71,11 @@ def explain_group(S: pd.DataFrame, model, *args, Tmax: int | None = None, space=
     solver
         ``"highs"`` (default), ``"gurobi"``, ``"pyomo"``, ``"pyomo:cbc"``, ... or a Backend.
     time_limit
-        Seconds, overall. The best solution found is returned with its lower bound.
+        Seconds, overall. The best solution found is returned with its lower bound
+        (status ``time_limit`` unless proven optimal); it never raises for lack of time.
+        Instances the limit left without any counterfactual (only when even the cheap
+        greedy completion fails for them) are listed in ``result.unexplained`` with a
+        :class:`~groupcf.exceptions.GroupCFWarning`.
     allow_partial
         Explain what can be explained and list the instances without any counterfactual
         within ``Tmax`` in ``result.unexplained`` (otherwise: ``NoCounterfactualError``).
@@ -81,6 +86,28 @@ def explain_group(S: pd.DataFrame, model, *args, Tmax: int | None = None, space=
         ``max_change_sets``, ``max_enumerated_sets``; compact:
         :class:`~groupcf.group.compact.CompactOptions`, none). An unknown or inapplicable
         option raises :class:`~groupcf.exceptions.InvalidInputError` naming it.
+
+    Returns
+    -------
+    GroupExplanation
+        ``counterfactuals`` (one row per explanation, raw values), ``assignment`` (row of
+        ``S`` → explanation), ``changed_features``, ``n_explanations``, ``lower_bound``,
+        ``is_optimal``, ``status``, ``unexplained``; ``validate()`` re-checks it all.
+
+    Raises
+    ------
+    NotRejectedError
+        Some row of ``S`` is already accepted.
+    NoCounterfactualError
+        Some row has no counterfactual within ``Tmax`` (unless ``allow_partial``).
+    InvalidInputError, UnsupportedModelError, SolverNotInstalledError
+        Bad input, a model without an embedding, an unknown or missing solver.
+
+    Examples
+    --------
+    >>> res = gcf.explain_group(S, pipe, Tmax=2)                        # doctest: +SKIP
+    >>> res.n_explanations, res.lower_bound, res.is_optimal             # doctest: +SKIP
+    >>> res.counterfactuals, res.assignment, res.validate()             # doctest: +SKIP
     """
     Tmax = positional_tmax("explain_group", args, Tmax)
     if method not in METHODS:
@@ -96,14 +123,26 @@ def explain_group(S: pd.DataFrame, model, *args, Tmax: int | None = None, space=
     algorithm = METHODS[method][0]
     sol = algorithm(problem, solver=solver, time_limit=time_limit, progress=show_progress(progress),
                     options=opts)
-    unexplained_rows = S.index[sol.unexplained_types[problem.type_of_row]].tolist()
+    unreached = problem.unreached[problem.type_of_row]
+    late_rows = S.index[unreached].tolist()
+    proven_none = sol.unexplained_types[problem.type_of_row] & ~unreached
+    unexplained_rows = S.index[proven_none].tolist()
+    if late_rows:
+        warnings.warn(f"the time limit passed before {len(late_rows)} instance(s) of S had any counterfactual: rows "
+                      f"{late_rows[:20]}{' ...' if len(late_rows) > 20 else ''}; the answer explains the others "
+                      "(result.unexplained lists them; raise time_limit to explain everyone)",
+                      GroupCFWarning, stacklevel=2)
     if unexplained_rows and not allow_partial:
         raise NoCounterfactualError(
             f"{len(unexplained_rows)} instance(s) of S have no counterfactual within Tmax={Tmax} "
             f"under the actionability constraints: rows {unexplained_rows[:20]}"
             f"{' ...' if len(unexplained_rows) > 20 else ''}; pass allow_partial=True to explain the rest",
             rows=unexplained_rows)
-    return _build_result(problem, sol, S, tm, method, solver, time.perf_counter() - t0, unexplained_rows)
+    res = _build_result(problem, sol, S, tm, method, solver, time.perf_counter() - t0, unexplained_rows + late_rows)
+    if late_rows:
+        res.is_optimal, res.status = False, Status.TIME_LIMIT
+        res.stats["unreached_rows"] = len(late_rows)
+    return res
 
 
 def _build_result(problem, sol, S, tm, method, solver, elapsed, unexplained_rows) -> GroupExplanation:

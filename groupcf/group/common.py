@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..exceptions import SolverError, SolverTimeLimitError
+from ..exceptions import SolverError
 from ..formulations.completion import Completions
 from ..formulations.nearest import NearestCounterfactual
 from ..solvers import make_backend
@@ -77,7 +77,13 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
     never changes unless asked) its greedy points are valid counterfactuals and, where it
     fails, every maximal change set is checked without a MIP when possible
     (:func:`~groupcf.group.formulations.exact_check.check_union`: closed form or
-    enumeration, a proof either way); otherwise the MIP decides."""
+    enumeration, a proof either way); otherwise the MIP decides.
+
+    When ``deadline`` passes, the remaining types get only the greedy completion (numpy,
+    no MIP, no extension); a type still without one is marked in ``problem.unreached``
+    (and in the returned mask, so no algorithm tries to cover it) instead of failing the
+    whole call: the answer then explains everyone else, and ``explain_group`` lists the
+    unreached rows with the time limit as the reason."""
     space, emb = problem.space, problem.tm.embedding
     best_F = BestChangeSet(problem, solver)
     mutable = np.array([not f.immutable for f in space])
@@ -90,6 +96,18 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
             progress.update(1)
         if covered[i]:
             continue  # an earlier column covers it already
+        if deadline.passed:
+            ok, v = (completions.check(problem.Z[i], (), problem.Tmax, prove=False)[:2]
+                     if completions is not None else (None, None))
+            if ok:
+                col = problem.make_column(v, np.flatnonzero(problem.differences(v)[i]), "initial")
+                cols.setdefault(col.key, col)
+                covered |= col.cover
+            elif ok is False:         # the greedy search is exact here (additive model): a proof
+                no_cf[i] = True
+            else:
+                problem.unreached[i] = no_cf[i] = True
+            continue
         if completions is not None:
             ok, v, _ = completions.check(problem.Z[i], (), problem.Tmax, time_limit=deadline.left(),
                                          prove=prove)
@@ -113,11 +131,12 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
             continue
         if not sol.status.has_solution:
             if deadline.passed or sol.status == Status.TIME_LIMIT:
-                raise SolverTimeLimitError(
-                    "the time limit passed while computing the initial counterfactuals, before any "
-                    "group solution existed; raise time_limit")
+                problem.unreached[i] = no_cf[i] = True
+                continue
             raise SolverError(f"initial counterfactual MIP ended with status {sol.status.value}")
         covered |= _add_initial(problem, best_F, cols, covered, i, sol.x[mip.v])
+    problem.unreached &= ~covered         # a later column covered it after all
+    no_cf &= ~covered
     return list(cols.values()), no_cf
 
 

@@ -80,6 +80,8 @@ class GroupProblem:
     Z: np.ndarray = field(init=False)          # expanded rows of the types
     codes: np.ndarray = field(init=False)      # per-type feature codes
     type_of_row: np.ndarray = field(init=False)  # row of S -> type index
+    #: types the time limit left without any counterfactual (set by ``initial_columns``)
+    unreached: np.ndarray = field(init=False)
 
     def __post_init__(self):
         space = self.tm.space
@@ -101,6 +103,7 @@ class GroupProblem:
         self.Z, self.type_of_row = np.unique(np.round(Zs, 12), axis=0, return_inverse=True)
         self.type_of_row = self.type_of_row.ravel()
         self.codes = expanded_to_codes(space, self.Z)
+        self.unreached = np.zeros(len(self.Z), dtype=bool)
         self._increase_only = np.array([f.increase_only for f in space])
         log.debug("S: %d rows, %d distinct types", len(self.S), len(self.Z))
 

@@ -68,6 +68,12 @@ class Explanation(ResultBase):
         The limit on changed features the search used (``None``: none).
     stats
         :class:`~groupcf.results.base.Stats` of the search.
+
+    Examples
+    --------
+    >>> exp = gcf.explain(x, pipe, Tmax=2, n=3)                         # doctest: +SKIP
+    >>> exp.counterfactuals, exp.distances, exp.changes                 # doctest: +SKIP
+    >>> exp.validate().summary()                                        # doctest: +SKIP
     """
 
     instance: pd.Series

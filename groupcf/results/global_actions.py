@@ -90,6 +90,12 @@ class GlobalExplanation(ResultBase):
     is_optimal
         The answer is certified: coverage meets its upper bound (``k=None``: the number of
         actions meets its lower bound too).
+
+    Examples
+    --------
+    >>> res = gcf.explain_global(S, pipe, Tmax=2, k=3)                  # doctest: +SKIP
+    >>> res.curve, res.actions, res.by_group(S["sex"])                  # doctest: +SKIP
+    >>> res.apply().head(), res.plot("actions"), res.validate()         # doctest: +SKIP
     """
 
     kind: ClassVar[str] = "global"

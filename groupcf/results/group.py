@@ -42,6 +42,12 @@ class GroupExplanation(ResultBase):
         Index labels of ``S`` with no counterfactual within ``Tmax`` (``allow_partial``).
     stats
         Iterations, columns, time in master / pricing / auxiliary / final IP, ...
+
+    Examples
+    --------
+    >>> res = gcf.explain_group(S, pipe, Tmax=2)                        # doctest: +SKIP
+    >>> print(res.summary()); res.to_frame().head()                     # doctest: +SKIP
+    >>> gcf.GroupExplanation.from_json(res.to_json())                   # doctest: +SKIP
     """
 
     n_explanations: int

@@ -199,6 +199,33 @@ class ExplanationSet(ResultBase):
         if len(self.counterfactuals):
             self.counterfactuals.to_parquet(path.with_suffix(".cf.parquet"))
 
+    def save(self, path) -> None:
+        """The table in ``path`` and the counterfactuals beside it (``<stem>.cf.<ext>``),
+        as CSV or parquet by ``path``'s extension."""
+        path = Path(path)
+        if path.suffix == ".parquet":
+            self.to_parquet(path)
+        elif path.suffix == ".csv":
+            self.table.to_csv(path)
+            if len(self.counterfactuals):
+                self.counterfactuals.to_csv(path.with_suffix(".cf.csv"), index=False)
+        else:
+            raise InvalidInputError(f"unknown output format {path.suffix!r} for {path}: use .csv or .parquet")
+
+    @classmethod
+    def load(cls, path, method: str = "mace") -> ExplanationSet:
+        """What :meth:`save` wrote (or a checkpoint directory), by extension."""
+        path = Path(path)
+        if path.suffix == ".csv":
+            if not path.exists():
+                raise InvalidInputError(f"no such file: {path}")
+            table = pd.read_csv(path, index_col=0, dtype={"error": str, "changed": str, "status": str})
+            table["error"] = table["error"].fillna("")
+            table["changed"] = table["changed"].fillna("")
+            cfp = path.with_suffix(".cf.csv")
+            return cls(table, pd.read_csv(cfp) if cfp.exists() else pd.DataFrame(), method)
+        return cls.read_parquet(path, method)
+
     @classmethod
     def read_parquet(cls, path, method: str = "mace") -> ExplanationSet:
         path = Path(path)

@@ -11,6 +11,7 @@ import pytest
 
 from groupcf.audit import audit
 from groupcf.batch import ExplanationSet
+from groupcf.exceptions import GroupCFWarning
 
 
 def _set():
@@ -94,18 +95,23 @@ class _Tables(HTMLParser):
 
 def test_report_parses_and_renders(tmp_path):
     s, X = _set()
-    a = s.audit(X, "sex", n_boot=100)
+    with pytest.warns(GroupCFWarning, match="fewer than 10 people"):
+        a = s.audit(X, "sex", n_boot=100)
     out = tmp_path / "audit.html"
     a.save_report(out)
     text = out.read_text()
     assert "http://" not in text and "https://" not in text
     p = _Tables()
     p.feed(text)
-    assert set(p.tables) == {"groups", "differences", "features"}
+    assert set(p.tables) == {"metadata", "groups", "differences", "features"}
+    meta = {r[0]: r[1] for r in p.tables["metadata"] if len(r) == 2}
+    assert {"method", "model", "people", "failed rows", "date", "groupcf"} <= set(meta)
+    assert int(meta["people"]) == len(s.table)
     body = {r[0]: r for r in p.tables["groups"] if r and r[0] in ("f", "m")}
     header = p.tables["groups"][0]
-    col = header.index("share_found")
+    col = header.index("share with a counterfactual")          # readable headers
     assert float(body["f"][col]) == pytest.approx(2 / 3, abs=1e-3)
+    assert "fewer than 10 people" in text                       # the small-group warning
     chromium = shutil.which("chromium") or (("/usr/bin/chromium") if shutil.os.path.exists("/usr/bin/chromium") else None)
     if chromium is None:
         pytest.skip("chromium not installed: the report was parsed but not rendered")

@@ -116,7 +116,7 @@ def test_killed_run_resumes(compas, tmp_path):
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
     p = subprocess.Popen([sys.executable, str(script), str(tmp_path / "in.joblib"), str(ck), "1.0"], env=env)
     t0 = time.monotonic()
-    while not list(ck.glob("part-*.parquet")) and time.monotonic() - t0 < 120 and p.poll() is None:
+    while not list(ck.glob("part-*.parquet")) and time.monotonic() - t0 < 300 and p.poll() is None:
         time.sleep(0.05)
     p.kill()
     p.wait()

@@ -98,3 +98,56 @@ def test_global(files):
     for table in ("groups", "differences", "features", "global-actions", "global-curve", "global-groups"):
         assert f'id="{table}"' in page
     assert "Shared actions" in page and "Coverage and cost by race" in page
+
+
+def test_version_and_help_name_the_files():
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    v = subprocess.run([sys.executable, "-m", "groupcf", "--version"], capture_output=True, text=True, env=env)
+    assert v.returncode == 0 and v.stdout.startswith("groupcf ")
+    h = subprocess.run([sys.executable, "-m", "groupcf", "explain", "--help"], capture_output=True, text=True, env=env)
+    for flag in ("--reference", "--distance", "--solver", "--time-limit", "--tmax", ".cf.", ".input.parquet"):
+        assert flag in h.stdout, flag
+    for cmd in ("group", "global", "audit"):
+        r = subprocess.run([sys.executable, "-m", "groupcf", cmd, "--help"], capture_output=True, text=True, env=env)
+        assert r.returncode == 0
+
+
+def test_explain_csv_numbers_stay_numbers(files):
+    tmp, pipe, rej = files
+    r = _run("explain", "--data", "rejected.csv", "--model", "model.joblib", "--tmax", "2", "--distance", "l1",
+             "--time-limit", "30", "--out", "run.csv", cwd=tmp)
+    assert r.returncode == 0, r.stderr
+    t = pd.read_csv(tmp / "run.csv", index_col=0)
+    cf = pd.read_csv(tmp / "run.cf.csv")
+    assert len(t) == len(rej) and t["found"].all()
+    assert pd.api.types.is_numeric_dtype(cf["distance"]) and pd.api.types.is_numeric_dtype(t["distance"])
+    # binned numeric features: a changed value is its bin, so the column is text throughout
+    assert cf["age"].map(type).nunique() == 1
+    back = gcf.ExplanationSet.load(tmp / "run.csv")
+    assert back.table["found"].all() and len(back.counterfactuals) == len(cf)
+
+
+def test_explain_geco_needs_reference(files):
+    tmp, pipe, rej = files
+    r = _run("explain", "--data", "rejected.csv", "--model", "model.joblib", "--method", "geco",
+             "--out", "g.parquet", cwd=tmp)
+    assert r.returncode == 2 and "--reference" in r.stderr
+    gcf.datasets.load("compas").X.iloc[:400].to_csv(tmp / "train.csv", index=False)
+    r = _run("explain", "--data", "rejected.csv", "--model", "model.joblib", "--method", "geco",
+             "--reference", "train.csv", "--out", "g.parquet", cwd=tmp)
+    assert r.returncode == 0, r.stderr
+    t = pd.read_parquet(tmp / "g.parquet")
+    assert t["found"].sum() >= len(t) - 1
+
+
+def test_group_command(files):
+    tmp, pipe, rej = files
+    r = _run("group", "--data", "rejected.csv", "--model", "model.joblib", "--tmax", "2", "--out", "grp.json",
+             cwd=tmp)
+    assert r.returncode == 0, r.stderr
+    assert "rejected by the model" in r.stdout and "HiGHS" not in r.stdout
+    back = gcf.GroupExplanation.from_json((tmp / "grp.json").read_text())
+    assert back.n_explanations >= 1 and len(back.assignment) == len(rej)
+    r = _run("group", "--data", "rejected.csv", "--model", "model.joblib", "--tmax", "2", "--by", "sex", cwd=tmp)
+    assert r.returncode == 0, r.stderr
+    assert "subgroup" in r.stdout

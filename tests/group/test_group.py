@@ -13,12 +13,12 @@ from sklearn.pipeline import make_pipeline
 
 import groupcf as gcf
 from groupcf.exceptions import (
+    GroupCFWarning,
     InvalidInputError,
     NoCounterfactualError,
     NotRejectedError,
     SolverLicenseError,
     SolverNotInstalledError,
-    SolverTimeLimitError,
     UnsupportedModelError,
     ValidationError,
 )
@@ -217,9 +217,12 @@ def test_bad_inputs(compas):
         gcf.explain_group(rejected, pipe, Tmax=2, solver="pyomo:no_such_solver_xyz", progress=False)
     with pytest.raises(InvalidInputError, match="method"):
         gcf.explain_group(rejected, pipe, Tmax=2, method="magic", progress=False)
-    # no time at all: the compact MIP has no solution, a named error, not a wrong answer
-    with pytest.raises(SolverTimeLimitError, match="time_limit"):
-        gcf.explain_group(rejected, pipe, Tmax=2, method="compact", time_limit=1e-9, progress=False)
+    # no time at all: the compact method has no counterfactual for anyone (it uses no greedy
+    # completions): every row listed as unexplained, with a warning; no wrong answer, no error
+    with pytest.warns(GroupCFWarning, match="time limit passed before"):
+        res = gcf.explain_group(rejected, pipe, Tmax=2, method="compact", time_limit=1e-9, progress=False)
+    assert res.status.value == "time_limit" and not res.is_optimal
+    assert res.n_explanations == 0 and sorted(res.unexplained) == sorted(rejected.index)
     # colgen's initial columns come from greedy completions (no solver): it returns that
     # cover, valid, flagged as stopped by the time limit and not claimed optimal
     res = gcf.explain_group(rejected, pipe, Tmax=2, method="colgen", time_limit=1e-9, progress=False)
