@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..exceptions import NotRejectedError
 from ..features.validation import validate_instance
-from ..models import resolve_model
+from ..models import reference_space, resolve_model
 from ..results.explanation import Explanation
 from .geco import GeCoOptions, explain_geco
 from .mace import MaceOptions, mace
@@ -152,6 +152,8 @@ def explain(x, model, method: str = "mace", *, Tmax: int | None = None, n: int |
     kw = {k: v for k, v in given.items() if v is not None}
     kw.update(method_options)
     spec = check_options(method, kw)
+    if space is None and data is not None:   # scikit-learn preprocessing: ranges from the reference rows
+        space = reference_space(model, data)
     if "progress" in spec.accepted:      # a user-interface switch: methods without a bar ignore it
         kw["progress"] = progress
     return spec.function(x, model, threshold=threshold, space=space, **kw)
