@@ -197,7 +197,7 @@ def _linf(space, cfs):
 def test_high_dimensional_counterfactuals_are_distinct_valid_and_actionable(wide, row):
     X, pipe, rejected, inc = wide
     x = rejected.iloc[row]
-    exp = explain_pso(x, pipe, data=X, n=5, random_state=row)
+    exp = explain_pso(x, pipe, data=X, n=5, random_state=row, scale="range")   # separation in ranges
     cfs = exp.counterfactuals
     assert len(cfs) == 5
     assert np.all(pipe.predict(cfs) == 1)
@@ -243,11 +243,11 @@ def test_selection_trades_cost_against_spread_and_skips_near_duplicates():
                   [0.72, 0.5, 0.5],       # cheap, but close to the first
                   [0.8, 0.9, 0.1]])       # far from the first, dearer
     cost = np.array([0.30, 0.302, 0.31, 0.60])
-    near = select_diverse(box, P, cost, 3, PSOOptions(w_diversity=0.0))
+    near = select_diverse(box, P, cost, 3, PSOOptions(w_diversity=0.0, scale="range"))
     assert list(near) == [0, 2, 3]
-    far = select_diverse(box, P, cost, 2, PSOOptions(w_diversity=0.9))
+    far = select_diverse(box, P, cost, 2, PSOOptions(w_diversity=0.9, scale="range"))
     assert list(far) == [0, 3]
-    assert list(select_diverse(box, P[:2], cost[:2], 5, PSOOptions())) == [0]   # only one separated point
+    assert list(select_diverse(box, P[:2], cost[:2], 5, PSOOptions(scale="range"))) == [0]   # only one separated point
 
 
 def test_mad_scale_measures_tolerance_and_separation_in_mads():
@@ -262,7 +262,7 @@ def test_mad_scale_measures_tolerance_and_separation_in_mads():
     z0 = np.array([0.2, 0.5, 0.5])
     mad = 1.0 / 500
     scale = np.full(3, 1.0 / mad)                   # _mad_scale's form: range / MAD (z units)
-    prm_r, prm_m = PSOOptions(), PSOOptions(scale="mad").validate()
+    prm_r, prm_m = PSOOptions(scale="range"), PSOOptions().validate()        # "mad" is the default
     assert (prm_r.change_tol, prm_r.min_separation) == (1e-3, 0.01)
     assert (prm_m.change_tol, prm_m.min_separation) == (0.01, 0.1)
     moved = np.array([[0.2 + 0.2 * mad, 0.5, 0.5]])
@@ -359,3 +359,67 @@ def test_note_is_empty_when_n_are_found(rf):
     X, _, pipe, rejected = rf
     e = gcf.explain(rejected.iloc[0], pipe, method="pso", data=X, n=2, random_state=0, progress=False)
     assert len(e.counterfactuals) < 2 or e.stats["note"] == ""
+
+
+@pytest.mark.parametrize("row", [0, 1])
+def test_default_counterfactuals_are_separated_in_mads(wide, row):
+    X, pipe, rejected, _ = wide
+    exp = explain_pso(rejected.iloc[row], pipe, data=X, n=5, random_state=row)
+    assert exp.distance == "mad" and exp.stats["params"]["scale"] == "mad"
+    cfs = exp.counterfactuals
+    mad = gcf.metrics.mad(X).to_numpy()
+    diffs = [np.max(np.abs(cfs.iloc[a].to_numpy() - cfs.iloc[b].to_numpy()) / mad)
+             for a in range(len(cfs)) for b in range(a + 1, len(cfs))]
+    assert len(cfs) == 5 and min(diffs) > exp.stats["params"]["min_separation"] - 1e-9
+    assert np.all(pipe.predict(cfs) == 1)
+
+
+@pytest.fixture(scope="module")
+def nearly_flat():
+    """The label is set by the immutable ``g`` except for a rare actionable route
+    (``a`` in its top 2 %): around a query with ``g < 0`` and a typical ``a`` the forest is
+    flat at (nearly) 0 over most of ``a``'s range."""
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame(rng.normal(size=(600, 3)), columns=["g", "a", "b"])
+    y = ((X.g > 0) | (X.a > X.a.quantile(0.98))).astype(int)
+    pipe = make_pipeline(gcf.FeatureSpace(numeric="passthrough", immutable=["g", "b"]),
+                         RandomForestClassifier(n_estimators=30, random_state=0)).fit(X, y)
+    p = pipe.predict_proba(X)[:, 1]
+    x = X[(p == 0) & (X.a.abs() < 0.3)].iloc[0]
+    return X, pipe, x
+
+
+def test_nearly_flat_forest_in_a_fixed_box_says_how_many_particles_crossed(nearly_flat):
+    """Coverage below 1 is explained: no particle crossed, and the best probability."""
+    X, pipe, x = nearly_flat
+    with pytest.raises(NoCounterfactualError,
+                       match=r"none of the 50 particles crossed.*highest probability of the desired class "
+                             r"the swarm reached was 0\.\d\d\d"):
+        gcf.explain(x, pipe, method="pso", data=X, n=3, random_state=0, progress=False,
+                    epsilon=0.05, max_epsilon=0.05)
+
+
+def test_nearly_flat_forest_grows_the_box_until_it_crosses(nearly_flat):
+    X, pipe, x = nearly_flat
+    e = gcf.explain(x, pipe, method="pso", data=X, n=1, random_state=0, progress=False, epsilon=0.05)
+    assert pipe.predict(e.counterfactuals).all()
+    eps = [r["epsilon"] for r in e.stats["rounds"]]
+    assert eps[0] == 0.05 and eps[-1] > 0.05                 # the box had to grow
+
+
+def test_fewer_than_n_warns_with_particles_and_best_probability():
+    """One actionable integer feature whose top value alone is accepted: a single
+    distinct counterfactual exists; the shortfall is a GroupCFWarning and the note says
+    how many particles never crossed and the highest probability reached."""
+    rng = np.random.default_rng(6)
+    X = pd.DataFrame({"a": rng.integers(0, 5, 500), "g": rng.normal(size=500)})
+    y = (X.a == 4).astype(int)
+    pipe = make_pipeline(gcf.FeatureSpace(numeric="passthrough", immutable=["g"]),
+                         RandomForestClassifier(n_estimators=20, random_state=0)).fit(X, y)
+    x = X[X.a == 0].iloc[0]
+    with pytest.warns(gcf.exceptions.GroupCFWarning, match=r"1 of 5 counterfactuals: \d+ of the 50 particles "
+                                                          r"never crossed"):
+        e = gcf.explain(x, pipe, method="pso", data=X, n=5, random_state=0, progress=False)
+    assert len(e.counterfactuals) == 1 and e.counterfactuals.a.iloc[0] == 4
+    top = float(pipe.predict_proba(e.counterfactuals)[0, 1])      # a = 4 is the only accepted point
+    assert f"highest probability of the desired class reached was {top:.3f}" in e.stats["note"]

@@ -9,13 +9,17 @@ included), in a ``Pipeline(FeatureSpace, clf)`` or bare with ``space=``.
 
 1. **Active set** (§IV-E, :mod:`.iv`): actionable features ranked by information value
    against the model's own labels on ``data``; only the top ``h`` are searched.
-   ``h`` starts at ``h0`` (10) and doubles until the swarm finds ``n`` valid points or
+   ``h`` starts at ``h0`` (40) and doubles until the swarm finds ``n`` valid points or
    every actionable feature is active; then, while nothing valid is found, the box
    half-width ``epsilon`` doubles up to ``max_epsilon``.
 2. **Box and objective** (§IV, eqs. 3-7, :mod:`.box`): ``±epsilon`` around the query
    on the scaled features, increase-only features only upwards, immutable ones fixed;
-   objective ``l1 + l2 + l3`` (validity shortfall + penalty, Gower distance, fraction of
-   changed features).
+   objective ``l1 + l2 + l3`` (validity shortfall + penalty, distance, fraction of
+   changed features). The distance is, by default (``scale="mad"``), the mean change in
+   median absolute deviations: the proximity the paper *reports* (eq. 8), not the Gower
+   distance (changes in ranges) it *optimises*; ``scale="range"`` gives the paper's
+   objective. Defaults were tuned by ``benchmarks/pso.py`` on tuning queries only
+   (:class:`PSOOptions`).
 3. **Swarm** (:mod:`.swarm`): Chowdhury et al.'s (2013) mixed-discrete PSO with its
    diversity-preservation term; snapping after every move.
 4. **Diverse set** (§V-B2, :mod:`.select`): from the distinct valid personal bests
@@ -151,7 +155,8 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
     if len(Z) == 0:
         top = max(r["best_proba"] for r in rounds)
         raise NoCounterfactualError(
-            f"no counterfactual found: the highest probability of the desired class the swarm reached "
+            f"no counterfactual found: none of the {prm.n_particles} particles crossed the decision "
+            f"boundary; the highest probability of the desired class the swarm reached "
             f"was {top:.3f} (threshold {threshold}; the query's {bb.proba(X0)[0]:.3f}) over "
             f"{sum(r['iterations'] for r in rounds)} iterations in {len(rounds)} rounds, within ±{eps} "
             f"(scaled) of the query with the top {h} of {len(order)} actionable features active"
@@ -159,15 +164,28 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
             + "; try a larger epsilon= or more n_iterations=")
     note = ""
     if len(pick) < n:
-        note = (f"{len(pick)} of {n} counterfactuals: the {len(Z)} distinct valid points found "
-                f"are within min_separation={prm.min_separation:g} of each other (the model's accepted "
-                f"region near the query is small or flat)")
-        log.info("PSO: %s", note)
+        note = _shortfall_note(len(pick), n, len(Z), rounds, prm, threshold, float(bb.proba(X0)[0]))
+        warnings.warn(f"PSO: {note}", GroupCFWarning, stacklevel=2)
     Zs = Z[pick]
     if prm.polish:
         Zs = polish(box, bb, Zs, prm)
     Zs, _ = unique_rows(Zs, np.arange(len(Zs), dtype=float), box.cols)
     return _result(x, bb, box, Zs, z0, prm, t0, rounds, iv, order, note)
+
+
+def _shortfall_note(k, n, n_valid, rounds, prm, threshold, p0) -> str:
+    """Why fewer than ``n`` counterfactuals: how many particles never crossed the
+    boundary (last round), the highest probability reached and how few distinct valid
+    points there were."""
+    last = rounds[-1]
+    never = prm.n_particles - last["valid_pbests"]
+    top = max(r["best_proba"] for r in rounds)
+    return (f"{k} of {n} counterfactuals: {never} of the {prm.n_particles} particles never crossed the "
+            f"decision boundary in the last of {len(rounds)} rounds (top {last['h']} features, "
+            f"±{last['epsilon']:g}); the highest probability of the desired class reached was {top:.3f} "
+            f"(threshold {threshold}; the query's {p0:.3f}); the {n_valid} distinct valid points found are "
+            f"within min_separation={prm.min_separation:g} of each other: the model's accepted region "
+            f"near the query is small, or the model is flat around it")
 
 
 def _pick(box, pool_Z, pool_cost, n, prm):
