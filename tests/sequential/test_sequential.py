@@ -234,3 +234,27 @@ def test_sequence_result_is_in_the_family():
     three = gcf.explain_sequence(x, p.model.model, p.actions, p.graph, Tmax=3, random_state=3,
                                  progress=False, **FAST)
     assert (three.pareto["length"] <= 3).all() and three.validate().ok and three.Tmax == 3
+
+
+def test_the_model_adapter_scores_like_the_model():
+    """resolve_encoded: an embedding behind an encoding scores as the embedding does on the
+    encoded rows; a predict_proba model by the chosen class's column; anything else is refused."""
+    from sklearn.linear_model import LogisticRegression
+
+    from groupcf.exceptions import UnsupportedModelError
+    from groupcf.models import TrainedModel
+    enc = gcf.sequential.OneHotEncoding(["u", "c"], {"c": [3.0, 7.0]})
+    net = ReLUNetwork([(np.array([[1.0, 2.0, -1.0]]), np.array([-0.5]))])
+    X = np.array([[0.0, 3.0], [1.0, 7.0], [0.2, 3.0]])
+    tm = resolve_encoded(net, enc, threshold=0.7)
+    np.testing.assert_allclose(tm.margin(X), net.score(enc(X)) - net.score_threshold(0.7))
+    np.testing.assert_allclose(tm.proba(X), net.proba(enc(X)))
+    assert tm.embedding is net and resolve_encoded(tm) is tm
+    rng = np.random.default_rng(1)
+    Z = rng.normal(size=(60, 2))
+    clf = LogisticRegression().fit(Z, (Z[:, 0] > 0).astype(int))
+    bb = resolve_encoded(clf, positive_class=0, threshold=0.4)
+    assert isinstance(bb, TrainedModel) and bb.embedding is None
+    np.testing.assert_allclose(bb.margin(Z[:5]), clf.predict_proba(Z[:5])[:, 0] - 0.4)
+    with pytest.raises(UnsupportedModelError):
+        resolve_encoded(object())
