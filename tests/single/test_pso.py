@@ -444,7 +444,7 @@ def test_split_search_finds_the_smallest_crossing_just_past_a_threshold():
     first = t[(t > z0[col]) & (emb.predict(Z, emb.score_threshold(0.5)) == 1) & (emb.score(Z) > 0.5)][0]
     f = space.features_[0]
     a_min = f.low + (first + 1e-9) * (f.high - f.low)           # raw value just past it
-    e = gcf.explain(x, pipe, method="pso", data=X, n=1, random_state=0, progress=False)
+    e = gcf.explain(x, pipe, method="pso", data=X, n=1, random_state=0, progress=False, split_search=True)
     assert pipe.predict(e.counterfactuals)[0] == 1
     assert e.counterfactuals.a.iloc[0] == pytest.approx(a_min, abs=1e-6 * (f.high - f.low))
     assert e.stats["rounds"][-1]["crossings"] >= 1
@@ -457,7 +457,7 @@ def test_split_search_is_a_no_op_for_models_without_split_points():
     space = gcf.FeatureSpace(numeric="passthrough", immutable=["f2", "color"], increase_only=["count", "level"])
     pipe = make_pipeline(space, MLPClassifier((8,), max_iter=300, random_state=0)).fit(X, y)
     x = X[pipe.predict(X) == 0].iloc[0]
-    a = gcf.explain(x, pipe, method="pso", data=X, n=2, random_state=0, progress=False)
+    a = gcf.explain(x, pipe, method="pso", data=X, n=2, random_state=0, progress=False, split_search=True)
     b = gcf.explain(x, pipe, method="pso", data=X, n=2, random_state=0, progress=False, split_search=False)
     pd.testing.assert_frame_equal(a.counterfactuals, b.counterfactuals)
     assert "crossings" not in a.stats["rounds"][-1]
