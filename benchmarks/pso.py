@@ -2,6 +2,7 @@
 whose defaults are scored on queries it never saw, beside the exact limit and DiCE.
 
     python benchmarks/pso.py tune                       # the grid on tuning queries -> pso_tuning*.csv
+    python benchmarks/pso.py compare --configs "" split_search=False --tag split   # a change of the search
     python benchmarks/pso.py evaluate                   # defaults on evaluation queries -> pso_eval*.csv
     python benchmarks/pso.py evaluate --methods mace-mad --queries 2     # the exact limit
     /work/venvs/dice/bin/python benchmarks/pso.py evaluate --methods dice-random dice-genetic
@@ -365,6 +366,39 @@ def tune(a):
     print(f"chosen: {best}")
 
 
+def parse_config(text: str) -> dict:
+    """``"a=1,b=mad,c=False"`` -> options (``""``: the defaults)."""
+    out = {}
+    for item in filter(None, text.split(",")):
+        k, v = item.split("=", 1)
+        for cast in (int, float):
+            with contextlib.suppress(ValueError):
+                v = cast(v)
+                break
+        out[k] = {"True": True, "False": False, "None": None}.get(v, v) if isinstance(v, str) else v
+    return out
+
+
+def compare(a):
+    """Score ``--configs`` (``"option=value,..."``; ``""`` = the defaults) on the tuning
+    queries and apply the rule of :func:`choose` to them (used when the search itself
+    changes: the new default against the old one, on tuning queries only)."""
+    paper = pd.read_csv(a.reference)
+    out = Path(a.out)
+    rows: list[dict] = []
+    for case in cases(a):
+        for text in a.configs:
+            rows.extend(run_queries(case, pso_runner(case, a.k, parse_config(text)), case.queries("tune", a.queries),
+                                    a.time_limit, {"config": text or "defaults"}))
+    q = pd.DataFrame(rows)
+    q.to_csv(out / f"pso_tuning_{a.tag or 'compare'}_queries.csv", index=False)
+    names = list(dict.fromkeys(q.config))
+    scores = score(summarize_tune(q), paper).set_index("config").loc[names].reset_index()
+    scores["chosen"] = scores.config == choose(scores, a.max_time)
+    scores.to_csv(out / f"pso_tuning_{a.tag or 'compare'}_scores.csv", index=False)
+    print(scores.to_string(index=False))
+
+
 # ----------------------------------------------------------------------------- evaluate
 def evaluate(a):
     out = Path(a.out)
@@ -391,7 +425,7 @@ def evaluate(a):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("command", choices=("tune", "evaluate", "report"))
+    ap.add_argument("command", choices=("tune", "compare", "evaluate", "report"))
     ap.add_argument("--data-dir", default=os.environ.get("MDPSO_DATA", str(SHARED / "data" / "mdpso")))
     ap.add_argument("--reference", default=str(SHARED / "reference" / "mdpso_table2.csv"))
     ap.add_argument("--datasets", nargs="+", default=list(PAPER_NAMES))
@@ -406,12 +440,15 @@ def main(argv=None):
     ap.add_argument("--tag", default="")
     ap.add_argument("--max-time", type=float, default=1.0, help="tune: largest median s per query")
     ap.add_argument("--max-configs", type=int, default=100, help="tune: stop after this many new configurations")
+    ap.add_argument("--configs", nargs="+", default=["", "split_search=False"], help="compare: options")
     ap.add_argument("--out", default=str(RESULTS))
     a = ap.parse_args(argv)
     a.ks = a.ks or [a.k]
     Path(a.out).mkdir(parents=True, exist_ok=True)
     if a.command == "tune":
         return tune(a)
+    if a.command == "compare":
+        return compare(a)
     if a.command == "evaluate":
         return evaluate(a)
     import pso_report

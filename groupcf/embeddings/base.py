@@ -124,6 +124,19 @@ class Embedding(abc.ABC):
         from groupcf.embeddings.crown import linear_upper
         return linear_upper(self, np.asarray(A, float), np.asarray(c, float), lo, hi)
 
+    def split_points(self) -> list[np.ndarray] | None:
+        """Per input column, the sorted distinct values ``t_1 < ... < t_k`` at which the
+        score can change when that column alone moves: the score is constant on
+        ``(-inf, t_1]``, ``(t_1, t_2]``, ..., ``(t_k, inf)`` in that column (a tree's test
+        ``x <= t``). ``None`` (the default): not known (smooth scores, black boxes)."""
+        return None
+
+    def path_splits(self, z) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(columns, thresholds)``: the split tests the score at the point ``z`` goes
+        through (a tree's nodes on ``z``'s path): moving column ``c`` alone just past
+        ``t`` changes at least one tree's leaf. ``None`` (the default): not known."""
+        return None
+
     def first_crossing(self, z, d, t_max: float, lo: float) -> float | None:
         """The smallest ``t`` in ``[0, t_max]`` with ``score(z + t d) >= lo`` (``None``
         when there is none); exact only when ``capabilities.line_search``. The default

@@ -82,6 +82,7 @@ import scipy.sparse as sp
 from groupcf.embeddings.base import DeltaEvaluator, Embedding, EmbeddingCapabilities
 from groupcf.embeddings.split_rules import le_threshold_f32, lt_threshold_f32  # noqa: F401 (re-export)
 from groupcf.embeddings.tree_constr import TreeConstr
+from groupcf.embeddings.tree_splits import path_splits, split_points
 
 if TYPE_CHECKING:  # pragma: no cover
     from groupcf.features.domain import InputDomain
@@ -187,6 +188,16 @@ class TreeEnsemble(Embedding):
     def predict(self, Z, threshold: float | None = None) -> np.ndarray:
         t = self.score_threshold(0.5) if threshold is None else threshold
         return (self.score(Z) >= t).astype(np.int64)
+
+    def split_points(self) -> list[np.ndarray]:
+        """Per input column, the sorted distinct thresholds splitting on it (cached)."""
+        if getattr(self, "_splits", None) is None:
+            self._splits = split_points(self)
+        return self._splits
+
+    def path_splits(self, z) -> tuple[np.ndarray, np.ndarray]:
+        """``(columns, thresholds)`` of the split nodes on the paths of the point ``z``."""
+        return path_splits(self, z)
 
     def delta_evaluator(self, z0) -> FullRowDelta:
         """Scores of points equal to ``z0`` except on a few columns: full rows through

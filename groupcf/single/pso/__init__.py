@@ -59,6 +59,7 @@ from .iv import information_value, rank_features
 from .model import SwarmModel
 from .params import PSOOptions
 from .select import polish, select_diverse, unique_rows
+from .splits import RESTARTS, ascend, box_splits
 from .swarm import run_swarm
 
 log = logging.getLogger(__name__)
@@ -152,6 +153,15 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
             eps = min(prm.max_epsilon, 2 * eps)
         else:
             break
+    splits = box_splits(box, bb.split_points()) if prm.split_search else None
+    if splits:                                    # threshold-aware crossings join the pool
+        Pa, ca = ascend(box, bb, splits, prm, rng, restarts=min(n, RESTARTS))
+        if len(Pa):
+            Za, ca = unique_rows(box.full(Pa), ca, box.cols)
+            pool_Z.append(Za)
+            pool_cost.append(ca)
+            pick, Z = _pick(box, pool_Z, pool_cost, n, prm)
+        rounds[-1]["crossings"] = len(Pa)
     if len(Z) == 0:
         top = max(r["best_proba"] for r in rounds)
         raise NoCounterfactualError(
@@ -168,7 +178,7 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
         warnings.warn(f"PSO: {note}", GroupCFWarning, stacklevel=2)
     Zs = Z[pick]
     if prm.polish:
-        Zs = polish(box, bb, Zs, prm)
+        Zs = polish(box, bb, Zs, prm, splits=splits)
     Zs, _ = unique_rows(Zs, np.arange(len(Zs), dtype=float), box.cols)
     return _result(x, bb, box, Zs, z0, prm, t0, rounds, iv, order, note)
 

@@ -41,6 +41,18 @@ class SwarmModel:
             return self.tm.embedding.proba(Z)
         return np.asarray(self._clf.predict_proba(Z))[:, 1]
 
+    def split_points(self) -> list[np.ndarray] | None:
+        """Per encoded column, the model's split points (its embedding's
+        :meth:`~groupcf.embeddings.base.Embedding.split_points`); ``None`` for a black box
+        or a model without them."""
+        return None if self._clf is not None else self.tm.embedding.split_points()
+
+    def path_splits(self, z) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(columns, thresholds)`` of the split tests the encoded point ``z`` goes
+        through (its embedding's :meth:`~groupcf.embeddings.base.Embedding.path_splits`);
+        ``None`` for a black box or a model without them."""
+        return None if self._clf is not None else self.tm.embedding.path_splits(z)
+
     def accepts(self, p: np.ndarray) -> np.ndarray:
         """Acceptance from probabilities; at threshold 0.5 a tie is a rejection (a
         scikit-learn classifier's ``predict`` takes the first class on a tie)."""

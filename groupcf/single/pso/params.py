@@ -82,6 +82,15 @@ class PSOOptions(Options):
     returned rows are re-checked on raw values); the swarm's random starts change about
     ``Tmax`` features at most.
 
+    ``split_search`` (False: on Hill-Valley's tuning queries it lowered mean proximity
+    0.242 -> 0.201 but raised median CPU 0.82 -> 1.52 s per query, above the protocol's
+    1 s rule; ``benchmarks/results/pso_tuning_split_hv_scores.csv``): where the model exposes
+    split points (tree ensembles, through
+    its embedding), greedy single-feature moves to just past a split point from the query
+    add counterfactuals to the pool, and the polish also tries moving each changed
+    feature back to just past each split point it crosses
+    (:mod:`~groupcf.single.pso.splits`); no effect for other models.
+
     ``polish``: after selection, undo changes of each counterfactual greedily while the
     model still accepts it and the move lowers the selection score above (fewer changed
     features, a smaller distance, never closer than ``min_separation`` to another one).
@@ -107,6 +116,7 @@ class PSOOptions(Options):
     w_diversity: float = 0.25
     min_separation: float | None = None
     polish: bool = True
+    split_search: bool = False
     scale: str = "mad"
     seed_with_data: bool = True
     Tmax: int | None = None

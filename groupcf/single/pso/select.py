@@ -48,6 +48,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .splits import back_moves
+
 
 def unique_rows(Z: np.ndarray, cost: np.ndarray, cols: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Distinct rows of ``Z`` (to 9 decimals, compared on ``cols`` only if given: the
@@ -92,7 +94,7 @@ def select_diverse(box, P: np.ndarray, cost: np.ndarray, n: int, params) -> np.n
 BACK_STEPS = (0.25, 0.5, 0.75)
 
 
-def polish(box, bb, Z: np.ndarray, params, max_rounds: int = 30) -> np.ndarray:
+def polish(box, bb, Z: np.ndarray, params, max_rounds: int = 30, splits: dict | None = None) -> np.ndarray:
     """Greedy sparsity/proximity polish of valid encoded rows ``Z`` that keeps them
     apart (module docstring); a new array, every row still accepted by ``bb`` (checked
     on the scores of the same call) and, if the input rows were, mutually separated."""
@@ -138,6 +140,13 @@ def polish(box, bb, Z: np.ndarray, params, max_rounds: int = 30) -> np.ndarray:
                     for t in BACK_STEPS:
                         h = P[i].copy()
                         h[cols] = P[i, cols] + t * (box.p0[cols] - P[i, cols])
+                        cands.append(h)
+                        whose.append(i)
+                        feat.append(a)
+                    pos = int(np.flatnonzero(cols)[0])
+                    for v in back_moves(box, splits, P[i], pos):     # just past a split point
+                        h = P[i].copy()
+                        h[pos] = v
                         cands.append(h)
                         whose.append(i)
                         feat.append(a)

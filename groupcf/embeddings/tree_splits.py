@@ -1,0 +1,38 @@
+"""Split points of a :class:`~groupcf.embeddings.trees.TreeEnsemble` (the embedding
+protocol's :meth:`~groupcf.embeddings.base.Embedding.split_points` and
+:meth:`~groupcf.embeddings.base.Embedding.path_splits`): where its score can change
+along one column, and which tests one point's evaluation goes through."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def split_points(ens) -> list[np.ndarray]:
+    """Per input column, the sorted distinct thresholds of the nodes splitting on it (a
+    node sends ``x`` left iff ``x[c] <= t``)."""
+    split = ens.feature >= 0
+    f, t = ens.feature[split], ens.threshold[split]
+    order = np.lexsort((t, f))
+    f, t = f[order], t[order]
+    ends = np.searchsorted(f, np.arange(ens.n_inputs + 1))
+    return [np.unique(t[ends[c]:ends[c + 1]]) for c in range(ens.n_inputs)]
+
+
+def path_splits(ens, z) -> tuple[np.ndarray, np.ndarray]:
+    """``(columns, thresholds)`` of every split node on the path of the point ``z`` in
+    each tree (with repeats across trees)."""
+    z = np.asarray(z, dtype=float).reshape(-1)
+    idx = ens.roots.copy()
+    cols, ths = [], []
+    for _ in range(ens.depth):
+        split = ens.feature[idx] >= 0
+        if not split.any():
+            break
+        idx = idx[split]
+        f, t = ens.feature[idx], ens.threshold[idx]
+        cols.append(f)
+        ths.append(t)
+        idx = np.where(z[f] <= t, ens.left[idx], ens.right[idx])
+    if not cols:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    return np.concatenate(cols), np.concatenate(ths)
