@@ -47,7 +47,8 @@ def test_docstrings_cite_papers_not_documents_outside_the_repository():
 ALGORITHM_LAYERS = ("group", "single", "sequential", "global_actions", "colgen", "formulations", "results",
                     "batch", "audit", "metrics.py", "metrics_hd.py", "plaf", "cli.py", "demo.py")
 #: the protocol itself (and its generic pieces) may be named anywhere
-PROTOCOL = {"Embedding", "EmbeddingConstr", "EmbeddingCapabilities", "AdditiveForm", "DeltaEvaluator"}
+PROTOCOL = {"Embedding", "EmbeddingConstr", "EmbeddingCapabilities", "AdditiveForm", "DeltaEvaluator",
+            "SearchProblem", "Incumbent", "SearchStrategy", "Radius"}
 #: model classes of the frameworks groupcf embeds
 FRAMEWORK_MODELS = {"LogisticRegression", "MLPClassifier", "LinearSVC", "SGDClassifier", "RidgeClassifier",
                     "Perceptron", "DecisionTreeClassifier", "RandomForestClassifier", "ExtraTreesClassifier",
@@ -106,3 +107,54 @@ def test_the_protocol_check_sees_a_branch():
     classes, attrs = _embedding_names()
     assert {"ReLUNetwork", "TreeEnsemble", "LinearModel"} <= classes
     assert {"fix_levels", "input_cells"} <= attrs
+
+
+#: the searches behind Embedding.incumbent / start_mip / radius (registered by capability)
+SEARCH_MODULES = {"net_bound", "tree_bound", "searches"}
+SEARCH_FUNCTIONS = {"radius_box", "start_and_radius", "tightened_embedding", "apply_radius", "strategy_for",
+                    "registered_searches"}
+
+
+def _search_offenders(path):
+    """Imports of the search modules / functions and reads of the capability that selects a
+    search (``line_search``) in one algorithm module."""
+    import ast
+
+    out, name = [], path.relative_to(ROOT) if ROOT in path.parents else path.name
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            parts = set((node.module or "").split("."))
+            names = {a.name for a in node.names}
+            if parts & SEARCH_MODULES or names & (SEARCH_MODULES | SEARCH_FUNCTIONS):
+                out.append(f"{name}:{node.lineno} imports {node.module} {sorted(names)}")
+        elif isinstance(node, ast.Attribute) and node.attr == "line_search":
+            out.append(f"{name}:{node.lineno} reads .line_search")
+    return out
+
+
+def test_algorithms_reach_the_incumbent_search_and_radius_only_through_the_protocol():
+    """MACE (and every other algorithm) asks the model for its numpy incumbent, MIP start and
+    radius through Embedding.incumbent / start_mip / radius; only the searches themselves
+    (groupcf/single/{net_bound,tree_bound,radius,searches}.py, registered by capability) and
+    the package's registration import them."""
+    allowed = {PACKAGE / "single" / f"{m}.py" for m in SEARCH_MODULES | {"radius"}} | {PACKAGE / "single" / "__init__.py"}
+    offenders = [o for p in _algorithm_sources() if p not in allowed for o in _search_offenders(p)]
+    assert not offenders, "search reached around the embedding protocol: " + "; ".join(offenders)
+    mace = (PACKAGE / "single" / "mace.py").read_text()
+    assert ".incumbent(" in mace and ".start_mip(" in mace
+
+
+def test_the_search_check_sees_a_bypass(tmp_path):
+    """The scan above is not vacuous: MACE's former direct calls are flagged."""
+    p = tmp_path / "bypass.py"
+    p.write_text("from . import net_bound\nfrom .tree_bound import start_and_radius\n"
+                 "def f(emb):\n    return emb.capabilities.line_search\n")
+    assert len(_search_offenders(p)) == 3
+
+
+def test_the_protocol_searches_are_registered_by_capability():
+    import groupcf.single  # noqa: F401
+    from groupcf.embeddings.base import EmbeddingCapabilities
+    from groupcf.embeddings.search import registered_searches
+    found = registered_searches()
+    assert set(found) == {"line_search", "leaf_cells"} <= set(EmbeddingCapabilities.__dataclass_fields__)

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from groupcf.embeddings.radius import Radius
+from groupcf.embeddings.search import Incumbent, SearchProblem, default_radius, default_start, strategy_for
 from groupcf.utils import value_key
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -154,6 +156,28 @@ class Embedding(abc.ABC):
             m = 0.5 * (a + b)
             a, b = (a, m) if self.score(z + m * d)[0] >= lo else (m, b)
         return float(b)
+
+    # -- the nearest-counterfactual search (groupcf.embeddings.search) ----------------
+    def incumbent(self, problem: SearchProblem) -> Incumbent:
+        """A good accepted point found in numpy before the MIP, with what it implies (the
+        radius box, a tightened embedding); :mod:`groupcf.embeddings.search`. Default: the
+        search registered for a declared capability, else nothing."""
+        strategy = strategy_for(self)
+        return Incumbent() if strategy is None else strategy.incumbent(self, problem)
+
+    def start_mip(self, problem: SearchProblem, mip, found: Incumbent) -> Incumbent:
+        """Offer ``found`` to the built nearest-counterfactual MIP ``mip`` (MIP start,
+        radius). Default: the registered search's, else the point as MIP start with the
+        radius' cardinality cut, or the greedy completion."""
+        strategy = strategy_for(self)
+        return default_start(problem, mip, found) if strategy is None else \
+            strategy.start_mip(self, problem, mip, found)
+
+    def radius(self, problem: SearchProblem, bound: float) -> Radius:
+        """The box, fixed features, cardinality and l1 budget of every solution of
+        objective ``<= bound`` (:func:`~groupcf.embeddings.radius.radius_box`, valid for
+        any model)."""
+        return default_radius(problem, bound)
 
     def delta_evaluator(self, z0) -> DeltaEvaluator:
         """Scores of points equal to ``z0`` except on a few columns

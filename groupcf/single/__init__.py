@@ -5,6 +5,7 @@ from ..exceptions import NotRejectedError
 from ..features.validation import validate_instance
 from ..models import reference_space, resolve_model
 from ..results.explanation import Explanation
+from . import searches  # noqa: F401  (registers MACE's numpy searches with the embedding protocol)
 from .geco import GeCoOptions, explain_geco
 from .mace import MaceOptions, mace
 from .pso import PSOOptions, explain_pso

@@ -3,12 +3,14 @@ feature kept at the instance's own raw value (so unchanged numerics keep their e
 categorical features with the training data's dtype. Shared by MACE and the particle swarm."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
 from ..formulations.nearest import change_tol
 
-__all__ = ["decode", "restore_dtypes"]
+__all__ = ["decode", "restore_dtypes", "round_away"]
 
 
 def decode(space, x: pd.Series, v: np.ndarray, z0: np.ndarray, keep=()) -> pd.DataFrame:
@@ -35,3 +37,13 @@ def restore_dtypes(space, df: pd.DataFrame) -> pd.DataFrame:
             if not pd.isna(col).any():
                 df[f.name] = col
     return df
+
+
+def round_away(f, v: float, up: bool) -> float:
+    """A wide integer column's value rounded away from the instance (to the grid)."""
+    rng = f.high - f.low
+    if not (f.integer and rng > 0):
+        return v
+    raw = f.low + v * rng
+    raw = math.ceil(raw - 1e-9) if up else math.floor(raw + 1e-9)
+    return (raw - f.low) / rng

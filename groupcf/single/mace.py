@@ -8,7 +8,10 @@ model rejects, the logit margin is enlarged and the MIP re-solved.
 
 Tree ensembles start from a numpy upper bound and its radius
 (:mod:`groupcf.single.tree_bound`); ReLU networks likewise
-(:mod:`groupcf.single.net_bound`; options ``upper_bound``, ``radius``, ``obbt``). Integer
+(:mod:`groupcf.single.net_bound`; options ``upper_bound``, ``radius``, ``obbt``); MACE asks
+for them through the embedding protocol only (``Embedding.incumbent``, ``start_mip``,
+``radius``: :mod:`groupcf.embeddings.search`, the searches registered by capability in
+:mod:`groupcf.single.searches`). Integer
 columns the MIP solves as real (ranges above ``MAX_INTEGER_RANGE``) are rounded away from
 the instance when decoded.
 """
@@ -25,6 +28,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from ..embeddings.search import SearchProblem
 from ..exceptions import (
     GroupCFWarning,
     InvalidInputError,
@@ -40,10 +44,8 @@ from ..progress import progress_bar
 from ..results.explanation import Explanation
 from ..solvers import make_backend
 from ..solvers.base import Backend, Status
-from . import net_bound
-from .decode import decode, restore_dtypes
+from .decode import decode, restore_dtypes, round_away
 from .snap import off_cell, snap_to_cells
-from .tree_bound import start_and_radius
 
 log = logging.getLogger(__name__)
 
@@ -125,24 +127,19 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     backend = make_backend(solver, **kw)
     emb, score_lo = tm.embedding, tm.logit_threshold + margin
     strict = tm.logit_threshold + margin * 10 ** MAX_MARGIN_RETRIES   # valid for every retry
-    tree_stats, ub_point, box = {}, None, None
     lb, ub, can = actionable_bounds(space, z0)
     bounds = (lb, np.maximum(ub, lb))             # (for rounding: the box may be narrower)
-    caps = emb.capabilities                       # the model's structure, through the protocol
-    if upper_bound and caps.line_search and emb.additive() is None:   # exact line searches (ReLU networks)
-        tree_stats, ub_point, box = net_bound.search(space, emb, z0, *bounds, can, dist,
-                                                     strict, score_lo, Tmax=Tmax, radius=radius and n == 1)
-    mip = NearestCounterfactual(space, net_bound.tightened_embedding(space, emb, z0, box, lp=obbt) if box else emb, z0,
+    # the model's own numpy search, radius and MIP start, through the embedding protocol
+    problem = SearchProblem(space, z0, *bounds, can, dist, strict, score_lo, Tmax=Tmax, radius=radius,
+                            single=n == 1, upper_bound=upper_bound, obbt=obbt)
+    found = emb.incumbent(problem)
+    box = found.box
+    mip = NearestCounterfactual(space, found.embedding or emb, z0,
                                 backend, distance=dist, score_lo=score_lo, Tmax=Tmax,
                                 box=box[:3] if box else None, scale_objective=True).build()
-    if caps.leaf_cells:   # leaf cells (tree ensembles): upper bound, MIP start (+ radius when n == 1)
-        tree_stats, ub_point = start_and_radius(mip, space, dist, strict, Tmax=Tmax, radius=n == 1)
-    elif ub_point is not None:
-        mip.start_from(ub_point)
-        if box is not None and box.k is not None and box.k < len(space):   # cardinality cut
-            backend.add_row(mip.f, np.ones(len(mip.f)), hi=float(box.k))
-    else:
-        mip.start_greedy()   # an incumbent from the greedy completion, when one fits
+    found = emb.start_mip(problem, mip, found)
+    tree_stats, ub_point = found.stats, found.point
+    caps = emb.capabilities
     integer_cols = space.domain().integer
 
     rows, changes, statuses, objectives, lower_bound = [], [], [], [], None
@@ -262,7 +259,7 @@ def _round_wide(space, mip, bounds, v: np.ndarray, z0: np.ndarray, tm, x: pd.Ser
         return v
     v, (lb, ub) = v.copy(), bounds
     for f, c in wide:
-        v[c] = min(max(net_bound.round_away(f, v[c], v[c] > z0[c]), lb[c]), ub[c])
+        v[c] = min(max(round_away(f, v[c], v[c] > z0[c]), lb[c]), ub[c])
     for f, c in wide:
         back = v.copy()
         back[c] -= math.copysign(1.0 / (f.high - f.low), v[c] - z0[c])

@@ -43,12 +43,14 @@ import math
 
 import numpy as np
 
+from ..embeddings.search import SearchProblem
 from ..embeddings.tighten import Option, budget_tightened
 from ..features.domain import InputDomain
 from ..formulations.completion import Completions
 from ..formulations.distances import feature_measure
 from ..formulations.nearest import MAX_INTEGER_RANGE
-from .radius import Radius, category_changes, deltas, max_changes, radius_box
+from .decode import round_away
+from .radius import Radius, category_changes, deltas, max_changes
 
 #: discrete changes (highest score first) that :func:`best_pair` extends by a second change
 PAIR_BEAM = 12
@@ -61,16 +63,6 @@ def _grid(f, z0c: float):
     if f.integer and 0 < rng <= MAX_INTEGER_RANGE and abs(raw0 - round(raw0)) <= 1e-9 * max(1.0, abs(raw0)):
         return f.low, rng
     return None
-
-
-def round_away(f, v: float, up: bool) -> float:
-    """A wide integer column's value rounded away from the instance (to the grid)."""
-    rng = f.high - f.low
-    if not (f.integer and rng > 0):
-        return v
-    raw = f.low + v * rng
-    raw = math.ceil(raw - 1e-9) if up else math.floor(raw + 1e-9)
-    return (raw - f.low) / rng
 
 
 def _crossing(emb, z, c: int, target: float, lo: float):
@@ -310,6 +302,6 @@ def search(space, emb, z0, lb, ub, can_change, distance, strict, score_lo, Tmax=
         if single is not None and s_obj <= obj and s_obj <= s_low + tol:
             stats.update(upper_bound=s_obj, lower_bound=s_low, single_optimal=True)
             return stats, single, None
-    box = radius_box(space, distance, obj, z0, lb, ub, can_change)
+    box = emb.radius(SearchProblem(space, z0, lb, ub, can_change, distance, strict, score_lo, Tmax), obj)
     stats.update(max_changes=k, fixed_features=int(np.sum(can_change & ~box.can_change)))
     return stats, point, box

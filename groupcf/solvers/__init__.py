@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+from typing import Any
 
 from ..exceptions import InvalidInputError
 from ..options import nearest_names
@@ -58,7 +59,7 @@ def _names_help() -> str:
 
 
 def make_backend(solver: str | type[Backend] | Backend = "highs",
-                 options: SolverOptions | None = None, **kwargs) -> Backend:
+                 options: SolverOptions | None = None, **kwargs: Any) -> Backend:
     """A new, empty model.
 
     ``solver`` is a name (``"highs"``, ``"gurobi"``, ``"pyomo"``, ``"pyomo:cbc"``, ...),

@@ -7,7 +7,8 @@ count as distinct, how a gap is computed -- are identical on every solver.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -21,7 +22,7 @@ _CODE = {VarType.CONTINUOUS: CONT, VarType.BINARY: BIN, VarType.INTEGER: INT}
 FEAS_TOL = 1e-6  # absolute/relative tolerance when re-checking solutions
 
 
-def vtype_code(v) -> int:
+def vtype_code(v: Any) -> int:
     """``"C"``/``"B"``/``"I"`` or a :class:`VarType` -> internal integer code."""
     try:
         return _CODE[VarType(v)]
@@ -29,7 +30,7 @@ def vtype_code(v) -> int:
         raise ValueError(f"unknown variable type {v!r}; use 'C', 'B', 'I' or a VarType") from None
 
 
-def vtype_codes(vtype: VarType | str | Sequence, n: int) -> np.ndarray:
+def vtype_codes(vtype: VarType | str | Sequence[VarType | str], n: int) -> np.ndarray:
     """A scalar or per-variable sequence of variable types -> ``int8`` codes of length n."""
     if isinstance(vtype, (str, VarType)):
         return np.full(n, vtype_code(vtype), dtype=np.int8)
@@ -39,7 +40,7 @@ def vtype_codes(vtype: VarType | str | Sequence, n: int) -> np.ndarray:
     return codes
 
 
-def float_array(v, n: int, what: str = "values", none: float | None = None) -> np.ndarray:
+def float_array(v: Any, n: int, what: str = "values", none: float | None = None) -> np.ndarray:
     """Broadcast a scalar or check a sequence of length n (a copy, float64). ``v=None``
     is allowed when ``none`` gives its meaning (e.g. ``-inf`` for a lower bound); NaN is
     rejected."""
@@ -53,10 +54,10 @@ def float_array(v, n: int, what: str = "values", none: float | None = None) -> n
         raise ValueError(f"expected {n} {what}, got {a.shape[0]}")
     if np.isnan(a).any():
         raise ValueError(f"NaN in {what}")
-    return a.copy()
+    return np.array(a, dtype=np.float64)
 
 
-def index_array(idx, n_max: int, what: str = "variable") -> np.ndarray:
+def index_array(idx: Any, n_max: int, what: str = "variable") -> np.ndarray:
     """Indices as ``int64``; raises IndexError when out of range."""
     a = np.asarray(idx, dtype=np.int64).ravel()
     if a.size and (a.min() < 0 or a.max() >= n_max):
@@ -76,7 +77,7 @@ def binary_bounds(lb: np.ndarray, ub: np.ndarray,
     return lb, ub
 
 
-def as_csr(A, num_vars: int) -> sp.csr_matrix:
+def as_csr(A: Any, num_vars: int) -> sp.csr_matrix:
     """Any scipy sparse matrix (or dense array) with at most ``num_vars`` columns -> CSR
     with exactly ``num_vars`` columns, canonical (sorted, summed duplicates), float64."""
     if not sp.issparse(A):
@@ -95,14 +96,14 @@ def as_csr(A, num_vars: int) -> sp.csr_matrix:
 class GrowArray:
     """A 1-d numpy array with amortised O(1) append (column generation adds many columns)."""
 
-    def __init__(self, dtype=np.float64):
+    def __init__(self, dtype: Any = np.float64) -> None:
         self._a = np.empty(16, dtype=dtype)
         self._n = 0
 
     def __len__(self) -> int:
         return self._n
 
-    def extend(self, values) -> None:
+    def extend(self, values: Any) -> None:
         values = np.asarray(values, dtype=self._a.dtype).ravel()
         need = self._n + values.size
         if need > self._a.size:
@@ -121,7 +122,7 @@ class GrowArray:
 class VarTable:
     """The backend's own record of variable bounds, types and objective coefficients."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.lb = GrowArray()
         self.ub = GrowArray()
         self.kind = GrowArray(np.int8)
@@ -130,7 +131,7 @@ class VarTable:
     def __len__(self) -> int:
         return len(self.lb)
 
-    def add(self, lb, ub, kind, cost) -> None:
+    def add(self, lb: Any, ub: Any, kind: Any, cost: Any) -> None:
         self.lb.extend(lb)
         self.ub.extend(ub)
         self.kind.extend(kind)
@@ -138,14 +139,15 @@ class VarTable:
 
     @property
     def is_int(self) -> np.ndarray:
-        return self.kind.view != CONT
+        return np.asarray(self.kind.view != CONT)
 
     @property
     def is_mip(self) -> bool:
         return bool(np.any(self.kind.view != CONT))
 
 
-def prepare_vars(n: int, lb, ub, vtype, obj):
+def prepare_vars(n: int, lb: Any, ub: Any, vtype: Any,
+                 obj: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Normalise the arguments of ``add_vars``: arrays of length n, BINARY clipped to [0,1]."""
     if n < 0:
         raise ValueError("n must be >= 0")
@@ -157,14 +159,14 @@ def prepare_vars(n: int, lb, ub, vtype, obj):
     return lb, ub, codes, obj
 
 
-def prepare_rows(A, lo, hi, num_vars: int):
+def prepare_rows(A: Any, lo: Any, hi: Any, num_vars: int) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
     A = as_csr(A, num_vars)
     m = A.shape[0]
     return (A, float_array(lo, m, "row lower bounds", none=-INF),
             float_array(hi, m, "row upper bounds", none=INF))
 
 
-def prepare_objective(idx, coefs, sense: str, num_vars: int):
+def prepare_objective(idx: Any, coefs: Any, sense: str, num_vars: int) -> tuple[np.ndarray, bool]:
     """-> (dense cost vector in the user's sense, is_max)."""
     if sense not in ("min", "max"):
         raise ValueError(f"sense must be 'min' or 'max', got {sense!r}")
@@ -193,7 +195,8 @@ def round_integers(x: np.ndarray, is_int: np.ndarray) -> np.ndarray:
     return x
 
 
-def is_feasible(x, A: sp.spmatrix, lo, hi, lb, ub, is_int, tol: float = FEAS_TOL) -> bool:
+def is_feasible(x: np.ndarray, A: sp.spmatrix, lo: np.ndarray, hi: np.ndarray, lb: np.ndarray, ub: np.ndarray,
+                is_int: np.ndarray, tol: float = FEAS_TOL) -> bool:
     """Re-check a solution against rows, bounds and integrality (scaled tolerance)."""
     if np.any(x < lb - tol * np.maximum(1.0, np.abs(lb))) or \
             np.any(x > ub + tol * np.maximum(1.0, np.abs(ub))):
@@ -208,8 +211,9 @@ def is_feasible(x, A: sp.spmatrix, lo, hi, lb, ub, is_int, tol: float = FEAS_TOL
     return True
 
 
-def select_pool(candidates, incumbent: np.ndarray, is_int: np.ndarray, objective,
-                is_max: bool, n_keep: int):
+def select_pool(candidates: Iterable[np.ndarray], incumbent: np.ndarray, is_int: np.ndarray,
+                objective: Callable[[np.ndarray], float], is_max: bool,
+                n_keep: int) -> tuple[list[np.ndarray], list[float]]:
     """Distinct solutions for :attr:`Solution.pool`.
 
     Two solutions are the same when their integer variables agree (after rounding); of
@@ -220,8 +224,8 @@ def select_pool(candidates, incumbent: np.ndarray, is_int: np.ndarray, objective
     if n_keep <= 0:
         return [], []
 
-    def key(x):
-        return np.round(x[is_int]).astype(np.int64).tobytes()
+    def key(x: np.ndarray) -> bytes:
+        return bytes(np.round(x[is_int]).astype(np.int64).tobytes())
 
     best: dict[bytes, tuple[float, np.ndarray]] = {}
     inc_key = key(incumbent)
@@ -265,14 +269,25 @@ class TableBoundsMixin:
     then handed to the backend's ``_push_bounds(idx, lb, ub)`` (send to the solver and
     record) and ``_push_vtype(idx, codes)`` (send the types; the table already has them)."""
 
-    def set_bounds(self, idx, lb, ub) -> None:
+    if TYPE_CHECKING:  # provided by the backend class (declared for the type checker only)
+        @property
+        def _var_table(self) -> VarTable: ...
+
+        @property
+        def num_vars(self) -> int: ...
+
+        def _push_bounds(self, idx: np.ndarray, lb: np.ndarray, ub: np.ndarray) -> None: ...
+
+        def _push_vtype(self, idx: np.ndarray, codes: np.ndarray) -> None: ...
+
+    def set_bounds(self, idx: Any, lb: Any, ub: Any) -> None:
         idx = index_array(idx, self.num_vars)
         lb = float_array(lb, idx.size, "lower bounds", none=-INF)
         ub = float_array(ub, idx.size, "upper bounds", none=INF)
         lb, ub = binary_bounds(lb, ub, self._var_table.kind.view[idx])
         self._push_bounds(idx, lb, ub)
 
-    def set_vtype(self, idx, vtype) -> None:
+    def set_vtype(self, idx: Any, vtype: VarType | str) -> None:
         idx = index_array(idx, self.num_vars)
         codes = vtype_codes(vtype, idx.size)
         t = self._var_table

@@ -17,7 +17,7 @@ import enum
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -94,7 +94,7 @@ class Solution:
                 f"dual_bound={self.dual_bound}, pool={len(self.pool)}, time={self.solve_time:.3f}s)")
 
 
-def _as_array(v, n: int, dtype=float) -> np.ndarray:
+def _as_array(v: Any, n: int, dtype: Any = float) -> np.ndarray:
     a = np.asarray(v, dtype=dtype)
     if a.ndim == 0:
         a = np.full(n, a, dtype=dtype)
@@ -110,10 +110,11 @@ class Backend(abc.ABC):
     model is minimised unless :meth:`set_objective` says ``sense="max"``.
     """
 
-    name: ClassVar[str] = "abstract"
-    capabilities: ClassVar[Capabilities] = Capabilities()
+    #: class attributes, which a backend may refine per instance (pyomo:<solver>)
+    name: str = "abstract"
+    capabilities: Capabilities = Capabilities()
 
-    def __init__(self, options: SolverOptions | None = None, **kwargs):
+    def __init__(self, options: SolverOptions | None = None, **kwargs: Any) -> None:
         self.options = options or SolverOptions(**kwargs)
 
     # -- building -------------------------------------------------------------------
@@ -126,41 +127,41 @@ class Backend(abc.ABC):
     def num_rows(self) -> int: ...
 
     @abc.abstractmethod
-    def add_vars(self, n: int, lb=0.0, ub=INF, vtype: VarType | str | Sequence = VarType.CONTINUOUS,
-                 obj=0.0) -> np.ndarray:
+    def add_vars(self, n: int, lb: Any = 0.0, ub: Any = INF,
+                 vtype: VarType | str | Sequence[VarType | str] = VarType.CONTINUOUS, obj: Any = 0.0) -> np.ndarray:
         """Add ``n`` variables; returns their indices. Scalars broadcast."""
 
     @abc.abstractmethod
-    def add_rows(self, A, lo, hi) -> np.ndarray:
+    def add_rows(self, A: Any, lo: Any, hi: Any) -> np.ndarray:
         """Add rows ``lo <= A x <= hi``; ``A`` is sparse with ``num_vars`` (or fewer) columns.
         Returns the new rows' indices."""
 
-    def add_row(self, idx, coefs, lo=-INF, hi=INF) -> int:
+    def add_row(self, idx: Any, coefs: Any, lo: float = -INF, hi: float = INF) -> int:
         """Add one row ``lo <= sum coefs[j] * x[idx[j]] <= hi``."""
         idx = np.asarray(idx, dtype=np.int64).ravel()
         coefs = _as_array(coefs, len(idx))
         A = sp.csr_matrix((coefs, idx, [0, len(idx)]), shape=(1, self.num_vars))
         return int(self.add_rows(A, [lo], [hi])[0])
 
-    def add_column(self, obj: float, rows, coefs, lb=0.0, ub=INF,
+    def add_column(self, obj: float, rows: Any, coefs: Any, lb: float = 0.0, ub: float = INF,
                    vtype: VarType | str = VarType.CONTINUOUS) -> int:
         """Add one variable with its coefficients in existing rows (column generation)."""
         raise NotImplementedError(f"{self.name} does not support adding columns")
 
     @abc.abstractmethod
-    def set_objective(self, idx, coefs, sense: str = "min", offset: float = 0.0) -> None:
+    def set_objective(self, idx: Any, coefs: Any, sense: str = "min", offset: float = 0.0) -> None:
         """Replace the objective: ``coefs`` on variables ``idx``, zero elsewhere."""
 
     @abc.abstractmethod
-    def set_bounds(self, idx, lb, ub) -> None: ...
+    def set_bounds(self, idx: Any, lb: Any, ub: Any) -> None: ...
 
     @abc.abstractmethod
-    def set_vtype(self, idx, vtype: VarType | str) -> None: ...
+    def set_vtype(self, idx: Any, vtype: VarType | str) -> None: ...
 
     @abc.abstractmethod
-    def set_row_bounds(self, rows, lo, hi) -> None: ...
+    def set_row_bounds(self, rows: Any, lo: Any, hi: Any) -> None: ...
 
-    def set_mip_start(self, idx, values) -> None:  # noqa: B027 (optional: a no-op by default)
+    def set_mip_start(self, idx: Any, values: Any) -> None:  # noqa: B027 (optional: a no-op by default)
         """Offer a (possibly partial) starting solution; ignored without ``mip_start``."""
 
     def require(self, capability: str, purpose: str) -> None:

@@ -6,6 +6,7 @@ the persistent solver explicitly, and this module solves and reads the result ba
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +36,7 @@ class PyomoAppsiBackend(PyomoBackend):
             setattr(uc, flag, False)  # changes are passed explicitly
         self._opt.config.load_solution = False
 
-    def _solve_native(self, is_mip: bool):
+    def _solve_native(self, is_mip: bool) -> Any:
         from pyomo.contrib.appsi.base import TerminationCondition as T
         opt, o = self._opt, self.options
         opt.config.stream_solver = bool(o.verbose)
@@ -88,7 +89,7 @@ class PyomoAppsiBackend(PyomoBackend):
 
     def _feasibility_condition(self) -> str:
         self._opt.set_objective(self._m.obj)
-        return self._opt.solve(self._m).termination_condition.name
+        return str(self._opt.solve(self._m).termination_condition.name)
 
     def _restore_objective(self) -> None:
         self._opt.set_objective(self._m.obj)

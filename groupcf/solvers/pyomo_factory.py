@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -60,9 +61,9 @@ class PyomoFactoryBackend(PyomoBackend):
             mip_start=bool(getattr(opt, "warm_start_capable", lambda: False)()),
             dual_bound=solver in _BOUND_SOLVERS)
 
-    def _solver_options(self) -> dict:
+    def _solver_options(self) -> dict[str, Any]:
         o, name = self.options, self.solver
-        opts = {}
+        opts: dict[str, Any] = {}
         for value, table, what in ((o.time_limit, _TIME_LIMIT, "time_limit"),
                                    (o.mip_gap, _MIP_GAP, "mip_gap"),
                                    (None if name == "glpk" else o.mip_abs_gap, _MIP_ABS_GAP, "mip_abs_gap"),
@@ -79,7 +80,7 @@ class PyomoFactoryBackend(PyomoBackend):
                               "is unknown)", GroupCFWarning, stacklevel=4)
         return opts
 
-    def _solve_native(self, is_mip: bool):
+    def _solve_native(self, is_mip: bool) -> Any:
         from pyomo.opt import SolutionStatus as SS
         from pyomo.opt import TerminationCondition as T
         pyo, m = self._pyo, self._m
