@@ -77,12 +77,18 @@ class TrainedModel:
     def is_positive(self, X: pd.DataFrame) -> np.ndarray:
         """Whether the real model accepts each row: probability ``>= threshold`` and, at
         the default threshold, the model's own ``predict`` says positive too."""
-        ok = self.proba(X) >= self.threshold
+        return self.check(X)[1]
+
+    def check(self, X: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        """``(proba, accepted)`` of each row by the real model: :meth:`proba` and
+        :meth:`is_positive` from one pass of it."""
+        p = self.proba(X)
+        ok = p >= self.threshold
         if self.threshold == 0.5 and hasattr(self.model, "predict") and hasattr(self.model, "classes_"):
             raw = hasattr(self.model, "steps") or self.space is None
             pred = np.asarray(self.model.predict(X if raw else self.encode(X)))
             ok &= pred == self.model.classes_[1]
-        return ok
+        return p, ok
 
 
 def resolve_model(model, space: FeatureSpace | None = None, threshold: float = 0.5, *,
