@@ -6,8 +6,9 @@ whose defaults are scored on queries it never saw, beside the exact limit and Di
     python benchmarks/pso.py evaluate --methods mace-mad --queries 2     # the exact limit
     /work/venvs/dice/bin/python benchmarks/pso.py evaluate --methods dice-random dice-genetic
     python benchmarks/pso.py evaluate --models rf500 gb mlp --tag robust # robustness
+    python benchmarks/pso.py report                     # mean ± sd tables from the CSVs -> pso.md
 
-(``make bench-pso`` runs tune and evaluate.) Data are read from ``--data-dir``
+(``make bench-pso`` runs tune, evaluate and report.) Data are read from ``--data-dir``
 (default ``../shared/data/mdpso``, never copied; its README gives provenance):
 
 * COMPAS: ``compas-two-years_5278_derived.csv`` (13 features); desired class: no two-year
@@ -386,7 +387,7 @@ def evaluate(a):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("command", choices=("tune", "evaluate"))
+    ap.add_argument("command", choices=("tune", "evaluate", "report"))
     ap.add_argument("--data-dir", default=os.environ.get("MDPSO_DATA", str(SHARED / "data" / "mdpso")))
     ap.add_argument("--reference", default=str(SHARED / "reference" / "mdpso_table2.csv"))
     ap.add_argument("--datasets", nargs="+", default=list(PAPER_NAMES))
@@ -407,7 +408,11 @@ def main(argv=None):
     Path(a.out).mkdir(parents=True, exist_ok=True)
     if a.command == "tune":
         return tune(a)
-    return evaluate(a)
+    if a.command == "evaluate":
+        return evaluate(a)
+    import pso_report
+
+    print(pso_report.report(Path(a.out), Path(a.reference)))
 
 
 if __name__ == "__main__":

@@ -105,8 +105,8 @@ def _load_model(path, X):
     except Exception as exc:
         raise InvalidInputError(f"cannot read model {path}: {exc}") from exc
     if not hasattr(model, "steps") or not hasattr(model, "predict_proba"):
-        raise InvalidInputError(f"{path} is not a Pipeline(FeatureSpace, classifier); save one with "
-                                "joblib.dump(pipeline, path)")
+        raise InvalidInputError(f"{path} is not a Pipeline (a groupcf FeatureSpace or fitted "
+                                "scikit-learn preprocessing, then a classifier); save one with joblib.dump(pipeline, path)")
     names = [f.name for f in resolve_model(model).space]
     missing = [c for c in names if c not in X.columns]
     if missing:

@@ -93,7 +93,9 @@ class TrainedModel:
 
 def resolve_model(model, space: FeatureSpace | None = None, threshold: float = 0.5, *,
                   allow_black_box: bool = False) -> TrainedModel:
-    """Resolve a fitted Pipeline(FeatureSpace, clf), or a bare classifier / torch module
+    """Resolve a fitted Pipeline(FeatureSpace, clf), a Pipeline of scikit-learn
+    preprocessing then a classifier (``space=``, optional: a FeatureSpace fitted on the
+    training rows, for numeric ranges and actionability), or a bare classifier / torch module
     with ``space=``, into a :class:`TrainedModel`.
 
     ``allow_black_box``: a model without a registered embedding but with ``predict_proba``
@@ -124,6 +126,28 @@ def resolve_model(model, space: FeatureSpace | None = None, threshold: float = 0
             f"{type(_final_step(model)).__name__} has no predict_proba, only a decision function "
             f"(positive iff decision_function >= 0): only threshold=0.5 is meaningful, got {threshold}")
     return TrainedModel(model, found_space, emb, threshold)
+
+
+def reference_space(model, data) -> FeatureSpace | None:
+    """For a Pipeline of scikit-learn preprocessing (its first step not a FeatureSpace) and
+    reference rows ``data`` (GeCo's and PSO's ``data=``): a FeatureSpace fitted on them,
+    whose numeric ranges and integrality the translation of the preprocessing uses
+    (:mod:`groupcf.features.preprocessing`); ``None`` otherwise or when the rows cannot be
+    fitted (then the scalers' statistics give the ranges)."""
+    steps = getattr(model, "steps", None)
+    names = getattr(model, "feature_names_in_", None)
+    if not steps or names is None or not isinstance(data, pd.DataFrame):
+        return None
+    first = [e for _, e in steps if e is not None and not isinstance(e, str)][:1]
+    if not first or isinstance(first[0], FeatureSpace):
+        return None
+    cols = [str(c) for c in names]
+    if any(c not in data.columns for c in cols):
+        return None
+    try:
+        return FeatureSpace(numeric="passthrough").fit(data[cols].dropna())
+    except (InvalidInputError, ValueError, TypeError):
+        return None
 
 
 def _final_step(model):

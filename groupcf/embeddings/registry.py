@@ -138,8 +138,9 @@ def _preprocessed(steps, reference):
     pre = translate_preprocessing(steps[:-1], reference=reference)
     if pre.estimated:
         rng = ", ".join(f"{n} in [{lo:.4g}, {hi:.4g}]" for n, (lo, hi) in pre.estimated.items())
-        logger.info("numeric ranges estimated from the scalers' statistics: %s; pass "
-                    "space=FeatureSpace(...).fit(X_train) for the training ranges", rng)
+        warnings.warn(f"numeric ranges estimated from the scalers' statistics: {rng}; pass "
+                      "space=gcf.FeatureSpace(numeric='passthrough').fit(X_train) for the training ranges "
+                      "(and integer values)", GroupCFWarning, stacklevel=4)
     return pre.space, compose_affine(inner, pre.matrix, pre.offset, pre.output_names)
 
 

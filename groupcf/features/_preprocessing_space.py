@@ -39,7 +39,7 @@ def build_space(specs, order, reference):
         ref = _ref_feature(reference, name)
         if sp.kind == "numeric":
             lo, hi, integer = _numeric_range(name, sp, ref)
-            if sp.stats is not None and (ref is None or _ref_range(ref) is None):
+            if sp.stats is not None and ref is None and not sp.stats[2].startswith("MinMaxScaler"):
                 estimated[name] = (lo, hi)
             f = Feature(name, "numeric", "continuous", low=lo, high=hi if hi > lo else lo + 1.0,
                         integer=integer, dtype=np.dtype(float))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..exceptions import NotRejectedError
 from ..features.validation import validate_instance
-from ..models import resolve_model
+from ..models import reference_space, resolve_model
 from ..results.explanation import Explanation
 from .geco import GeCoOptions, explain_geco
 from .mace import MaceOptions, mace
@@ -72,8 +72,11 @@ def explain(x, model, method: str = "mace", *, Tmax: int | None = None, n: int |
         :class:`~groupcf.single.geco.GeCoOptions`).
         ``"pso"``: mixed-discrete particle swarm over the top information-value features
         (:mod:`groupcf.single.pso`, Shekhar et al. 2023) for any classifier with
-        ``predict_proba``; needs ``data=``, returns up to ``n`` diverse counterfactuals;
-        options of :class:`~groupcf.single.pso.PSOOptions` as keywords.
+        ``predict_proba``; needs ``data=``, returns up to ``n`` diverse counterfactuals
+        changing at most ``Tmax`` features; options of
+        :class:`~groupcf.single.pso.PSOOptions` as keywords. By default it minimises the
+        proximity the paper reports (mean change in median absolute deviations of ``data``,
+        eq. 8) plus sparsity, not the paper's Gower objective (``scale="range"``).
     distance
         MACE's normalised distance over the original features (default ``"l0"``) (see
         :mod:`groupcf.formulations.distances`): ``"l0"`` (fraction of features changed),
@@ -149,6 +152,8 @@ def explain(x, model, method: str = "mace", *, Tmax: int | None = None, n: int |
     kw = {k: v for k, v in given.items() if v is not None}
     kw.update(method_options)
     spec = check_options(method, kw)
+    if space is None and data is not None:   # scikit-learn preprocessing: ranges from the reference rows
+        space = reference_space(model, data)
     if "progress" in spec.accepted:      # a user-interface switch: methods without a bar ignore it
         kw["progress"] = progress
     return spec.function(x, model, threshold=threshold, space=space, **kw)

@@ -151,3 +151,23 @@ def test_group_command(files):
     r = _run("group", "--data", "rejected.csv", "--model", "model.joblib", "--tmax", "2", "--by", "sex", cwd=tmp)
     assert r.returncode == 0, r.stderr
     assert "subgroup" in r.stdout
+
+
+def test_explain_a_column_transformer_pipeline(files, tmp_path):
+    from sklearn.compose import make_column_transformer
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    _, _, rej = files
+    d = gcf.datasets.load("compas")
+    cats = ["sex", "race", "c_charge_degree"]
+    ct = make_column_transformer((OneHotEncoder(handle_unknown="ignore"), cats),
+                                 (StandardScaler(), [c for c in d.X.columns if c not in cats]))
+    pipe = make_pipeline(ct, LogisticRegression(max_iter=500)).fit(d.X, d.y)
+    joblib.dump(pipe, tmp_path / "ct.joblib")
+    rows = d.X[pipe.predict(d.X) == 0].iloc[:3].reset_index(drop=True)
+    rows.to_csv(tmp_path / "rows.csv", index=False)
+    r = _run("explain", "--data", "rows.csv", "--model", "ct.joblib", "--method", "mace", "--out", "o.parquet",
+             cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    t = pd.read_parquet(tmp_path / "o.parquet")
+    assert len(t) == 3 and t["found"].all()

@@ -26,7 +26,7 @@ from sklearn.preprocessing import (
 from sklearn.svm import LinearSVC
 
 import groupcf as gcf
-from groupcf.exceptions import UnsupportedModelError
+from groupcf.exceptions import GroupCFWarning, UnsupportedModelError
 from groupcf.features.preprocessing import translate_preprocessing
 from groupcf.models import resolve_model
 from groupcf.testing import check_embedding
@@ -193,3 +193,20 @@ def test_unsupported_steps_are_named_with_what_works(toy):
     numpy_fit = make_pipeline(StandardScaler(), LogisticRegression()).fit(X[num].to_numpy(), y)
     with pytest.raises(UnsupportedModelError, match="DataFrame"):
         resolve_model(numpy_fit)
+
+
+def test_ranges_from_scalers_are_named_and_data_gives_the_training_ranges(toy):
+    X, y = toy
+    num = ["kids", "cars"]
+    pipe = make_pipeline(make_column_transformer((OneHotEncoder(), CATS), (StandardScaler(), num)),
+                         LogisticRegression(C=10)).fit(X, y)
+    with pytest.warns(GroupCFWarning, match=r"estimated from the scalers' statistics: kids in \["):
+        tm = resolve_model(pipe)
+    assert not tm.space["kids"].integer and tm.space["kids"].low < 0       # mean - 3 std: not the data's
+    x = X[pipe.predict(X) == 0].iloc[0]
+    for method in ("geco", "pso"):           # data=: the reference rows give ranges and integrality
+        cf = gcf.explain(x, pipe, method=method, data=X, random_state=0).counterfactuals
+        assert (pipe.predict_proba(cf)[:, 1] >= 0.5).all()
+        for c in num:
+            v = cf[c].astype(float)
+            assert ((v % 1 == 0) & (v >= X[c].min()) & (v <= X[c].max())).all(), (method, c, v.tolist())

@@ -197,7 +197,7 @@ def _linf(space, cfs):
 def test_high_dimensional_counterfactuals_are_distinct_valid_and_actionable(wide, row):
     X, pipe, rejected, inc = wide
     x = rejected.iloc[row]
-    exp = explain_pso(x, pipe, data=X, n=5, random_state=row)
+    exp = explain_pso(x, pipe, data=X, n=5, random_state=row, scale="range")   # separation in ranges
     cfs = exp.counterfactuals
     assert len(cfs) == 5
     assert np.all(pipe.predict(cfs) == 1)
@@ -243,11 +243,11 @@ def test_selection_trades_cost_against_spread_and_skips_near_duplicates():
                   [0.72, 0.5, 0.5],       # cheap, but close to the first
                   [0.8, 0.9, 0.1]])       # far from the first, dearer
     cost = np.array([0.30, 0.302, 0.31, 0.60])
-    near = select_diverse(box, P, cost, 3, PSOOptions(w_diversity=0.0))
+    near = select_diverse(box, P, cost, 3, PSOOptions(w_diversity=0.0, scale="range"))
     assert list(near) == [0, 2, 3]
-    far = select_diverse(box, P, cost, 2, PSOOptions(w_diversity=0.9))
+    far = select_diverse(box, P, cost, 2, PSOOptions(w_diversity=0.9, scale="range"))
     assert list(far) == [0, 3]
-    assert list(select_diverse(box, P[:2], cost[:2], 5, PSOOptions())) == [0]   # only one separated point
+    assert list(select_diverse(box, P[:2], cost[:2], 5, PSOOptions(scale="range"))) == [0]   # only one separated point
 
 
 def test_mad_scale_measures_tolerance_and_separation_in_mads():
@@ -262,7 +262,7 @@ def test_mad_scale_measures_tolerance_and_separation_in_mads():
     z0 = np.array([0.2, 0.5, 0.5])
     mad = 1.0 / 500
     scale = np.full(3, 1.0 / mad)                   # _mad_scale's form: range / MAD (z units)
-    prm_r, prm_m = PSOOptions(), PSOOptions(scale="mad").validate()
+    prm_r, prm_m = PSOOptions(scale="range"), PSOOptions().validate()        # "mad" is the default
     assert (prm_r.change_tol, prm_r.min_separation) == (1e-3, 0.01)
     assert (prm_m.change_tol, prm_m.min_separation) == (0.01, 0.1)
     moved = np.array([[0.2 + 0.2 * mad, 0.5, 0.5]])
@@ -359,3 +359,16 @@ def test_note_is_empty_when_n_are_found(rf):
     X, _, pipe, rejected = rf
     e = gcf.explain(rejected.iloc[0], pipe, method="pso", data=X, n=2, random_state=0, progress=False)
     assert len(e.counterfactuals) < 2 or e.stats["note"] == ""
+
+
+@pytest.mark.parametrize("row", [0, 1])
+def test_default_counterfactuals_are_separated_in_mads(wide, row):
+    X, pipe, rejected, _ = wide
+    exp = explain_pso(rejected.iloc[row], pipe, data=X, n=5, random_state=row)
+    assert exp.distance == "mad" and exp.stats["params"]["scale"] == "mad"
+    cfs = exp.counterfactuals
+    mad = gcf.metrics.mad(X).to_numpy()
+    diffs = [np.max(np.abs(cfs.iloc[a].to_numpy() - cfs.iloc[b].to_numpy()) / mad)
+             for a in range(len(cfs)) for b in range(a + 1, len(cfs))]
+    assert len(cfs) == 5 and min(diffs) > exp.stats["params"]["min_separation"] - 1e-9
+    assert np.all(pipe.predict(cfs) == 1)

@@ -9,13 +9,17 @@ included), in a ``Pipeline(FeatureSpace, clf)`` or bare with ``space=``.
 
 1. **Active set** (§IV-E, :mod:`.iv`): actionable features ranked by information value
    against the model's own labels on ``data``; only the top ``h`` are searched.
-   ``h`` starts at ``h0`` (10) and doubles until the swarm finds ``n`` valid points or
+   ``h`` starts at ``h0`` (40) and doubles until the swarm finds ``n`` valid points or
    every actionable feature is active; then, while nothing valid is found, the box
    half-width ``epsilon`` doubles up to ``max_epsilon``.
 2. **Box and objective** (§IV, eqs. 3-7, :mod:`.box`): ``±epsilon`` around the query
    on the scaled features, increase-only features only upwards, immutable ones fixed;
-   objective ``l1 + l2 + l3`` (validity shortfall + penalty, Gower distance, fraction of
-   changed features).
+   objective ``l1 + l2 + l3`` (validity shortfall + penalty, distance, fraction of
+   changed features). The distance is, by default (``scale="mad"``), the mean change in
+   median absolute deviations: the proximity the paper *reports* (eq. 8), not the Gower
+   distance (changes in ranges) it *optimises*; ``scale="range"`` gives the paper's
+   objective. Defaults were tuned by ``benchmarks/pso.py`` on tuning queries only
+   (:class:`PSOOptions`).
 3. **Swarm** (:mod:`.swarm`): Chowdhury et al.'s (2013) mixed-discrete PSO with its
    diversity-preservation term; snapping after every move.
 4. **Diverse set** (§V-B2, :mod:`.select`): from the distinct valid personal bests
