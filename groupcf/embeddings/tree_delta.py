@@ -59,11 +59,16 @@ class TreeDelta(DeltaEvaluator):
         e, m = self.embedding, len(Z)
         if m == 0:
             return np.zeros(0)
-        pad = np.zeros((m, e.n_inputs + 1), dtype=bool)       # column -1 (past a leaf): False
-        pad[:, :-1] = changed
-        hit = pad[:, self._path_feat]                          # (m, trees, depth + 1)
-        row, tree = np.nonzero(hit.any(axis=2))
-        idx = self._path_nodes[tree, np.argmax(hit[row, tree], axis=1)]
+        # the affected trees and start nodes once per distinct changed-column mask
+        packed = np.ascontiguousarray(np.packbits(changed, axis=1))
+        keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
+        _, first_row, inv = np.unique(keys, return_index=True, return_inverse=True)
+        pad = np.zeros((len(first_row), e.n_inputs + 1), dtype=bool)   # column -1 (past a leaf): False
+        pad[:, :-1] = changed[first_row]
+        hit = pad[:, self._path_feat]                          # (masks, trees, depth + 1)
+        start = np.where(hit.any(axis=2), np.argmax(hit, axis=2), -1)   # (masks, trees)
+        row, tree = np.nonzero(start[inv.reshape(-1)] >= 0)
+        idx = self._path_nodes[tree, start[inv.reshape(-1)[row], tree]]
         active = np.arange(len(idx))
         while len(active):          # walk every (candidate, affected tree) pair to its leaf
             n = idx[active]
