@@ -35,7 +35,7 @@ typecheck: $(STAMP)
 # workers, whole files per worker (module fixtures are built once); make test-all: make test, then the
 # slow sweeps (CI runs it)
 test: lint
-	$(PY) -m pytest -q -m "not slow" -n 2 --dist loadfile tests
+	$(PY) -m pytest -q -m "not slow" -n 2 --dist loadfile --durations=25 tests
 
 # API reference + user guide (mkdocs + mkdocstrings, the notebooks with their stored outputs);
 # warnings are errors (strict). The guide pages are generated from README.md.

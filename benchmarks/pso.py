@@ -52,6 +52,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # the scripts' shared helpers
+# this checkout's groupcf, not the one the venv has installed (e.g. another worktree's)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _deadline import Timeout, with_deadline
 
 import groupcf as gcf
@@ -60,7 +62,9 @@ from groupcf.models import TrainedModel
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "benchmarks" / "results"
-SHARED = Path(os.environ.get("GROUPCF_SHARED", REPO.parent / "shared"))   # /work/shared beside /work/main
+#: /work/shared beside /work/main (or beside the worktrees' folder, /work/wt/<name>)
+SHARED = Path(os.environ.get("GROUPCF_SHARED") or next(
+    (p for p in (REPO.parent / "shared", REPO.parent.parent / "shared") if p.is_dir()), REPO.parent / "shared"))
 PAPER_NAMES = {"compas": "COMPAS", "hill-valley": "Hill-Valley", "arrhythmia": "Arrhythmia", "lsvt": "LSVT"}
 
 #: The tuning grid. Stage 1: both objectives (``scale``: Gower = the paper's l2, or

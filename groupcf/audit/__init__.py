@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..exceptions import GroupCFWarning, InvalidInputError
+from ..exceptions import GroupCFWarning, InvalidInputError, NoCounterfactualError
 
 __all__ = ["Audit", "audit"]
 
@@ -138,7 +138,9 @@ def audit(result, X: pd.DataFrame | pd.Series | None, by, *, n_boot: int = 1000,
     else:
         g, name = pd.Series(by).loc[table.index], getattr(by, "name", "group")
     g = g.astype(str)
-    ok = table["error"].fillna("") == ""
+    # a person the method proves (or finds) has no counterfactual has *no recourse*: counted as not
+    # found, never dropped; other errors (an accepted row, a time limit) leave the audit
+    ok = (table["error"].fillna("") == "") | (table["status"] == NoCounterfactualError.__name__)
     t, g = table[ok], g[ok]
     found = t["found"].astype(bool)
     rows, feats = {}, {}

@@ -50,6 +50,18 @@ def test_numbers_by_hand():
     assert d["distance_lo"] <= d["diff_mean_distance"] <= d["distance_hi"]
 
 
+def test_no_counterfactual_counts_as_no_recourse():
+    """A row whose explanation raised NoCounterfactualError is a person without recourse (not
+    found), not a failed row: it stays in its group's share."""
+    s, X = _set()
+    t = s.table.copy()
+    t.loc["u", ["status", "error"]] = ["NoCounterfactualError", "NoCounterfactualError: none within Tmax"]
+    t.loc["v", ["status", "error"]] = ["SolverTimeLimitError", "SolverTimeLimitError: 1 s"]
+    a = audit(ExplanationSet(t), X, "sex", n_boot=50)
+    assert a.groups.loc["f", "n"] == 3 and a.groups.loc["f", "share_found"] == pytest.approx(2 / 3)
+    assert a.groups.loc["m", "n"] == 3          # the time-limited row is left out
+
+
 def test_bootstrap_interval_shrinks_with_data():
     rng = np.random.default_rng(1)
     n = 400

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import joblib
@@ -94,14 +93,17 @@ def test_parquet_roundtrip(compas, tmp_path):
 
 
 SCRIPT = """
-import sys, joblib, pandas as pd
+import os, sys, joblib
+import groupcf.batch as b
 from groupcf.batch import explain_many
 pipe, X = joblib.load(sys.argv[1])
-import groupcf.batch as b, time
-orig = b._explain_chunk
-def slow(*a, **k):
-    time.sleep(float(sys.argv[3])); return orig(*a, **k)
-b._explain_chunk = slow
+orig, calls = b._explain_chunk, [0]
+def dying(*a, **k):          # the process dies (like a kill -9) when its third chunk starts
+    calls[0] += 1
+    if calls[0] == 3:
+        os._exit(9)
+    return orig(*a, **k)
+b._explain_chunk = dying
 explain_many(X, pipe, "mace", n_jobs=1, chunk_size=3, checkpoint=sys.argv[2])
 """
 
@@ -114,12 +116,9 @@ def test_killed_run_resumes(compas, tmp_path):
     script = tmp_path / "run.py"
     script.write_text(SCRIPT)
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    p = subprocess.Popen([sys.executable, str(script), str(tmp_path / "in.joblib"), str(ck), "1.0"], env=env)
-    t0 = time.monotonic()
-    while not list(ck.glob("part-*.parquet")) and time.monotonic() - t0 < 300 and p.poll() is None:
-        time.sleep(0.05)
-    p.kill()
-    p.wait()
+    p = subprocess.run([sys.executable, str(script), str(tmp_path / "in.joblib"), str(ck)], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 9, p.stderr[-2000:]
     parts = [q for q in ck.glob("part-*.parquet") if not q.name.endswith(".cf.parquet")]
     assert 1 <= len(parts) < 5, "the run must be killed after its first chunk and before its last"
     resumed = explain_many(X, pipe, "mace", checkpoint=ck, chunk_size=3)

@@ -372,3 +372,54 @@ def test_default_counterfactuals_are_separated_in_mads(wide, row):
              for a in range(len(cfs)) for b in range(a + 1, len(cfs))]
     assert len(cfs) == 5 and min(diffs) > exp.stats["params"]["min_separation"] - 1e-9
     assert np.all(pipe.predict(cfs) == 1)
+
+
+@pytest.fixture(scope="module")
+def nearly_flat():
+    """The label is set by the immutable ``g`` except for a rare actionable route
+    (``a`` in its top 2 %): around a query with ``g < 0`` and a typical ``a`` the forest is
+    flat at (nearly) 0 over most of ``a``'s range."""
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame(rng.normal(size=(600, 3)), columns=["g", "a", "b"])
+    y = ((X.g > 0) | (X.a > X.a.quantile(0.98))).astype(int)
+    pipe = make_pipeline(gcf.FeatureSpace(numeric="passthrough", immutable=["g", "b"]),
+                         RandomForestClassifier(n_estimators=30, random_state=0)).fit(X, y)
+    p = pipe.predict_proba(X)[:, 1]
+    x = X[(p == 0) & (X.a.abs() < 0.3)].iloc[0]
+    return X, pipe, x
+
+
+def test_nearly_flat_forest_in_a_fixed_box_says_how_many_particles_crossed(nearly_flat):
+    """Coverage below 1 is explained: no particle crossed, and the best probability."""
+    X, pipe, x = nearly_flat
+    with pytest.raises(NoCounterfactualError,
+                       match=r"none of the 50 particles crossed.*highest probability of the desired class "
+                             r"the swarm reached was 0\.\d\d\d"):
+        gcf.explain(x, pipe, method="pso", data=X, n=3, random_state=0, progress=False,
+                    epsilon=0.05, max_epsilon=0.05)
+
+
+def test_nearly_flat_forest_grows_the_box_until_it_crosses(nearly_flat):
+    X, pipe, x = nearly_flat
+    e = gcf.explain(x, pipe, method="pso", data=X, n=1, random_state=0, progress=False, epsilon=0.05)
+    assert pipe.predict(e.counterfactuals).all()
+    eps = [r["epsilon"] for r in e.stats["rounds"]]
+    assert eps[0] == 0.05 and eps[-1] > 0.05                 # the box had to grow
+
+
+def test_fewer_than_n_warns_with_particles_and_best_probability():
+    """One actionable integer feature whose top value alone is accepted: a single
+    distinct counterfactual exists; the shortfall is a GroupCFWarning and the note says
+    how many particles never crossed and the highest probability reached."""
+    rng = np.random.default_rng(6)
+    X = pd.DataFrame({"a": rng.integers(0, 5, 500), "g": rng.normal(size=500)})
+    y = (X.a == 4).astype(int)
+    pipe = make_pipeline(gcf.FeatureSpace(numeric="passthrough", immutable=["g"]),
+                         RandomForestClassifier(n_estimators=20, random_state=0)).fit(X, y)
+    x = X[X.a == 0].iloc[0]
+    with pytest.warns(gcf.exceptions.GroupCFWarning, match=r"1 of 5 counterfactuals: \d+ of the 50 particles "
+                                                          r"never crossed"):
+        e = gcf.explain(x, pipe, method="pso", data=X, n=5, random_state=0, progress=False)
+    assert len(e.counterfactuals) == 1 and e.counterfactuals.a.iloc[0] == 4
+    top = float(pipe.predict_proba(e.counterfactuals)[0, 1])      # a = 4 is the only accepted point
+    assert f"highest probability of the desired class reached was {top:.3f}" in e.stats["note"]

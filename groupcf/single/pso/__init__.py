@@ -155,7 +155,8 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
     if len(Z) == 0:
         top = max(r["best_proba"] for r in rounds)
         raise NoCounterfactualError(
-            f"no counterfactual found: the highest probability of the desired class the swarm reached "
+            f"no counterfactual found: none of the {prm.n_particles} particles crossed the decision "
+            f"boundary; the highest probability of the desired class the swarm reached "
             f"was {top:.3f} (threshold {threshold}; the query's {bb.proba(X0)[0]:.3f}) over "
             f"{sum(r['iterations'] for r in rounds)} iterations in {len(rounds)} rounds, within ±{eps} "
             f"(scaled) of the query with the top {h} of {len(order)} actionable features active"
@@ -163,15 +164,28 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
             + "; try a larger epsilon= or more n_iterations=")
     note = ""
     if len(pick) < n:
-        note = (f"{len(pick)} of {n} counterfactuals: the {len(Z)} distinct valid points found "
-                f"are within min_separation={prm.min_separation:g} of each other (the model's accepted "
-                f"region near the query is small or flat)")
-        log.info("PSO: %s", note)
+        note = _shortfall_note(len(pick), n, len(Z), rounds, prm, threshold, float(bb.proba(X0)[0]))
+        warnings.warn(f"PSO: {note}", GroupCFWarning, stacklevel=2)
     Zs = Z[pick]
     if prm.polish:
         Zs = polish(box, bb, Zs, prm)
     Zs, _ = unique_rows(Zs, np.arange(len(Zs), dtype=float), box.cols)
     return _result(x, bb, box, Zs, z0, prm, t0, rounds, iv, order, note)
+
+
+def _shortfall_note(k, n, n_valid, rounds, prm, threshold, p0) -> str:
+    """Why fewer than ``n`` counterfactuals: how many particles never crossed the
+    boundary (last round), the highest probability reached and how few distinct valid
+    points there were."""
+    last = rounds[-1]
+    never = prm.n_particles - last["valid_pbests"]
+    top = max(r["best_proba"] for r in rounds)
+    return (f"{k} of {n} counterfactuals: {never} of the {prm.n_particles} particles never crossed the "
+            f"decision boundary in the last of {len(rounds)} rounds (top {last['h']} features, "
+            f"±{last['epsilon']:g}); the highest probability of the desired class reached was {top:.3f} "
+            f"(threshold {threshold}; the query's {p0:.3f}); the {n_valid} distinct valid points found are "
+            f"within min_separation={prm.min_separation:g} of each other: the model's accepted region "
+            f"near the query is small, or the model is flat around it")
 
 
 def _pick(box, pool_Z, pool_cost, n, prm):
