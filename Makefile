@@ -117,3 +117,9 @@ bench-trees: $(STAMP)
 .PHONY: bench-global
 bench-global: $(STAMP)
 	$(PY) benchmarks/global_actions.py --datasets german --models lr $(if $(GLOBECE_PATH),--globece $(GLOBECE_PATH)) $(GLOBAL_ARGS)
+
+# Global actions at scale (issue 23 targets): Adult, the curve k = 1..10 in one call, timed (wall and CPU).
+# Quick run: make bench-global-scale GLOBAL_SCALE_ARGS="--runs lr:200"
+.PHONY: bench-global-scale
+bench-global-scale: $(STAMP)
+	$(PY) benchmarks/global_scale.py $(GLOBAL_SCALE_ARGS)

@@ -36,7 +36,16 @@ def main(argv=None):
     args = ap.parse_args(argv)
     with open(args.input, "rb") as fh:
         d = pickle.load(fh)
+    import functools
+
+    import aif360.sklearn.detectors.facts as facts_mod
     from aif360.sklearn.detectors import FACTS
+
+    # FACTS.fit calls valid_ifthens(..., drop_above=True), which drops if-then pairs moving
+    # a column literally named "age" by more than two pd.Interval bins and fails on raw
+    # numbers ("'numpy.int64' object has no attribute 'left'"). Numeric features are frozen
+    # here (below), so that filter can never drop anything: it is switched off.
+    facts_mod.valid_ifthens = functools.partial(facts_mod.misc.valid_ifthens, drop_above=False)
 
     X = d["X"]
     weights = defaultdict(lambda: 1.0)

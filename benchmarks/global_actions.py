@@ -143,7 +143,8 @@ def bench(args) -> list:
                         rows.append(_row(base, "globece", k, specs, sc, dt))
                         _print(rows[-1])
             if "facts" in args.methods and args.facts_python:
-                specs, dt = run_facts(args.facts_python, pipe, population, rules, args.facts_min_supp)
+                pop = population if args.facts_population is None else population.iloc[:args.facts_population]
+                specs, dt = run_facts(args.facts_python, pipe, pop, rules, args.facts_min_supp)
                 sc = gs.score(S, specs, pipe.predict, rules)
                 base = {"dataset": name, "model": model, "n_people": len(S), "Tmax": "None"}
                 rows.append(_row(base, "facts", len(specs), specs, sc, dt))
@@ -279,6 +280,8 @@ def main(argv=None):
     ap.add_argument("--facts-python", default=os.environ.get("FACTS_PYTHON"),
                     help="python of a venv with aif360[FACTS] (run as a subprocess)")
     ap.add_argument("--facts-min-supp", type=float, default=0.1, help="FACTS's frequent-itemset support")
+    ap.add_argument("--facts-population", type=int, default=None,
+                    help="FACTS mines the first N rows of (rejected people, then accepted test rows)")
     ap.add_argument("--own", help="JSON from globece_own.py: GLOBE-CE's own setting")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="benchmarks/results/global_actions.csv")

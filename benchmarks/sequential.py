@@ -21,9 +21,11 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from cscf import load_cscf  # benchmarks/cscf.py: the authors' models, actions, start instances
 
 import groupcf as gcf
-from groupcf.sequential.cscf import load_cscf
 from groupcf.sequential.result import format_steps
 
 
@@ -38,7 +40,7 @@ def run(args) -> pd.DataFrame:
             x = D.starts.iloc[i]
             t0 = time.perf_counter()
             e = gcf.explain_sequence(
-                x, D.network, D.actions, D.dependencies, discounted=(method == "cscf"),
+                x, D.model(), D.actions, D.dependencies, discounted=(method == "cscf"),
                 **D.explain_kwargs(), population=args.population, offspring=args.offspring,
                 mutants=args.mutants, generations=args.generations, random_state=args.seed + i,
                 bound=not args.no_bound, bound_time_limit=args.bound_time)

@@ -9,6 +9,7 @@ groupcf is re-checked with :meth:`TrainedModel.is_positive`, i.e. with the real 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,12 +43,20 @@ class TrainedModel:
     methods that merely query the model (GeCo, PSO) accept them. ``space`` is ``None`` too when
     the model takes raw rows without a FeatureSpace (e.g. a Pipeline(ColumnTransformer,
     RandomForestClassifier)): :meth:`proba` then gives it the raw rows.
+
+    ``encoder`` (optional, see :func:`resolve_encoded`) maps numeric rows to the model's
+    inputs when there is no FeatureSpace (e.g. sequential counterfactuals' x-space states,
+    one column per raw feature, to a one-hot encoded network); ``positive_class`` is the
+    ``predict_proba`` column of the accepted class (default 1). ``model`` may be an
+    :class:`~groupcf.embeddings.base.Embedding` itself (then it is its own real model).
     """
 
     model: object
     space: FeatureSpace | None
     embedding: Embedding | None
     threshold: float = 0.5
+    encoder: Callable[[np.ndarray], np.ndarray] | None = None
+    positive_class: int = 1
 
     @property
     def is_black_box(self) -> bool:
@@ -58,21 +67,42 @@ class TrainedModel:
         logit(self.threshold)  # validates
         return self.embedding.score_threshold(self.threshold)
 
-    def encode(self, X: pd.DataFrame) -> np.ndarray:
+    def encode(self, X: pd.DataFrame | np.ndarray) -> np.ndarray:
+        """The model's input columns of the rows ``X`` (the encoder's, else the space's)."""
+        if self.encoder is not None:
+            return np.asarray(self.encoder(np.atleast_2d(np.asarray(X, dtype=float))), dtype=float)
+        if self.space is None:
+            return np.atleast_2d(np.asarray(X, dtype=float))
         return self.space.transform(X)
 
-    def proba(self, X: pd.DataFrame) -> np.ndarray:
+    def _inputs(self, X: pd.DataFrame | np.ndarray):
+        """What the real model is given: the encoder's columns; raw rows for a pipeline or
+        a model without a space; the space's encoding for a bare model."""
+        if self.encoder is not None:
+            return self.encode(X)
+        return X if hasattr(self.model, "steps") or self.space is None else self.encode(X)
+
+    def proba(self, X: pd.DataFrame | np.ndarray) -> np.ndarray:
         """Probability of the positive class according to the *real* model (raw rows go
-        to a pipeline as they are; a bare model gets them encoded by the space)."""
+        to a pipeline as they are; a bare model gets them encoded by the space; with an
+        ``encoder``, the model gets the encoder's columns)."""
         m = self.model
+        if isinstance(m, Embedding):       # an embedding given as the model is its own real model
+            return np.asarray(m.proba(self.encode(X)), dtype=float)
         if hasattr(m, "predict_proba"):
-            if hasattr(m, "steps") or self.space is None:   # pipeline / raw rows: as they are
-                return np.asarray(m.predict_proba(X))[:, 1]
-            return np.asarray(m.predict_proba(self.encode(X)))[:, 1]
+            return np.asarray(m.predict_proba(self._inputs(X)))[:, self.positive_class]
         if hasattr(m, "decision_function"):  # margin classifier: sigmoid of its margin
-            d = np.asarray(m.decision_function(X if hasattr(m, "steps") else self.encode(X)), dtype=float)
+            d = np.asarray(m.decision_function(self._inputs(X)), dtype=float)
             return 0.5 * (1.0 + np.tanh(0.5 * d.reshape(-1)))
         return _torch_proba(m, self.encode(X))
+
+    def margin(self, X: pd.DataFrame | np.ndarray) -> np.ndarray:
+        """How far each row is inside the accepted side (``>= 0``: accepted): the
+        embedding's score minus its score at ``threshold`` when the model is an embedding,
+        else the real model's probability minus ``threshold``."""
+        if isinstance(self.model, Embedding):
+            return np.asarray(self.model.score(self.encode(X)), dtype=float) - self.logit_threshold
+        return self.proba(X) - self.threshold
 
     def is_positive(self, X: pd.DataFrame) -> np.ndarray:
         """Whether the real model accepts each row: probability ``>= threshold`` and, at
@@ -85,9 +115,8 @@ class TrainedModel:
         p = self.proba(X)
         ok = p >= self.threshold
         if self.threshold == 0.5 and hasattr(self.model, "predict") and hasattr(self.model, "classes_"):
-            raw = hasattr(self.model, "steps") or self.space is None
-            pred = np.asarray(self.model.predict(X if raw else self.encode(X)))
-            ok &= pred == self.model.classes_[1]
+            pred = np.asarray(self.model.predict(self._inputs(X)))
+            ok &= pred == self.model.classes_[self.positive_class]
         return p, ok
 
 
@@ -126,6 +155,59 @@ def resolve_model(model, space: FeatureSpace | None = None, threshold: float = 0
             f"{type(_final_step(model)).__name__} has no predict_proba, only a decision function "
             f"(positive iff decision_function >= 0): only threshold=0.5 is meaningful, got {threshold}")
     return TrainedModel(model, found_space, emb, threshold)
+
+
+def resolve_encoded(model, encode: Callable[[np.ndarray], np.ndarray] | None = None, *,
+                    threshold: float = 0.5, positive_class: int = 1) -> TrainedModel:
+    """Resolve a model that takes numeric rows through an ``encode`` map (no FeatureSpace).
+
+    The adapter of methods whose states are plain numeric vectors (the sequential
+    counterfactuals' x-space: one column per raw feature, categories as codes).
+
+    Parameters
+    ----------
+    model : Embedding, TrainedModel or classifier with ``predict_proba``
+        An :class:`~groupcf.embeddings.base.Embedding` is scored by its numpy ``score``
+        and is its own real model (its MIP is available to bounds); any other object with
+        ``predict_proba`` is a black box queried for column ``positive_class``. A
+        :class:`TrainedModel` is returned as it is.
+    encode : callable, optional
+        Maps rows ``(m, n)`` to the model's inputs (e.g. a
+        :class:`~groupcf.sequential.encoding.OneHotEncoding`); ``None``: the identity.
+    threshold : float, default 0.5
+        Probability of the positive class from which a row is accepted.
+    positive_class : int, default 1
+        The ``predict_proba`` column of the accepted class (black boxes only).
+
+    Returns
+    -------
+    TrainedModel
+        ``space=None``, the ``encoder``; ``embedding`` the model when it is one, else ``None``.
+
+    Raises
+    ------
+    UnsupportedModelError
+        The model is neither an embedding nor has ``predict_proba``.
+    InvalidInputError
+        ``threshold`` is not a probability in (0, 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from groupcf.embeddings import ReLUNetwork
+    >>> net = ReLUNetwork([(np.array([[1.0, -1.0]]), np.array([0.0]))])
+    >>> tm = resolve_encoded(net)
+    >>> tm.margin(np.array([[2.0, 1.0], [0.0, 1.0]]))
+    array([ 1., -1.])
+    """
+    if isinstance(model, TrainedModel):
+        return model
+    logit(threshold)  # validates
+    if isinstance(model, Embedding):
+        return TrainedModel(model, None, model, threshold, encode, positive_class)
+    if not hasattr(model, "predict_proba"):
+        raise UnsupportedModelError(f"{type(model).__name__} is neither an Embedding nor has predict_proba")
+    return TrainedModel(model, None, None, threshold, encode, positive_class)
 
 
 def reference_space(model, data) -> FeatureSpace | None:

@@ -21,6 +21,8 @@ each group, and each group's difference to the largest group with its interval (
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -111,7 +113,8 @@ def bootstrap_gaps(covered, cost, groups, n_boot: int = 1000, level: float = 0.9
         cv, cs = covered[idx], cost[idx]
         draw = rng.integers(0, len(idx), size=(n_boot, len(idx)))
         cov_b = cv[draw].mean(axis=1)
-        with np.errstate(invalid="ignore"):
+        with warnings.catch_warnings():      # a draw of only uncovered people has no mean cost: NaN
+            warnings.simplefilter("ignore", RuntimeWarning)
             cost_b = np.nanmean(np.where(cv[draw], cs[draw], np.nan), axis=1) if cv.any() else np.full(n_boot, np.nan)
         boots[lab] = (cov_b, cost_b)
         rows.append({"group": lab, "n": len(idx), "coverage": cv.mean(),

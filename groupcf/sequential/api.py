@@ -16,6 +16,7 @@ from groupcf.exceptions import (
     NoCounterfactualError,
     NotRejectedError,
 )
+from groupcf.models import resolve_encoded
 from groupcf.options import PROBABILITY, TIME_LIMIT, TMAX, Interval, Options, check_value, rename_deprecated
 from groupcf.results.base import Stats
 from groupcf.results.sequence import SequenceExplanation
@@ -25,7 +26,6 @@ from groupcf.sequential.bound import BoundStatus, sequence_bound
 from groupcf.sequential.brkga import GAOptions, first_front, polish, run_brkga
 from groupcf.sequential.engine import (
     Problem,
-    Scorer,
     apply_action,
     feature_ranges,
     gower,
@@ -109,8 +109,10 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
     x
         The start state: a Series/dict over feature names, or an array with ``features``.
     model
-        A :class:`~groupcf.embeddings.base.Embedding` (scored in numpy; enables the bound)
-        or any object with ``predict_proba``.
+        A :class:`~groupcf.embeddings.base.Embedding` (scored in numpy; enables the bound),
+        any object with ``predict_proba``, or a :class:`~groupcf.models.TrainedModel` from
+        :func:`~groupcf.models.resolve_encoded` (with its encoder); every state is scored
+        through that adapter.
     actions
         An :class:`ActionSet` or a list of :class:`Action` (validated against the features).
     dependencies
@@ -189,11 +191,12 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
         raise InvalidInputError("the action set was built over other features than x's")
     if dependencies is not None and not isinstance(dependencies, DependencyGraph):
         dependencies = DependencyGraph(dependencies, features)
-    scorer = Scorer(model, encode, opt.positive_class, threshold)
-    if scorer.margin(x0[None, :])[0] >= 0:
+    tm = resolve_encoded(model, encode, threshold=threshold, positive_class=opt.positive_class)
+    encode = tm.encoder if encode is None else encode    # a TrainedModel brings its encoder
+    if tm.margin(x0[None, :])[0] >= 0:
         raise NotRejectedError("the model already accepts x; there is nothing to explain")
     cats = set(categorical) | set(getattr(encode, "categories", {}) or {})
-    problem = Problem(x0, aset, scorer, dependencies, opt.decimals, opt.min_change,
+    problem = Problem(x0, aset, tm, dependencies, opt.decimals, opt.min_change,
                       bool(dependencies is not None if discounted is None else discounted),
                       feature_ranges(features, ranges, sorted(cats)), max_length=Tmax)
     opts = GAOptions(opt.population, opt.offspring, opt.mutants, opt.bias, opt.generations, seed)

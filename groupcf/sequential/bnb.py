@@ -155,7 +155,7 @@ def bnb_bound(problem: Problem, encoding, time_limit: float = 10.0, cap: float |
     be accepted."""
     from groupcf.sequential.bound import _boxes, _ranges
     t_end = time.perf_counter() + time_limit
-    emb = problem.scorer.embedding
+    emb = problem.model.embedding
     if emb is None or encoding is None or not hasattr(encoding, "columns"):
         return None
     for a in problem.actions:
@@ -170,7 +170,7 @@ def bnb_bound(problem: Problem, encoding, time_limit: float = 10.0, cap: float |
     except _NotExpressible as exc:
         logger.info("no branch-and-bound bound: %s", exc)
         return None
-    cut = problem.scorer.cut
+    cut = problem.model.logit_threshold
     combos = model.combos
     best_cap = INF if cap is None else float(cap)
     try:

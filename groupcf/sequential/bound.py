@@ -232,7 +232,7 @@ def _capped_bound(problem: Problem, encoding, solver="highs", time_limit: float 
     tweak range to what costs at most ``cap`` (much tighter big-M constants); if the capped
     MIP is infeasible, ``cap`` itself is the bound."""
     from groupcf.solvers import make_backend
-    emb = problem.scorer.embedding
+    emb = problem.model.embedding
     if emb is None or encoding is None or not hasattr(encoding, "columns"):
         return None
     cats = encoding.categories
@@ -343,7 +343,7 @@ def _capped_bound(problem: Problem, encoding, solver="highs", time_limit: float 
     lip = lipschitz_bound(problem, encoding, emb, domain) or 0.0
     if cap is not None and lip >= cap:
         return Bound(cap, BoundStatus.INFEASIBLE)
-    con = emb.add_to(be, x_idx, domain, lo=problem.scorer.cut)
+    con = emb.add_to(be, x_idx, domain, lo=problem.model.logit_threshold)
     be.set_objective(c, np.ones(nA))
     sol = be.solve()
     if not sol.status.has_solution:
@@ -357,7 +357,7 @@ def _capped_bound(problem: Problem, encoding, solver="highs", time_limit: float 
     value = min(max(value, lip), INF if cap is None else cap)
     bound = Bound(float(value), BoundStatus.of(sol.status), solve_time=sol.solve_time,
                   objective=float(sol.objective))
-    be.set_row_bounds([con.lo_row], [problem.scorer.cut + 1e-4], [INF])   # a margin so the replay is accepted
+    be.set_row_bounds([con.lo_row], [problem.model.logit_threshold + 1e-4], [INF])   # a margin so the replay is accepted
     sol2 = be.solve() if sol.status is Status.OPTIMAL else None
     if sol2 is not None and sol2.status.has_solution:
         _replay_solution(problem, sol2.x, u, d, bound)
@@ -385,7 +385,7 @@ def _replay_solution(problem: Problem, x, u, d, bound: Bound) -> None:
             cost, _, _probs, final = replay(problem, steps)
         except ValidationError:
             continue
-        if problem.scorer.margin(final[None, :])[0] >= 0 and (best is None or cost < best[1]):
+        if problem.model.margin(final[None, :])[0] >= 0 and (best is None or cost < best[1]):
             best = (steps, cost)
     if best is not None:
         bound.steps, bound.steps_cost = best

@@ -16,12 +16,12 @@ one batched model evaluation.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from groupcf.embeddings.base import Embedding
+from groupcf.models import TrainedModel
 from groupcf.sequential.actions import (
     Action,
     ActionSet,
@@ -90,46 +90,18 @@ def discount(a: Action, graph: DependencyGraph | None, before: StateView,
     return np.where(den > 0, num / np.maximum(den, 1), 1.0)
 
 
-class Scorer:
-    """The model as a batch function of x-space states: ``margin >= 0`` means accepted.
-
-    An :class:`~groupcf.embeddings.base.Embedding` is scored with its fast numpy
-    ``score`` (margin = score minus the score at probability ``threshold``); any object
-    with ``predict_proba`` by the probability of class ``positive_class`` (margin =
-    ``p - threshold``). ``encode`` maps states to model inputs.
-    """
-
-    def __init__(self, model, encode: Callable | None = None, positive_class: int = 1,
-                 threshold: float = 0.5):
-        self.model, self.positive_class, self.threshold = model, positive_class, threshold
-        self.encode = encode if encode is not None else (lambda X: X)
-        self.embedding = model if isinstance(model, Embedding) else None
-        if self.embedding is None and not hasattr(model, "predict_proba"):
-            from groupcf.exceptions import UnsupportedModelError
-            raise UnsupportedModelError(
-                f"{type(model).__name__} has neither an embedding nor predict_proba")
-        self.cut = self.embedding.score_threshold(threshold) if self.embedding is not None else threshold
-
-    def proba(self, X: np.ndarray) -> np.ndarray:
-        Z = self.encode(np.atleast_2d(X))
-        if self.embedding is not None:
-            return self.embedding.proba(Z)
-        return np.asarray(self.model.predict_proba(Z))[:, self.positive_class]
-
-    def margin(self, X: np.ndarray) -> np.ndarray:
-        Z = self.encode(np.atleast_2d(X))
-        if self.embedding is not None:
-            return self.embedding.score(Z) - self.cut
-        return np.asarray(self.model.predict_proba(Z))[:, self.positive_class] - self.threshold
-
-
 @dataclass
 class Problem:
-    """Everything a rollout needs."""
+    """Everything a rollout needs.
+
+    ``model``: the classifier resolved by :func:`groupcf.models.resolve_encoded` (its
+    ``margin`` of x-space states is ``>= 0`` where it accepts; its ``embedding``, when
+    there is one, is what the certified bound puts into a MIP).
+    """
 
     x0: np.ndarray
     actions: ActionSet
-    scorer: Scorer
+    model: TrainedModel
     graph: DependencyGraph | None = None
     decimals: int | None = None
     min_change: float = 1e-9
@@ -149,7 +121,7 @@ class Problem:
 
     def accepts(self, state: np.ndarray) -> bool:
         """Whether the model accepts ``state``."""
-        return bool(self.scorer.margin(np.atleast_2d(state))[0] >= 0)
+        return bool(self.model.margin(np.atleast_2d(state))[0] >= 0)
 
 
 @dataclass
@@ -229,7 +201,7 @@ def rollout(problem: Problem, G: np.ndarray, record: bool = False) -> Rollout:
         if record:
             states.append(S.copy())
     dist = gower(problem, S) if problem.ranges is not None else np.zeros(m)
-    return Rollout(steps, values, valid, cost, disc, counts, S, problem.scorer.margin(S),
+    return Rollout(steps, values, valid, cost, disc, counts, S, problem.model.margin(S),
                    dist, states, step_costs)
 
 

@@ -56,7 +56,7 @@ def replay(problem: Problem, steps) -> tuple[float, float, list, np.ndarray]:
         cost += b
         disc += b * float(discount(a, problem.graph, before, changed, idx)[0])
         S = A
-        probs.append(float(problem.scorer.proba(S)[0]))
+        probs.append(float(problem.model.proba(S)[0]))
     return cost, disc, probs, S[0]
 
 
@@ -68,7 +68,7 @@ def pareto_frame(problem: Problem, r: Rollout, rows: Sequence[int], source: str 
     for i in rows:
         L = int(r.length[i])
         steps = [(names[r.steps[i, t]], float(r.values[i, t])) for t in range(L)]
-        probs = [float(p) for p in problem.scorer.proba(np.vstack([r.states[t][i] for t in range(L)]))]
+        probs = [float(p) for p in problem.model.proba(np.vstack([r.states[t][i] for t in range(L)]))]
         recs.append({"steps": steps, "length": L, "cost": float(r.cost[i]),
                          "discounted_cost": float(r.disc_cost[i]), "distance": float(r.distance[i]),
                          "final_state": dict(zip(feats, r.final[i].tolist())), "proba": probs,

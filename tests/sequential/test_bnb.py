@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from groupcf.embeddings import ReLUNetwork
+from groupcf.models import resolve_encoded
 from groupcf.sequential import AbsChange, Action, ActionSet, Nonlinear, OneHotEncoding, RelativeSquared
 from groupcf.sequential.bnb import bnb_bound
-from groupcf.sequential.engine import Problem, Scorer, feature_ranges, rollout
+from groupcf.sequential.engine import Problem, feature_ranges, rollout
 
 FEATS = ["x1", "x2", "c"]
 
@@ -28,7 +29,7 @@ def _net(rng, enc, hidden=(8,), margin=0.3, x0=None):
 
 def _problem(aset, net, enc, x0=None, decimals=None):
     x0 = np.zeros(3) if x0 is None else np.asarray(x0, float)
-    return Problem(x0, aset, Scorer(net, enc), None, decimals, 1e-9, False, feature_ranges(FEATS, None))
+    return Problem(x0, aset, resolve_encoded(net, enc), None, decimals, 1e-9, False, feature_ranges(FEATS, None))
 
 
 def _enumerate(p, grid=41):

@@ -3,8 +3,6 @@ Pareto set replayed, the certified bound against brute force, named errors."""
 from __future__ import annotations
 
 import itertools
-import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,11 +17,11 @@ from groupcf.exceptions import (
     NotRejectedError,
     ValidationError,
 )
+from groupcf.models import resolve_encoded
 from groupcf.sequential import AbsChange, Action, ActionSet, DependencyGraph
 from groupcf.sequential.bound import sequence_bound
 from groupcf.sequential.engine import (
     Problem,
-    Scorer,
     StateView,
     decode_keys,
     decode_value,
@@ -32,15 +30,11 @@ from groupcf.sequential.engine import (
 )
 from groupcf.sequential.result import replay
 
-DATA = Path(os.environ.get("GROUPCF_CSCF_DATA",
-                           Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "cscf"))
-needs_data = pytest.mark.skipif(not (DATA / "adult" / "model.npz").exists(),
-                                reason=f"cscf data not found in {DATA} (set GROUPCF_CSCF_DATA)")
 FAST = {"population": 60, "offspring": 48, "mutants": 12, "generations": 25}
 
 
 def _problem(x0, aset, model, graph=None, discounted=False):
-    return Problem(np.asarray(x0, float), aset, Scorer(model), graph, None, 1e-9, discounted,
+    return Problem(np.asarray(x0, float), aset, resolve_encoded(model), graph, None, 1e-9, discounted,
                    feature_ranges(aset.features, None))
 
 
@@ -73,7 +67,7 @@ def test_fig2_consequence_discounts():
 
 def test_fig2_search_finds_the_cheapest_order():
     p = _fig2()
-    e = gcf.explain_sequence(pd.Series([0.0, 0.0, 0.0], index=["f1", "f2", "f3"]), p.scorer.model,
+    e = gcf.explain_sequence(pd.Series([0.0, 0.0, 0.0], index=["f1", "f2", "f3"]), p.model.model,
                              p.actions, p.graph, random_state=3, **FAST)
     assert e.best(by="discounted_cost")["discounted_cost"] == pytest.approx(20.0)  # a1, a2, a3
     assert [n for n, _ in e.best(by="discounted_cost")["steps"]] == ["a1", "a2", "a3"]
@@ -122,7 +116,7 @@ def _brute_force(p, grid=9):
                     cost, _, _, final = replay(p, list(zip(order, v)))
                 except ValidationError:
                     continue
-                if p.scorer.margin(final[None, :])[0] >= 0:
+                if p.model.margin(final[None, :])[0] >= 0:
                     best = min(best, cost)
     return best
 
@@ -131,8 +125,8 @@ def _brute_force(p, grid=9):
 def test_bound_never_exceeds_brute_force(seed):
     feats, aset, net, enc = _tiny(seed)
     x0 = np.zeros(3)
-    p = Problem(x0, aset, Scorer(net, enc), None, None, 1e-9, False, feature_ranges(feats, None))
-    if p.scorer.margin(x0[None, :])[0] >= 0:
+    p = Problem(x0, aset, resolve_encoded(net, enc), None, None, 1e-9, False, feature_ranges(feats, None))
+    if p.model.margin(x0[None, :])[0] >= 0:
         pytest.skip("random net accepts the start point")
     bf = _brute_force(p)
     b = sequence_bound(p, enc)
@@ -143,7 +137,7 @@ def test_bound_never_exceeds_brute_force(seed):
         assert cap.value <= bf + 1e-6
     if b.steps is not None:                     # the MIP's own sequence replays: it is real
         cost, _, _, final = replay(p, b.steps)
-        assert p.scorer.margin(final[None, :])[0] >= 0 and cost >= b.value - 1e-6
+        assert p.model.margin(final[None, :])[0] >= 0 and cost >= b.value - 1e-6
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -199,32 +193,6 @@ def test_accepted_start_and_unreachable_target():
                              encode=gcf.sequential.OneHotEncoding(feats, {}), **FAST)
 
 
-# --- the authors' models and actions ------------------------------------------------------------
-@needs_data
-@pytest.mark.parametrize("name", ["adult", "german"])
-def test_cscf_networks_reproduce_the_authors_logits(name):
-    from groupcf.sequential.cscf import TARGET, load_cscf
-    D = load_cscf(name, DATA)
-    s = D.network.score(D.encoding(D.starts.to_numpy()))
-    t = TARGET[name]
-    np.testing.assert_allclose(s, D.logits[:, t] - D.logits[:, 1 - t], atol=1e-5)
-    assert (s < 0).all()
-
-
-@needs_data
-def test_cscf_adult_pareto_replays_and_bound_holds():
-    from groupcf.sequential.cscf import load_cscf
-    D = load_cscf("adult", DATA)
-    e = gcf.explain_sequence(D.starts.iloc[2], D.network, D.actions, D.dependencies,
-                             **D.explain_kwargs(), random_state=1, bound_time_limit=2.0, **FAST)
-    assert e.validate()
-    for state in e.pareto["final_state"]:
-        x = np.array([state[f] for f in D.features])
-        assert D.network.score(D.encoding(x))[0] >= 0
-        assert 0 < state["Hours/Week"] < 90 and state["Age"] >= D.starts.iloc[2]["Age"]
-    assert e.lower_bound is None or e.lower_bound <= e.pareto["cost"].min() + 1e-6
-
-
 def test_any_predict_proba_model_and_its_replay():
     from sklearn.linear_model import LogisticRegression
     rng = np.random.default_rng(0)
@@ -248,7 +216,7 @@ def test_sequence_result_is_in_the_family():
     matplotlib.use("Agg")
     p = _fig2()
     x = pd.Series([0.0, 0.0, 0.0], index=["f1", "f2", "f3"])
-    e = gcf.explain_sequence(x, p.scorer.model, p.actions, p.graph, random_state=3, progress=False, **FAST)
+    e = gcf.explain_sequence(x, p.model.model, p.actions, p.graph, random_state=3, progress=False, **FAST)
     assert isinstance(e, gcf.SequenceExplanation) and isinstance(e.summary(), str)
     assert "→" in e.summary() and len(e.to_frame()) == len(e.pareto)
     rep = e.validate()
@@ -259,10 +227,34 @@ def test_sequence_result_is_in_the_family():
     with pytest.warns(FutureWarning, match="is_optimal"):
         assert e.optimal == e.is_optimal
     with pytest.warns(FutureWarning, match="'seed' is renamed 'random_state'"):
-        gcf.explain_sequence(x, p.scorer.model, p.actions, p.graph, seed=3, bound=False, progress=False, **FAST)
+        gcf.explain_sequence(x, p.model.model, p.actions, p.graph, seed=3, bound=False, progress=False, **FAST)
     # Fig. 2's model accepts only after all three actions: Tmax = 2 leaves nothing, Tmax = 3 all
     with pytest.raises(NoCounterfactualError):
-        gcf.explain_sequence(x, p.scorer.model, p.actions, p.graph, Tmax=2, random_state=3, progress=False, **FAST)
-    three = gcf.explain_sequence(x, p.scorer.model, p.actions, p.graph, Tmax=3, random_state=3,
+        gcf.explain_sequence(x, p.model.model, p.actions, p.graph, Tmax=2, random_state=3, progress=False, **FAST)
+    three = gcf.explain_sequence(x, p.model.model, p.actions, p.graph, Tmax=3, random_state=3,
                                  progress=False, **FAST)
     assert (three.pareto["length"] <= 3).all() and three.validate().ok and three.Tmax == 3
+
+
+def test_the_model_adapter_scores_like_the_model():
+    """resolve_encoded: an embedding behind an encoding scores as the embedding does on the
+    encoded rows; a predict_proba model by the chosen class's column; anything else is refused."""
+    from sklearn.linear_model import LogisticRegression
+
+    from groupcf.exceptions import UnsupportedModelError
+    from groupcf.models import TrainedModel
+    enc = gcf.sequential.OneHotEncoding(["u", "c"], {"c": [3.0, 7.0]})
+    net = ReLUNetwork([(np.array([[1.0, 2.0, -1.0]]), np.array([-0.5]))])
+    X = np.array([[0.0, 3.0], [1.0, 7.0], [0.2, 3.0]])
+    tm = resolve_encoded(net, enc, threshold=0.7)
+    np.testing.assert_allclose(tm.margin(X), net.score(enc(X)) - net.score_threshold(0.7))
+    np.testing.assert_allclose(tm.proba(X), net.proba(enc(X)))
+    assert tm.embedding is net and resolve_encoded(tm) is tm
+    rng = np.random.default_rng(1)
+    Z = rng.normal(size=(60, 2))
+    clf = LogisticRegression().fit(Z, (Z[:, 0] > 0).astype(int))
+    bb = resolve_encoded(clf, positive_class=0, threshold=0.4)
+    assert isinstance(bb, TrainedModel) and bb.embedding is None
+    np.testing.assert_allclose(bb.margin(Z[:5]), clf.predict_proba(Z[:5])[:, 0] - 0.4)
+    with pytest.raises(UnsupportedModelError):
+        resolve_encoded(object())

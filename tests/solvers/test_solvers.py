@@ -375,7 +375,9 @@ def test_time_limit(solver):
     be, x = market_split(solver, time_limit=0.5)
     s = be.solve()
     assert s.status in (Status.FEASIBLE, Status.TIME_LIMIT)   # never assert the objective
-    assert s.solve_time < 0.5 + 3.0                            # glpk rounds up to 1 s
+    # the limit stops the search (HiGHS has not closed this market split after 20 s); the margin
+    # absorbs subprocess start-up and a loaded CI machine, glpk rounds the limit up to 1 s
+    assert s.solve_time < 0.5 + 20.0
     if s.status is Status.FEASIBLE:
         assert s.x is not None and s.objective is not None and s.objective >= -1e-9
         assert np.all(np.isin(s.x[x], [0.0, 1.0]))

@@ -1,6 +1,11 @@
 """The experiment of Naumann & Ntoutsi (ECML-PKDD 2021): the authors' Keras models as
 ReLU networks, their action sets, the Adult dependency graph and the 100 start instances.
 
+A benchmark helper, not part of the installed package (``benchmarks/sequential.py``,
+``notebooks/03_sequential.ipynb`` and ``tests/benchmarks/test_cscf.py`` put this folder on
+``sys.path``). The authors' network and one-hot encoding reach groupcf through the one
+model adapter, :func:`groupcf.models.resolve_encoded` (:meth:`CSCFData.model`).
+
 Files are read from ``data_dir`` (default ``$GROUPCF_CSCF_DATA`` or ``../shared/data/cscf``,
 see that folder's README); nothing is bundled. The z-scoring of the numeric inputs is
 folded into the first layer and the two logits into one score ``logit_target -
@@ -19,6 +24,7 @@ import pandas as pd
 
 from groupcf.embeddings import ReLUNetwork
 from groupcf.exceptions import DatasetNotAvailableError
+from groupcf.models import TrainedModel, resolve_encoded
 from groupcf.sequential.actions import (
     AbsChange,
     Action,
@@ -59,7 +65,12 @@ class CSCFData:
 
     @property
     def categorical(self) -> list:
+        """The categorical features (one-hot encoded for the network)."""
         return list(self.encoding.categories)
+
+    def model(self, threshold: float = 0.5) -> TrainedModel:
+        """The authors' network behind its encoding, as groupcf's model adapter."""
+        return resolve_encoded(self.network, self.encoding, threshold=threshold)
 
     def explain_kwargs(self) -> dict:
         """Arguments of :func:`groupcf.explain_sequence` matching the paper's set-up."""
