@@ -8,7 +8,9 @@ Per dataset (Adult, German, Credit; ``gcf.datasets.load(name)``, default variant
 model (logistic regression ``C=10``; ReLU ``MLPClassifier((20, 20))``; ``rf``:
 ``RandomForestClassifier(100, max_depth=8)``; ``gbt``: ``GradientBoostingClassifier(
 n_estimators=100, max_depth=3)``; ``gbt6``: ``GradientBoostingClassifier(n_estimators=500,
-max_depth=6)``; random_state 0):
+max_depth=6)``; ``rf500``: ``RandomForestClassifier(500, max_depth=10)``; ``xgb6``:
+``XGBClassifier(n_estimators=500, max_depth=6)``; ``lgbm6``: ``LGBMClassifier(n_estimators=500,
+max_depth=6)`` (num_leaves 31, its default); random_state 0):
 split 50/50 (random_state 0), fit ``Pipeline(FeatureSpace, clf)`` on the training half
 and explain the first ``--n`` test rows the model rejects with every method, under the
 same actionability (the Dataset's ``immutable`` / ``increase_only`` suggestions).
@@ -67,7 +69,7 @@ from groupcf.single.geco import GeCo  # noqa: E402
 
 DISTANCE = {"l0": 0.1, "l1": 0.9}
 DATASETS = ("adult", "german", "credit")
-MODELS = ("lr", "mlp", "rf", "gbt", "gbt6")
+MODELS = ("lr", "mlp", "rf", "rf500", "gbt", "gbt6", "xgb6", "lgbm6")
 METHODS = ("mace", "geco", "geco+", "dice-genetic", "dice-random")
 #: per-method time limit per instance (seconds); MACE and GeCo stop themselves (MACE
 #: keeps its best solution so far), DiCE is interrupted (counted as a failure)
@@ -120,7 +122,22 @@ def _classifier(model: str):
         "rf": lambda: RandomForestClassifier(100, max_depth=8, random_state=0, n_jobs=1),
         "gbt": lambda: GradientBoostingClassifier(n_estimators=100, max_depth=3, random_state=0),
         "gbt6": lambda: GradientBoostingClassifier(n_estimators=500, max_depth=6, random_state=0),
+        "rf500": lambda: RandomForestClassifier(500, max_depth=10, random_state=0, n_jobs=1),
+        "xgb6": lambda: _xgb(),
+        "lgbm6": lambda: _lgbm(),
     }[model]()
+
+
+def _xgb():
+    from xgboost import XGBClassifier
+
+    return XGBClassifier(n_estimators=500, max_depth=6, random_state=0, n_jobs=1)
+
+
+def _lgbm():
+    from lightgbm import LGBMClassifier
+
+    return LGBMClassifier(n_estimators=500, max_depth=6, random_state=0, n_jobs=1, verbose=-1)
 
 
 # ----------------------------------------------------------------------------- methods

@@ -107,11 +107,17 @@ class TrainedModel:
     def is_positive(self, X: pd.DataFrame) -> np.ndarray:
         """Whether the real model accepts each row: probability ``>= threshold`` and, at
         the default threshold, the model's own ``predict`` says positive too."""
-        ok = self.proba(X) >= self.threshold
+        return self.check(X)[1]
+
+    def check(self, X: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        """``(proba, accepted)`` of each row by the real model: :meth:`proba` and
+        :meth:`is_positive` from one pass of it."""
+        p = self.proba(X)
+        ok = p >= self.threshold
         if self.threshold == 0.5 and hasattr(self.model, "predict") and hasattr(self.model, "classes_"):
             pred = np.asarray(self.model.predict(self._inputs(X)))
             ok &= pred == self.model.classes_[self.positive_class]
-        return ok
+        return p, ok
 
 
 def resolve_model(model, space: FeatureSpace | None = None, threshold: float = 0.5, *,

@@ -258,6 +258,26 @@ class DeltaEvaluator:
         ``Zc`` (shape ``(m, len(cols))``)."""
         return self.score_groups([(cols, Zc)])[0]
 
+    #: ``True`` when :meth:`score_rows` (full rows and a mask of changed columns) is
+    #: cheaper than grouping the rows by their set of changed columns
+    by_rows = False
+
+    def score_rows(self, Z, changed) -> np.ndarray:
+        """Scores ``(m,)`` of full rows ``Z`` (shape ``(m, n_inputs)``) that equal ``z0``
+        outside the columns marked in ``changed`` (boolean, same shape). The default groups
+        the rows by their changed columns (:meth:`score_groups`)."""
+        Z, changed = np.asarray(Z, dtype=float), np.asarray(changed, dtype=bool)
+        out = np.empty(len(Z))
+        if not len(Z):
+            return out
+        keys, inv = np.unique(changed, axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+        rows = [np.flatnonzero(inv == g) for g in range(len(keys))]
+        groups = [(np.flatnonzero(k), Z[r][:, np.flatnonzero(k)]) for k, r in zip(keys, rows)]
+        for r, s in zip(rows, self.score_groups(groups)):
+            out[r] = s
+        return out
+
     def score_groups(self, groups) -> list[np.ndarray]:
         """:meth:`score` for each ``(cols, Zc)`` of ``groups``, in one batch where the
         embedding allows it."""

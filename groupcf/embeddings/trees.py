@@ -79,9 +79,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from groupcf.embeddings.base import DeltaEvaluator, Embedding, EmbeddingCapabilities
+from groupcf.embeddings.base import Embedding, EmbeddingCapabilities
 from groupcf.embeddings.split_rules import le_threshold_f32, lt_threshold_f32  # noqa: F401 (re-export)
 from groupcf.embeddings.tree_constr import TreeConstr
+from groupcf.embeddings.tree_delta import TreeDelta
 from groupcf.embeddings.tree_splits import path_splits, split_points
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -199,10 +200,11 @@ class TreeEnsemble(Embedding):
         """``(columns, thresholds)`` of the split nodes on the paths of the point ``z``."""
         return path_splits(self, z)
 
-    def delta_evaluator(self, z0) -> FullRowDelta:
-        """Scores of points equal to ``z0`` except on a few columns: full rows through
-        :meth:`score` (one vectorised pass; no per-column-set folding)."""
-        return FullRowDelta(self, z0)
+    def delta_evaluator(self, z0) -> TreeDelta:
+        """Scores of points equal to ``z0`` except on a few columns: only the trees whose
+        path of ``z0`` tests a changed column are walked, each from the first such node
+        (:mod:`groupcf.embeddings.tree_delta`)."""
+        return TreeDelta(self, z0)
 
     # -- folding ------------------------------------------------------------------------
     def _fold(self, direction: np.ndarray, remap: np.ndarray | None, n_inputs: int,
@@ -393,21 +395,3 @@ class TreeEnsemble(Embedding):
                           folded=folded, levels=levels, level_col=level_col,
                           level_thr=level_thr, leaf_vars=all_w, leaf_nodes=all_l,
                           level_up=level_up, lb=lb, ub=ub)
-
-
-class FullRowDelta(DeltaEvaluator):
-    """:meth:`TreeEnsemble.delta_evaluator`: every group scored as full rows in one
-    batch (a vectorised pass is cheaper than folding the trees per column set)."""
-
-    def score_groups(self, groups) -> list[np.ndarray]:
-        blocks, sizes = [], []
-        for cols, Zc in groups:
-            cols, Zc = self._args(cols, Zc)
-            Z = np.repeat(self.z0[None, :], len(Zc), axis=0)
-            Z[:, cols] = Zc
-            blocks.append(Z)
-            sizes.append(len(Zc))
-        if not blocks:
-            return []
-        s = self.embedding.score(np.vstack(blocks))
-        return np.split(s, np.cumsum(sizes)[:-1])

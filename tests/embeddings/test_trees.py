@@ -495,6 +495,29 @@ def test_mace_continuous_features_match_brute_force(seed):
             assert exp.distances[0] == pytest.approx(d[ok].min(), abs=1e-6), (x.to_dict(), distance)
 
 
+@pytest.mark.parametrize("name", list(MODELS))
+def test_delta_evaluator_partial_walks_match_full_rows(name):
+    """Only the trees whose path of z0 tests a changed column are walked, from the first
+    such node: the scores equal full-row scores for random column sets (values on, above
+    and below the thresholds included), one call with many groups and per group."""
+    _, emb = get_embedding(MODELS[name])
+    rng = np.random.default_rng(3)
+    points = np.vstack([DOMAIN.sample(40, rng), threshold_points(MODELS[name], emb, rng)])
+    for z0 in DOMAIN.sample(4, rng):
+        ev = emb.delta_evaluator(z0)
+        groups = []
+        for _ in range(25):
+            cols = np.sort(rng.choice(7, size=int(rng.integers(0, 4)), replace=False))
+            groups.append((cols, points[rng.choice(len(points), int(rng.integers(0, 30)))][:, cols]))
+        out = ev.score_groups(groups)
+        assert len(out) == len(groups)
+        for (cols, Zc), s in zip(groups, out):
+            Z = np.repeat(z0[None, :], len(Zc), axis=0)
+            Z[:, cols] = Zc
+            np.testing.assert_allclose(s, emb.score(Z), atol=1e-12, rtol=0)
+            np.testing.assert_allclose(ev.score(cols, Zc), s, atol=1e-12, rtol=0)
+
+
 @pytest.mark.parametrize("name", ["rf", "gb"])
 def test_delta_evaluator_matches_score(name):
     _, emb = get_embedding(MODELS[name])

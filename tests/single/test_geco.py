@@ -387,3 +387,51 @@ def test_forest_through_its_embedding(geco_toy):
     assert exp.stats["evaluation"] == "embedding/partial"
     assert (rf.predict(exp.counterfactuals) == 1).all()
     np.testing.assert_allclose(exp.probabilities, rf.predict_proba(exp.counterfactuals)[:, 1], atol=1e-9)
+
+
+@pytest.mark.parametrize("model", ["rf", "gbt"])
+def test_tree_partial_scores_equal_full_rows(geco_toy, model):
+    """Trees take the candidates' full rows and changed columns at once
+    (``DeltaEvaluator.score_rows``): the scores equal the embedding's and the real model's
+    on full rows, and the default grouping path of ``score_rows`` gives the same."""
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    from groupcf.embeddings.base import DeltaEvaluator
+
+    X, y = geco_toy.toy()
+    clf = RandomForestClassifier(n_estimators=25, max_depth=5, random_state=0) if model == "rf" else \
+        GradientBoostingClassifier(n_estimators=20, max_depth=3, random_state=0)
+    pipe = make_pipeline(gcf.FeatureSpace(), clf).fit(X, y)
+    geco = GeCo(pipe, X)
+    rng = np.random.default_rng(2)
+    for x in (geco_toy.rejected(pipe).iloc[i] for i in range(3)):
+        z0 = pipe[0].transform(x.to_frame().T)[0]
+        sc = _Scorer(geco.domain, x, z0, geco.embedding, None, None, 0.5, "partial")
+        assert sc.delta.by_rows
+        M, V = _random_candidates(geco, rng)
+        Z = sc.encode(M, V)
+        partial = sc.partial_scores(M, V)
+        np.testing.assert_allclose(partial, geco.embedding.score(Z), rtol=0, atol=1e-12)
+        real = pipe.predict_proba(decode(geco.domain, x, M, V))[:, 1]
+        if model == "rf":
+            np.testing.assert_allclose(partial, real, rtol=0, atol=1e-9)
+        grouped = DeltaEvaluator(geco.embedding, z0).score_rows(Z, sc._changed_columns(M))
+        np.testing.assert_allclose(grouped, partial, rtol=0, atol=1e-12)
+
+
+def test_instance_check_deferred_to_the_final_pass(geco_toy, monkeypatch):
+    """When the embedding rejects the instance, the real model's verdict on it comes in the
+    same pass as the final re-check: an instance the real model accepts still raises
+    NotRejectedError (here the embedding is made to disagree)."""
+    X, y = geco_toy.toy()
+    rf = make_pipeline(gcf.FeatureSpace(), RandomForestClassifier(n_estimators=20, random_state=0)).fit(X, y)
+    geco = GeCo(rf, X)
+    accepted = X[rf.predict(X) == 1].iloc[0]
+    true_score = geco.embedding.score
+    monkeypatch.setattr(geco.embedding, "score", lambda Z: np.minimum(true_score(Z), 0.0))
+    with pytest.raises(NotRejectedError):
+        geco.explain(accepted, random_state=0)
+    monkeypatch.undo()
+    x = X[rf.predict(X) == 0].iloc[0]
+    exp = geco.explain(x, random_state=0)
+    np.testing.assert_allclose(exp.probabilities, rf.predict_proba(exp.counterfactuals)[:, 1], atol=1e-12)

@@ -81,13 +81,16 @@ class GeCo:
             raise InvalidInputError(f"n must be a positive integer, got {k!r}")
         x = self._instance(x)
         xf = x.to_frame().T.infer_objects()
-        if self.real.is_positive(xf)[0]:
-            raise NotRejectedError(f"the model already accepts instance {x.name!r} "
-                                   f"(p = {self.real.proba(xf)[0]:.3f} >= {self.threshold}); nothing to explain")
+        z0 = self.space.transform(xf)[0] if self.space is not None else None
+        # the real model's verdict on x: now, or (when the embedding, which reproduces the
+        # model, rejects x) in the same pass as the final re-check of the counterfactuals
+        deferred = z0 is not None and self.embedding is not None and \
+            self.embedding.score(z0)[0] < self.embedding.score_threshold(self.threshold)
+        if not deferred:
+            self._not_rejected(x, *self.real.check(xf))
         rng = np.random.default_rng(random_state)
         dom = self.domain
         xkeys = dom.instance_keys(x)
-        z0 = self.space.transform(xf)[0] if self.space is not None else None
         scorer = _Scorer(dom, x, z0, self.embedding, self.proba_clf,
                          self.model if self.proba_clf is None else None, self.threshold, P.evaluation)
         allowed = self.bound.allowed(xkeys) if self._has_rules else [None] * len(dom)
@@ -96,7 +99,7 @@ class GeCo:
         pop, stats = run.search()
         if P.refine and len(pop):
             pop = run.refine(pop, stats)
-        cfs, rows = self._final(x, pop, k, stats)
+        cfs, rows, probs = self._final(x, pop, k, stats, xf if deferred else None)
         if not rows:
             raise NoCounterfactualError(
                 f"GeCo found no counterfactual for instance {x.name!r} in {stats['generations']} "
@@ -110,7 +113,7 @@ class GeCo:
             log.info("GeCo returned %d of k=%d counterfactuals for %r", len(rows), k, x.name)
         return Explanation(
             instance=x, counterfactuals=cfs, changes=changes,
-            distances=[float(pop.dist[i]) for i in rows], probabilities=self.real.proba(cfs),
+            distances=[float(pop.dist[i]) for i in rows], probabilities=probs,
             status=Status.FEASIBLE, is_optimal=False, solve_time=time.perf_counter() - t0,
             method="geco",
             distance=(self.mace_distance.name if self.mace_distance is not None else
@@ -139,19 +142,34 @@ class GeCo:
             out.append(_GroupSampler(members, tup, same, np.cumsum(cnt * change), np.cumsum(cnt * feas)))
         return out
 
-    def _final(self, x, pop: _Population, k: int, stats: dict):
+    def _not_rejected(self, x, p, ok) -> None:
+        if ok[0]:
+            raise NotRejectedError(f"the model already accepts instance {x.name!r} "
+                                   f"(p = {p[0]:.3f} >= {self.threshold}); nothing to explain")
+
+    def _final(self, x, pop: _Population, k: int, stats: dict, xf=None):
         """Top counterfactuals that the real model accepts and the PLAF rules allow
-        (re-checked on raw rows; rejections are counted in ``stats``)."""
+        (re-checked on raw rows; rejections are counted in ``stats``): ``(frame, rows,
+        probabilities)``. ``xf`` (the instance's row, when its own check was deferred) is
+        checked in the first pass: :class:`NotRejectedError` when the model accepts it."""
         cand = np.flatnonzero(pop.pos)
         rows: list[int] = []
-        frames = []
+        frames, probs = [], []
         start = 0
         stats["rejected_by_model"] = stats["rejected_by_plaf"] = 0
+        if xf is not None and not len(cand):
+            self._not_rejected(x, *self.real.check(xf))
         while len(rows) < k and start < len(cand):
             chunk = cand[start:start + 2 * k]
             start += len(chunk)
             df = decode(self.domain, x, pop.M[chunk], pop.V[chunk])
-            ok = self.real.is_positive(df)
+            if xf is not None:
+                p, ok = self.real.check(pd.concat([xf.astype(df.dtypes.to_dict(), errors="ignore"), df],
+                                                  ignore_index=True))
+                self._not_rejected(x, p, ok)
+                p, ok, xf = p[1:], ok[1:], None
+            else:
+                p, ok = self.real.check(df)
             stats["rejected_by_model"] += int((~ok).sum())
             if self.constraints.rules:
                 plaf_ok = self.constraints.check_rows(x, df)
@@ -163,9 +181,10 @@ class GeCo:
             for j in np.flatnonzero(ok)[: k - len(rows)]:
                 rows.append(int(chunk[j]))
                 frames.append(df.iloc[[j]])
+                probs.append(float(p[j]))
         if not rows:
-            return None, []
-        return pd.concat(frames, ignore_index=True), rows
+            return None, [], []
+        return pd.concat(frames, ignore_index=True), rows, probs
 
 
 

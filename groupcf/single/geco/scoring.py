@@ -71,6 +71,17 @@ class _Scorer:
         return Z
 
     # -- Δ-sets + partial evaluation -----------------------------------------------------
+    def _changed_columns(self, M) -> np.ndarray:
+        """Boolean ``(m, n_inputs)``: the expanded columns of each candidate's changed features."""
+        if not hasattr(self, "_col_feature"):
+            owner = np.full(len(self.z0), len(self.domain), dtype=np.int64)   # no feature: never changed
+            for l, f in enumerate(self.domain.features):
+                owner[f.cols] = l
+            self._col_feature = owner
+        pad = np.zeros((len(M), len(self.domain) + 1), dtype=bool)
+        pad[:, :-1] = M
+        return pad[:, self._col_feature]
+
     def set_ids(self, M) -> tuple[np.ndarray, np.ndarray]:
         """``(keys, inverse)``: one key per distinct changed-feature set, row -> set."""
         if self._bits is not None:
@@ -94,7 +105,11 @@ class _Scorer:
         """Scores of the candidates: per changed-feature set, the changed columns only,
         all sets scored in one batch by the embedding's
         :meth:`~groupcf.embeddings.base.Embedding.delta_evaluator` (for a ReLU network
-        the instance folds into the first layer and the hidden layers run once)."""
+        the instance folds into the first layer and the hidden layers run once; a tree
+        ensemble takes the full rows and their changed columns at once and walks only the
+        trees whose path of the instance tests a changed column)."""
+        if self.delta.by_rows:
+            return self.delta.score_rows(self.encode(M, V), self._changed_columns(M))
         keys, inv = self.set_ids(M)
         order = np.argsort(inv, kind="stable")
         bounds = np.concatenate([[0], np.cumsum(np.bincount(inv, minlength=len(keys)))])
