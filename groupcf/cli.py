@@ -14,7 +14,9 @@ from .exceptions import GroupCFError, InvalidInputError
 
 EXPLAIN_EPILOG = """files written:
   OUT                      one row per person: status, found, distance, features changed, error
-  OUT's stem + .cf.EXT     the counterfactuals (raw feature values, numbers as numbers), when any
+  OUT's stem + .cf.EXT     the counterfactuals (raw feature values, numbers as numbers), when any;
+                           a changed binned feature holds its bin's representative value, and
+                           '<feature> bin' the bin itself, e.g. [4, 12)
   OUT's stem + .input.parquet   every input column, read by 'audit --by'
 EXT is OUT's extension: .csv or .parquet."""
 
