@@ -291,14 +291,18 @@ def main(argv=None):
         print("GLOBE-CE not run: no --globece PATH (or $GLOBECE_PATH)", flush=True)
     t0 = time.perf_counter()
     rows = own(args) if args.own else bench(args)
-    df = pd.DataFrame(rows, columns=COLUMNS)
-    out = Path(args.out)
+    write_results(pd.DataFrame(rows, columns=COLUMNS), args.out, args.append, t0)
+
+
+def write_results(df: pd.DataFrame, out, append: bool, t0: float) -> None:
+    """Write (or append to) a result CSV and say where, how long, on what machine and load."""
+    out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    if args.append and out.exists():
+    if append and out.exists():
         df = pd.concat([pd.read_csv(out), df], ignore_index=True)
     df.to_csv(out, index=False, float_format="%.6g")
-    print(f"\nwrote {out} ({len(df)} rows) in {time.perf_counter() - t0:.0f} s; "
-          f"{platform.node()} {os.cpu_count()} cpus (shared), groupcf {gcf.__version__}", flush=True)
+    print(f"\nwrote {out} ({len(df)} rows) in {time.perf_counter() - t0:.0f} s; {platform.node()} "
+          f"{os.cpu_count()} cpus (shared; load {os.getloadavg()[0]:.1f}), groupcf {gcf.__version__}", flush=True)
 
 
 if __name__ == "__main__":

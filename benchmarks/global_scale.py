@@ -25,8 +25,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
-import os
-import platform
 import pstats
 import sys
 import time
@@ -36,7 +34,7 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from global_actions import _tmax, setup  # noqa: E402
+from global_actions import _tmax, setup, write_results  # noqa: E402
 
 import groupcf as gcf  # noqa: E402
 
@@ -98,14 +96,7 @@ def main(argv=None):
         model, n = spec.split(":")
         for Tmax in args.tmax:
             rows += run(args.dataset, model, int(n), Tmax, args.k, args.time_limit, args.profile)
-    df = pd.DataFrame(rows)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if args.append and out.exists():
-        df = pd.concat([pd.read_csv(out), df], ignore_index=True)
-    df.to_csv(out, index=False, float_format="%.6g")
-    print(f"\nwrote {out} ({len(df)} rows) in {time.perf_counter() - t0:.0f} s; {platform.node()} "
-          f"{os.cpu_count()} cpus (shared; load {os.getloadavg()[0]:.1f}), groupcf {gcf.__version__}", flush=True)
+    write_results(pd.DataFrame(rows), args.out, args.append, t0)
 
 
 if __name__ == "__main__":
