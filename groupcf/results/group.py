@@ -111,7 +111,8 @@ class GroupExplanation(ResultBase):
     def _separating(self, most: int = 3) -> dict[int, list[str]]:
         """For each explanation whose changes read like another's: ``"feature = value"`` for
         the features outside its change set where its counterfactual differs from those
-        others (values its members keep; at most ``most``, then ``"..."``)."""
+        others (values its members keep), the rarest among them first (the values that tell
+        it apart from most of the others; at most ``most``, then ``"..."``)."""
         texts: dict[str, list[int]] = {}
         for k, cf in self.counterfactuals.iterrows():
             feats = self.changed_features[k]
@@ -121,9 +122,10 @@ class GroupExplanation(ResultBase):
             for k in same if len(same) > 1 else ():
                 cf = self.counterfactuals.loc[k]
                 shown = {c: self._show(c, cf[c], False) for c in self.counterfactuals.columns}
-                diff = [c for c in self.counterfactuals.columns if c not in self.changed_features[k]
-                        and any(self._show(c, self.counterfactuals.loc[j, c], False) != shown[c]
-                                for j in same if j != k)]
+                # how many alike explanations share k's value of c (those that differ: c tells them apart)
+                sharing = {c: sum(self._show(c, self.counterfactuals.loc[j, c], False) == shown[c] for j in same)
+                           for c in self.counterfactuals.columns if c not in self.changed_features[k]}
+                diff = sorted((c for c, n in sharing.items() if n < len(same)), key=lambda c: sharing[c])
                 out[k] = [f"{c} = {shown[c]}" for c in diff[:most]] + (["..."] if len(diff) > most else [])
         return out
 
