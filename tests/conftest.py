@@ -37,3 +37,19 @@ def compas_paper():
     import groupcf as gcf
 
     return gcf.datasets.load("compas", variant="paper")
+
+
+@pytest.fixture(scope="session")
+def german_binned():
+    """German credit, a logistic regression where only the binned numerics ``duration`` and
+    ``credit_amount`` may change (every answer is a bin): ``(pipe, rejected test rows, X_train)``."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    import groupcf as gcf
+
+    ds = gcf.datasets.load("german")
+    X_tr, X_te, y_tr, _ = ds.split(test_size=0.3, random_state=0)
+    fixed = [c for c in X_tr.columns if c not in ("duration", "credit_amount")]
+    pipe = make_pipeline(gcf.FeatureSpace(immutable=fixed), LogisticRegression(max_iter=2000)).fit(X_tr, y_tr)
+    return pipe, X_te[pipe.predict(X_te) == 0], X_tr

@@ -22,17 +22,10 @@ def compas_group():
 
 
 @pytest.fixture(scope="module")
-def german_binned():
-    """Only the binned numerics duration and credit_amount may change: every answer is a bin."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-
-    ds = gcf.datasets.load("german")
-    X_tr, X_te, y_tr, _ = ds.split(test_size=0.3, random_state=0)
-    fixed = [c for c in X_tr.columns if c not in ("duration", "credit_amount")]
-    pipe = make_pipeline(gcf.FeatureSpace(immutable=fixed), LogisticRegression(max_iter=2000)).fit(X_tr, y_tr)
-    S = X_te[pipe.predict(X_te) == 0].iloc[:12]
-    return gcf.explain_group(S, pipe, Tmax=2, progress=False, allow_partial=True), X_tr
+def german_group(german_binned):
+    """The group explanation of the first 12 rejected rows (every answer a bin)."""
+    pipe, R, X_tr = german_binned
+    return gcf.explain_group(R.iloc[:12], pipe, Tmax=2, progress=False, allow_partial=True), X_tr
 
 
 def _explanation_lines(text: str) -> list[str]:
@@ -58,8 +51,8 @@ def test_explanations_that_read_alike_are_told_apart(compas_group):
             assert (members[feat].astype(str) == val).all()
 
 
-def test_bins_show_real_bounds_and_a_value(german_binned):
-    res, X_tr = german_binned
+def test_bins_show_real_bounds_and_a_value(german_group):
+    res, X_tr = german_group
     text = res.summary()
     assert res.n_explanations >= 1
     assert "inf" not in text and "(~" in text

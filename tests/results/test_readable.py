@@ -12,20 +12,6 @@ import groupcf as gcf
 from groupcf.results.base import denoise
 
 
-@pytest.fixture(scope="module")
-def german_binned():
-    """Only the binned numerics duration and credit_amount may change: every answer is a bin."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-
-    ds = gcf.datasets.load("german")
-    X_tr, X_te, y_tr, _ = ds.split(test_size=0.3, random_state=0)
-    fixed = [c for c in X_tr.columns if c not in ("duration", "credit_amount")]
-    pipe = make_pipeline(gcf.FeatureSpace(immutable=fixed), LogisticRegression(max_iter=2000)).fit(X_tr, y_tr)
-    R = X_te[pipe.predict(X_te) == 0]
-    return pipe, R, X_tr
-
-
 def _first_explained(pipe, R):
     for i in range(len(R)):
         try:
