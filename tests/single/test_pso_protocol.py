@@ -1,11 +1,13 @@
 """What the PSO tuning protocol (benchmarks/pso.py) relies on: disjoint tuning and
-evaluation queries, the paper's proximity on hand-computed cases, the selection rule."""
+evaluation queries, the paper's proximity on hand-computed cases, the selection rule, the
+exact limit's answers as the original forest sees them."""
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import math
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -14,13 +16,19 @@ import pytest
 
 @pytest.fixture(scope="module")
 def bench():
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "pso.py"
-    spec = importlib.util.spec_from_file_location("bench_pso", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    yield mod
-    sys.modules.pop(spec.name, None)
+    """The protocol (benchmarks/pso_protocol.py), the tuning (pso_tune.py) and the limit
+    (pso_limit.py) as one namespace, benchmarks/ on sys.path while loaded."""
+    folder = str(Path(__file__).resolve().parents[2] / "benchmarks")
+    sys.path.insert(0, folder)
+    names = ("pso_protocol", "pso_tune", "pso_limit")
+    try:
+        mods = [importlib.import_module(n) for n in names]
+        yield SimpleNamespace(**{k: v for m in mods for k, v in vars(m).items() if not k.startswith("__")})
+    finally:
+        for n in names:
+            sys.modules.pop(n, None)
+        if folder in sys.path:
+            sys.path.remove(folder)
 
 
 def test_split_pools_are_disjoint_and_cover_the_test_rows(bench):
@@ -85,3 +93,30 @@ def test_score_and_choose(bench):
     # B is closer but too slow, C closest but misses a query: A is chosen
     assert bench.choose(s) == "A"
     assert bench.choose(s, max_time=3.0) == "B"
+
+
+def test_off_band_moves_a_threshold_answer_just_past_it_for_the_original_model(bench):
+    """A MIP answer sitting on the original tree's threshold (``x <= t`` goes left, the
+    rejected side) is moved just past it on its changed non-integer feature only; rows
+    the model accepts, immutable and integer features stay as they are."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    X = pd.DataFrame({"a": np.linspace(0.0, 1.0, 21) + 0.01, "n": np.arange(21.0) % 3, "i": np.ones(21)})
+    y = (X.a > 0.5).astype(int)
+    tree = DecisionTreeClassifier(random_state=0).fit(X, y)
+    t = float(tree.tree_.threshold[0])
+    assert tree.tree_.feature[0] == 0
+    case = SimpleNamespace(X_tr=X, pipe=tree, imm=["i"])
+    x = pd.Series({"a": 0.2, "n": 0.0, "i": 1.0})
+    on = np.float32(t)                                  # the tree reads float32: on its threshold
+    on = float(on if float(on) <= t else np.nextafter(on, np.float32(-1)))
+    cfs = pd.DataFrame({"a": [on, 0.9], "n": [2.0, 3.0], "i": [1.0, 1.0]})
+    assert list(tree.predict(cfs)) == [0, 1]
+    out, note = bench.off_band(case, x, cfs)
+    assert list(tree.predict(out)) == [1, 1]
+    assert t < out.a[0] <= t + 1e-4 * (X.a.max() - X.a.min())       # just past, on the far side
+    assert out.n[0] == 2.0 and out.i[0] == 1.0                        # integer / immutable: untouched
+    pd.testing.assert_series_equal(out.iloc[1], cfs.iloc[1])
+    assert note.startswith("1 of 1")
+    same, note = bench.off_band(case, x, cfs.iloc[[1]])
+    assert note == "" and same.a[0] == 0.9

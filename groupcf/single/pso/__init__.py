@@ -59,7 +59,7 @@ from .iv import information_value, rank_features
 from .model import SwarmModel
 from .params import PSOOptions
 from .select import polish, select_diverse, unique_rows
-from .splits import RESTARTS, ascend, box_splits
+from .splits import ascend, box_splits
 from .swarm import run_swarm
 
 log = logging.getLogger(__name__)
@@ -155,7 +155,7 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
             break
     splits = box_splits(box, bb.split_points()) if prm.split_search else None
     if splits:                                    # threshold-aware crossings join the pool
-        Pa, ca = ascend(box, bb, splits, prm, rng, restarts=min(n, RESTARTS))
+        Pa, ca = ascend(box, bb, splits, prm, rng, restarts=min(n, prm.ascents))
         if len(Pa):
             Za, ca = unique_rows(box.full(Pa), ca, box.cols)
             pool_Z.append(Za)

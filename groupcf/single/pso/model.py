@@ -41,6 +41,20 @@ class SwarmModel:
             return self.tm.embedding.proba(Z)
         return np.asarray(self._clf.predict_proba(Z))[:, 1]
 
+    def score_near(self, z: np.ndarray, Z: np.ndarray) -> np.ndarray:
+        """:meth:`score` of encoded rows ``Z`` that equal the encoded point ``z`` except
+        on a few columns, by the embedding's partial evaluation where it has a cheap one
+        (:meth:`~groupcf.embeddings.base.Embedding.delta_evaluator` with ``by_rows``: a
+        tree ensemble walks only the trees whose path of ``z`` tests a changed column);
+        the same values as :meth:`score` (exactly, for tree ensembles)."""
+        Z = np.asarray(Z, dtype=float)
+        emb = None if self._clf is not None else self.tm.embedding
+        ev = None if emb is None or not len(Z) else emb.delta_evaluator(z)
+        if ev is None or not ev.by_rows:
+            return self.score(Z)
+        self.n_calls += 1
+        return np.asarray(emb.score_to_proba(ev.score_rows(Z, ev.z0[None, :] != Z)), dtype=float)
+
     def split_points(self) -> list[np.ndarray] | None:
         """Per encoded column, the model's split points (its embedding's
         :meth:`~groupcf.embeddings.base.Embedding.split_points`); ``None`` for a black box

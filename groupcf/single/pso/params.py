@@ -89,7 +89,9 @@ class PSOOptions(Options):
     its embedding), greedy single-feature moves to just past a split point from the query
     add counterfactuals to the pool, and the polish also tries moving each changed
     feature back to just past each split point it crosses
-    (:mod:`~groupcf.single.pso.splits`); no effect for other models.
+    (:mod:`~groupcf.single.pso.splits`); no effect for other models. ``ascents`` (2): how
+    many greedy crossing searches from the query (at most ``n``; the first takes the best
+    gain per unit of distance at each step, the others one of the best three at random).
 
     ``polish``: after selection, undo changes of each counterfactual greedily while the
     model still accepts it and the move lowers the selection score above (fewer changed
@@ -117,6 +119,7 @@ class PSOOptions(Options):
     min_separation: float | None = None
     polish: bool = True
     split_search: bool = False
+    ascents: int = 2
     scale: str = "mad"
     seed_with_data: bool = True
     Tmax: int | None = None
@@ -131,7 +134,7 @@ class PSOOptions(Options):
     def validate(self) -> PSOOptions:
         if self.scale not in UNIT_DEFAULTS:
             raise InvalidInputError(f"scale must be 'range' or 'mad', got {self.scale!r}")
-        for name in ("n_particles", "n_iterations", "patience", "h0", "iv_bins"):
+        for name in ("n_particles", "n_iterations", "patience", "h0", "iv_bins", "ascents"):
             v = getattr(self, name)
             if int(v) != v or v < 1:
                 raise InvalidInputError(f"PSO parameter {name} must be a positive integer, got {v!r}")

@@ -90,6 +90,17 @@ def select_diverse(box, P: np.ndarray, cost: np.ndarray, n: int, params) -> np.n
     return np.asarray(picked, dtype=np.int64)
 
 
+def _score_from(box, bb, P: np.ndarray, Q: np.ndarray, whose: np.ndarray) -> np.ndarray:
+    """Scores of the candidates ``Q`` (box columns), each a move of the row ``P[whose]``
+    on a few features: by partial evaluation from that row (:meth:`SwarmModel.score_near
+    <groupcf.single.pso.model.SwarmModel.score_near>`), one call per row."""
+    out = np.empty(len(Q))
+    for i in np.unique(whose):
+        mine = np.flatnonzero(whose == i)
+        out[mine] = bb.score_near(box.full(P[i:i + 1])[0], box.full(Q[mine]))
+    return out
+
+
 #: fractions of the way back to the query tried per changed continuous feature and round
 BACK_STEPS = (0.25, 0.5, 0.75)
 
@@ -154,7 +165,7 @@ def polish(box, bb, Z: np.ndarray, params, max_rounds: int = 30, splits: dict | 
             break
         Q = box.snap(np.asarray(cands))
         whose, feat = np.asarray(whose), np.asarray(feat)
-        pq = bb.score(box.full(Q))
+        pq = _score_from(box, bb, P, Q, whose)
         vq = bb.accepts(pq) & box.within(Q, params.Tmax)
         cq = cost_of(Q, pq, vq)
         bulk, bulk_of, best_single = [], [], {}
@@ -177,7 +188,7 @@ def polish(box, bb, Z: np.ndarray, params, max_rounds: int = 30, splits: dict | 
         moved = set()
         if bulk:
             B = box.snap(np.asarray(bulk))
-            pb = bb.score(box.full(B))
+            pb = _score_from(box, bb, P, B, np.asarray(bulk_of))
             vb = bb.accepts(pb) & box.within(B, params.Tmax)
             cb = cost_of(B, pb, vb)
             for r, i in enumerate(bulk_of):        # one at a time: the others' positions are current

@@ -16,7 +16,7 @@ optimum on Hill-Valley's forests changes three features by 0.07-0.37 MAD). Two u
   ``path_splits``: every such move changes a tree's leaf; the :data:`K_NEAR` nearest per
   direction and active continuous feature) with the largest gain of probability per unit
   of objective (:math:`\Delta p / \Delta f`), until the model accepts the point.
-  :data:`RESTARTS` ascents per query, the later ones picking among the three best ratios
+  ``ascents`` (:class:`~groupcf.single.pso.params.PSOOptions`) per query, the later ones picking among the three best ratios
   at random; every accepted point joins the pool the diverse selection picks from.
 * :func:`back_moves` — **polish**: for each changed continuous feature of a
   counterfactual, the values just past each split point between the query and its value
@@ -36,8 +36,6 @@ MARGIN = 1e-9
 K_NEAR = 2
 #: greedy steps per ascent at most
 MAX_STEPS = 40
-#: greedy ascents per query (the first takes the best ratio, the others one of the top 3)
-RESTARTS = 2
 
 
 def box_splits(box, points: list[np.ndarray] | None) -> dict[int, np.ndarray] | None:
@@ -109,7 +107,7 @@ def ascend(box, bb, splits: dict, params, rng: np.random.Generator, restarts: in
             if not len(C):
                 break
             ok = box.within(C, params.Tmax)
-            pc = bb.score(box.full(C))
+            pc = bb.score_near(box.full(p[None, :])[0], box.full(C))     # one feature changed: partial
             cc = _cost(box, C, w2, w3)
             gain = pc - pr
             ratio = np.where(ok & (gain > 1e-12), gain / np.maximum(cc - c, 1e-12), -np.inf)
