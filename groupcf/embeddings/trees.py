@@ -165,16 +165,16 @@ class TreeEnsemble(Embedding):
         """Global index of the leaf each row reaches in each tree, shape ``(m, n_trees)``."""
         Z = self._check_points(Z)
         m = len(Z)
-        idx = np.broadcast_to(self.roots, (m, self.n_trees)).copy()
-        rows = np.arange(m)[:, None]
-        for _ in range(self.depth):
-            f = self.feature[idx]
-            split = f >= 0
-            if not split.any():
-                break
-            go_left = Z[rows, np.where(split, f, 0)] <= self.threshold[idx]
-            idx = np.where(split, np.where(go_left, self.left[idx], self.right[idx]), idx)
-        return idx
+        idx = np.tile(self.roots, m)                    # row-major (m, n_trees), flat
+        rows = np.repeat(np.arange(m), self.n_trees)
+        live = np.flatnonzero(self.feature[idx] >= 0)   # (row, tree) pairs not yet at a leaf
+        while len(live):
+            n = idx[live]
+            go_left = Z[rows[live], self.feature[n]] <= self.threshold[n]
+            n = np.where(go_left, self.left[n], self.right[n])
+            idx[live] = n
+            live = live[self.feature[n] >= 0]            # pairs at a leaf are not walked again
+        return idx.reshape(m, self.n_trees)
 
     def score(self, Z) -> np.ndarray:
         return self.base + self.scale * self.value[self.apply(Z)].sum(axis=1)
