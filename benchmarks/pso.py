@@ -29,7 +29,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # the scripts' shared helpers
 from pso_protocol import PAPER_NAMES, RESULTS, SHARED, cases, log, run_queries, runner
-from pso_tune import compare, tune
+from pso_tune import compare, parse_config, tune
 
 
 # ----------------------------------------------------------------------------- evaluate
@@ -44,7 +44,7 @@ def evaluate(a):
             for method in a.methods:
                 for k in a.ks:
                     try:
-                        run = runner(method, case, k, a.time_limit)
+                        run = runner(method, case, k, a.time_limit, parse_config(a.options))
                     except ImportError as exc:
                         log(f"  {method}: not run ({exc})")
                         continue
@@ -74,6 +74,7 @@ def main(argv=None):
     ap.add_argument("--max-time", type=float, default=1.0, help="tune: largest median s per query")
     ap.add_argument("--max-configs", type=int, default=100, help="tune: stop after this many new configurations")
     ap.add_argument("--configs", nargs="+", default=["", "split_search=False"], help="compare: options")
+    ap.add_argument("--options", default="", help='evaluate: PSO options ("a=1,b=x"; "": the defaults)')
     ap.add_argument("--out", default=str(RESULTS))
     a = ap.parse_args(argv)
     a.ks = a.ks or [a.k]

@@ -185,9 +185,10 @@ def pso_runner(case: Case, k: int, options: dict):
     return run
 
 
-def runner(method: str, case: Case, k: int, limit: float):
+def runner(method: str, case: Case, k: int, limit: float, options: dict | None = None):
+    """One query's run of ``method``; ``options``: PSO options (``None``: the defaults)."""
     if method == "pso":
-        return pso_runner(case, k, {})
+        return pso_runner(case, k, options or {})
     import pso_limit
 
     return pso_limit.runner(method, case, k, limit)
