@@ -100,7 +100,7 @@ class Feature:
                 f"{cats}{rng}{', ' + ', '.join(flags) if flags else ''})")
 
 
-class FeatureSpace(TransformerMixin, BaseEstimator):  # type: ignore[misc]  # scikit-learn has no stubs: its bases are Any
+class FeatureSpace(TransformerMixin, BaseEstimator):  # type: ignore[misc, unused-ignore]  # scikit-learn has no stubs: its bases are Any
     """Raw DataFrame -> expanded 0/1 matrix, with feature kinds, groups and actionability.
 
     Parameters

@@ -55,13 +55,13 @@ def new_highs() -> highspy.Highs:
     global _banner_done
     with _banner_lock:
         if _banner_done:
-            h = highspy.Highs()  # type: ignore[no-untyped-call]  # highspy's stub leaves __init__ unannotated
+            h = highspy.Highs()  # type: ignore[no-untyped-call, unused-ignore]  # highspy's stub leaves __init__ unannotated
         else:
             sys.stdout.flush()
             saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
             try:
                 os.dup2(null, 1)
-                h = highspy.Highs()  # type: ignore[no-untyped-call]  # (as above)
+                h = highspy.Highs()  # type: ignore[no-untyped-call, unused-ignore]  # (as above)
             finally:
                 os.dup2(saved, 1)
                 os.close(saved)
@@ -117,7 +117,7 @@ class HighsBackend(C.TableBoundsMixin, Backend):
             raise SolverError(f"HiGHS refused {what}")
 
     def _push_vtype(self, idx: np.ndarray, codes: np.ndarray) -> None:
-        kinds = np.where(codes == C.CONT, highspy.HighsVarType.kContinuous,  # type: ignore[call-overload]
+        kinds = np.where(codes == C.CONT, highspy.HighsVarType.kContinuous,  # type: ignore[call-overload, unused-ignore]
                          highspy.HighsVarType.kInteger)  # (numpy's stubs refuse the pybind11 enum members)
         self._check(self._h.changeColsIntegrality(idx.size, _i32(idx), kinds),
                     "the variable types")
@@ -187,7 +187,7 @@ class HighsBackend(C.TableBoundsMixin, Backend):
         lo = C.float_array(lo, rows.size, "row lower bounds", none=-INF)
         hi = C.float_array(hi, rows.size, "row upper bounds", none=INF)
         if rows.size:
-            self._check(self._h.changeRowsBounds(  # type: ignore[attr-defined]  # missing from highspy's stub
+            self._check(self._h.changeRowsBounds(  # type: ignore[attr-defined, unused-ignore]  # missing from highspy's stub
                 rows.size, _i32(rows), lo, hi), "the row bounds")
 
     def set_mip_start(self, idx: Any, values: Any) -> None:
@@ -284,7 +284,7 @@ class HighsBackend(C.TableBoundsMixin, Backend):
             return Status.ERROR  # decided by the caller
         if ms in (S.kTimeLimit, S.kIterationLimit, S.kSolutionLimit, S.kInterrupt,
                   S.kObjectiveBound, S.kObjectiveTarget, S.kMemoryLimit,
-                  S.kHighsInterrupt):  # type: ignore[attr-defined]  # missing from highspy's stub
+                  S.kHighsInterrupt):  # type: ignore[attr-defined, unused-ignore]  # missing from highspy's stub
             return C.limit_status(has_sol)
         if ms == S.kUnknown and has_sol:
             return Status.FEASIBLE
