@@ -208,8 +208,9 @@ def test_high_dimensional_counterfactuals_are_distinct_valid_and_actionable(wide
 
 
 def test_diversity_weight_spreads_the_selection(wide):
-    # the selection alone (the polish then pulls each point toward the boundary, which
-    # shrinks the spread, down to min_separation at the least)
+    # the selection alone, from the swarm's pool (the polish then pulls each point toward
+    # the boundary, which shrinks the spread, down to min_separation at the least; the
+    # split search adds near-identical one-threshold crossings to the pool)
     X, pipe, rejected, _ = wide
     scale = gcf.metrics.mad(X)
     div = {w: [] for w in (0.0, 0.75)}
@@ -217,7 +218,7 @@ def test_diversity_weight_spreads_the_selection(wide):
         x = rejected.iloc[row]
         for w in div:
             cfs = explain_pso(x, pipe, data=X, n=5, random_state=row, w_diversity=w,
-                               polish=False).counterfactuals
+                               polish=False, split_search=False).counterfactuals
             div[w].append(gcf.metrics.diversity_hd(cfs, scale))
     assert np.mean(div[0.75]) > 2 * np.mean(div[0.0])
 
