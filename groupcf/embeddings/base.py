@@ -345,6 +345,21 @@ class EmbeddingConstr:
         models without thresholds."""
         return []
 
+    def distance_cuts(self, cell_distance) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Rows ``sum_j d_j x[idx_j] <= distance`` valid at every solution, for groups of
+        this record's 0/1 variables of which exactly one is 1 and which each confine the
+        inputs to a box (a tree's leaves): ``d_j = cell_distance(lo, hi)`` bounds the
+        distance from the query of any input in box ``j`` (``lo``, ``hi`` of shape ``(m,
+        n_inputs)``). Returns ``[(idx, d), ...]``; none by default (no such structure)."""
+        return []
+
+    def move_cuts(self, z0) -> list[tuple[int, np.ndarray, np.ndarray, float]]:
+        """Lower bounds on how far an input column moved from ``z0`` in terms of this
+        record's variables: ``(column, idx, coefs, constant)`` meaning ``|x_c - z0_c| >=
+        constant + coefs @ x[idx]`` at every solution (tree ensembles: the split levels
+        passed); none by default."""
+        return []
+
     def start_values(self, x_values) -> tuple[np.ndarray, np.ndarray]:
         """Values of every variable this record added, at input values ``x_values``
         (``idx, values``), e.g. to complete a MIP start. The base record has only the
