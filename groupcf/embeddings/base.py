@@ -139,6 +139,14 @@ class Embedding(abc.ABC):
         ``t`` changes at least one tree's leaf. ``None`` (the default): not known."""
         return None
 
+    def column_scores(self, z, c: int, values) -> np.ndarray:
+        """Scores of the point ``z`` with column ``c`` set to each of ``values`` (shape
+        ``(m,)``). The default scores the ``m`` rows; tree ensembles sweep the leaves
+        reachable along the column."""
+        Z = np.repeat(np.asarray(z, dtype=float).reshape(1, -1), len(values), axis=0)
+        Z[:, c] = values
+        return self.score(Z)
+
     def first_crossing(self, z, d, t_max: float, lo: float) -> float | None:
         """The smallest ``t`` in ``[0, t_max]`` with ``score(z + t d) >= lo`` (``None``
         when there is none); exact only when ``capabilities.line_search``. The default

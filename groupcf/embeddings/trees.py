@@ -81,7 +81,7 @@ import numpy as np
 from groupcf.embeddings.base import Embedding, EmbeddingCapabilities
 from groupcf.embeddings.split_rules import le_threshold_f32, lt_threshold_f32  # noqa: F401 (re-export)
 from groupcf.embeddings.tree_constr import TreeConstr
-from groupcf.embeddings.tree_delta import TreeDelta
+from groupcf.embeddings.tree_delta import TreeDelta, column_scores
 from groupcf.embeddings.tree_mip import add_ensemble
 from groupcf.embeddings.tree_splits import path_splits, split_points
 
@@ -199,6 +199,11 @@ class TreeEnsemble(Embedding):
     def path_splits(self, z) -> tuple[np.ndarray, np.ndarray]:
         """``(columns, thresholds)`` of the split nodes on the paths of the point ``z``."""
         return path_splits(self, z)
+
+    def column_scores(self, z, c: int, values) -> np.ndarray:
+        """Scores of ``z`` with column ``c`` set to each of ``values``: one walk of the
+        leaves reachable along the column (:func:`groupcf.embeddings.tree_delta.column_scores`)."""
+        return column_scores(self, z, c, values)
 
     def delta_evaluator(self, z0) -> TreeDelta:
         """Scores of points equal to ``z0`` except on a few columns: only the trees whose

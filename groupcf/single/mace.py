@@ -136,6 +136,11 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     problem = SearchProblem(space, z0, *bounds, can, dist, strict, score_lo, Tmax=Tmax, radius=radius,
                             single=n == 1, upper_bound=upper_bound, obbt=obbt)
     found = emb.incumbent(problem)
+    if found.stats.get("single_optimal") and n == 1:
+        # proven by the exact single-change scan: no MIP to build
+        exp = _proven_single(x, tm, z0, found, dist, backend, Tmax, margin, t_start)
+        if exp is not None:
+            return exp
     box = found.box
     mip = NearestCounterfactual(space, found.embedding or emb, z0,
                                 backend, distance=dist, score_lo=score_lo, Tmax=Tmax,
@@ -249,6 +254,28 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         stats={**tree_stats, "margin": margin, "binaries": mip.constr.n_binaries, "distance_weights": dist.weights,
                "distance_cuts": mip.n_distance_cuts,
                "integer_features": [space.features_[l].name for l in mip.u]})
+
+
+def _proven_single(x: pd.Series, tm: TrainedModel, z0: np.ndarray, found, dist, backend, Tmax, margin: float,
+                   t_start: float) -> Explanation | None:
+    """The explanation of a point the search proved optimal (the exact single-change scan),
+    re-checked by the real model; ``None`` when the real model rejects it (then the MIP
+    decides)."""
+    space, v = tm.space, found.point
+    cf = decode(space, x, v, z0)
+    if not tm.is_positive(cf)[0]:
+        return None
+    cfs = restore_dtypes(space, cf.reset_index(drop=True))
+    d = float(dist.aggregate(feature_distances(space, x, cfs))[0])
+    ub = float(found.stats["upper_bound"])
+    changed = [f.name for f in space if np.any(np.abs(v[f.columns] - z0[f.columns]) > change_tol(f))]
+    return Explanation(
+        instance=x, counterfactuals=cfs, changes=[changed], distances=[d], probabilities=tm.proba(cfs),
+        status=Status.OPTIMAL, is_optimal=True, solve_time=time.perf_counter() - t_start, method="mace",
+        distance=dist.name, solver=backend.name, lower_bound=found.stats.get("lower_bound", ub), Tmax=Tmax,
+        model=tm, objectives=[ub],
+        stats={**found.stats, "margin": margin, "binaries": 0, "distance_weights": dist.weights,
+               "distance_cuts": 0, "integer_features": []})
 
 
 def _round_wide(space, mip, bounds, v: np.ndarray, z0: np.ndarray, tm, x: pd.Series) -> np.ndarray:

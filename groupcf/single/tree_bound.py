@@ -42,12 +42,10 @@ import numpy as np
 from .radius import category_changes, deltas, max_changes
 
 #: changes kept per level of the pair / triple search (by score gain, and by gain per distance)
-BEAM = 40
-#: of those, combinations extended by *every* single change (scored in their context:
-#: a change that gains little alone may complete a combination)
+BEAM = 20
+#: of those, combinations extended by *every* single change (scored in their context by
+#: sweeps along each column: a change that gains little alone may complete a combination)
 CONTEXT = 8
-#: ... fewer when there are many single changes: at most about this many rows scored per level
-CONTEXT_ROWS = 12_000
 
 
 def _scorer(emb, z0):
@@ -85,19 +83,47 @@ def _candidates(space, emb, z0, lb, ub, can_change):
     return out
 
 
-def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=None):
-    """``(point, objective)`` of the cheapest accepted point found, or ``(None, inf)``."""
+def single_scores(emb, score, z, cands) -> np.ndarray:
+    """Scores of ``z`` with each single change of ``cands`` applied: one sweep along the
+    column (:meth:`~groupcf.embeddings.base.Embedding.column_scores`) per one-column
+    feature, ``score`` on the rows for the others (one-hot)."""
+    out = np.empty(len(cands))
+    by_col, rest = {}, []
+    for i, (_, cols, _) in enumerate(cands):
+        if len(cols) == 1:
+            by_col.setdefault(int(cols[0]), []).append(i)
+        else:
+            rest.append(i)
+    for c, idx in by_col.items():
+        out[idx] = emb.column_scores(z, c, [float(cands[i][2][0]) for i in idx])
+    if rest:
+        Z = np.repeat(np.asarray(z, dtype=float)[None, :], len(rest), axis=0)
+        for r, i in enumerate(rest):
+            Z[r, cands[i][1]] = cands[i][2]
+        out[rest] = score(Z)
+    return out
+
+
+def single_changes(space, emb, z0, lb, ub, can_change):
+    """``(cands, scores)``: every single change (:func:`_candidates`) and its score."""
     z0 = np.asarray(z0, dtype=float)
     cands = _candidates(space, emb, z0, lb, ub, can_change)
+    return cands, single_scores(emb, _scorer(emb, z0), z0, cands)
+
+
+def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=None, single=None):
+    """``(point, objective)`` of the cheapest accepted point found, or ``(None, inf)``;
+    ``single``: :func:`single_changes`, when already computed."""
+    z0 = np.asarray(z0, dtype=float)
+    cands, s1 = single if single is not None else single_changes(space, emb, z0, lb, ub, can_change)
     if not cands:
         return None, math.inf
     score = _scorer(emb, z0)
     base = emb.score(z0)[0]
-    single = _apply(z0, cands)
-    gain1 = score(single) - base
-    cost1 = distance.aggregate(deltas(space, z0, single))
+    gain1 = s1 - base
+    cost1 = distance.aggregate(deltas(space, z0, _apply(z0, cands)))
     singles = _promising(gain1, cost1)
-    level = [((i,), [c]) for i, c in enumerate(cands)]
+    level, level_s = [((i,), [c]) for i, c in enumerate(cands)], list(s1)
     best, best_obj = None, math.inf
     for size in range(1, 4):
         if Tmax is not None and size > Tmax:
@@ -106,7 +132,13 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
         for r, (_, changes) in enumerate(level):
             for _, cols, vals in changes:
                 Z[r, cols] = vals
-        s = score(Z)
+        if size == 1:
+            s = s1
+        else:                  # context extensions come scored (sweeps); the rest by rows
+            s = np.asarray(level_s, dtype=float)
+            todo = np.flatnonzero(np.isnan(s))
+            if len(todo):
+                s[todo] = score(Z[todo])
         obj = distance.aggregate(deltas(space, z0, Z))
         ok = s >= score_lo
         if ok.any():
@@ -119,12 +151,13 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
         if not len(alive):
             break
         top = alive[_promising(s[alive] - base, obj[alive])]
-        k_context = max(1, min(CONTEXT, CONTEXT_ROWS // max(len(cands), 1)))
-        context = set(alive[_promising(s[alive] - base, obj[alive], k_context)].tolist())
-        nxt, seen = [], set()
+        context = set(alive[_promising(s[alive] - base, obj[alive], CONTEXT)].tolist())
+        nxt, nxt_s, seen = [], [], set()
         for r in top:
             ids, changes = level[r]
             used = {ch[0] for ch in changes}
+            # in context: every single change, scored by sweeps along the columns from Z[r]
+            s_r = single_scores(emb, score, Z[r], cands) if r in context else None
             for j in (range(len(cands)) if r in context else singles):
                 if cands[j][0] in used or max(obj[r], cost1[j]) >= best_obj:
                     continue
@@ -132,14 +165,15 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
                 if key not in seen:
                     seen.add(key)
                     nxt.append((key, changes + [cands[j]]))
+                    nxt_s.append(np.nan if s_r is None else s_r[j])
         if not nxt:
             break
-        level = nxt
+        level, level_s = nxt, nxt_s
     if best is None:
         best, best_obj = _greedy(space, score, z0, cands, distance, score_lo, Tmax)
     if best is None:
         return None, math.inf
-    return _polish(space, score, z0, cands, distance, score_lo, best, best_obj)
+    return _polish(space, emb, score, z0, cands, distance, score_lo, best, best_obj)
 
 
 def _promising(gain, cost, k=BEAM):
@@ -150,7 +184,7 @@ def _promising(gain, cost, k=BEAM):
     return list(dict.fromkeys(int(i) for i in np.concatenate([by_gain, by_ratio])))
 
 
-def _polish(space, score, z0, cands, distance, score_lo, z, obj):
+def _polish(space, emb, score, z0, cands, distance, score_lo, z, obj):
     """Coordinate descent on an accepted point: move one feature at a time to its cheapest
     candidate value (or back to :math:`x^0`) that keeps the point accepted, until no move
     lowers the distance. ``(point, objective)``."""
@@ -165,7 +199,8 @@ def _polish(space, score, z0, cands, distance, score_lo, z, obj):
             Z[:-1][:, cols] = np.array(vals)
             Z[-1, cols] = z0[cols]
             o = distance.aggregate(deltas(space, z0, Z))
-            o[score(Z) < score_lo] = np.inf
+            s = emb.column_scores(z, int(cols[0]), Z[:, cols[0]]) if len(cols) == 1 else score(Z)
+            o[s < score_lo] = np.inf
             k = int(np.argmin(o))
             if o[k] < obj - 1e-12 * max(1.0, abs(obj)):
                 z, obj, improved = Z[k], float(o[k]), True
@@ -210,15 +245,16 @@ def _apply(z0, cands):
     return Z
 
 
-def best_single(space, emb, z0, lb, ub, can_change, distance, score_lo):
+def best_single(space, emb, z0, lb, ub, can_change, distance, score_lo, single=None):
     """The cheapest accepted single-feature change: ``(point, objective)`` or ``(None, inf)``.
     Exact among single changes: along one feature the nearest point of every cell of the
-    ensemble's thresholds is a candidate (:func:`_candidates`)."""
-    cands = _candidates(space, emb, np.asarray(z0, dtype=float), lb, ub, can_change)
+    ensemble's thresholds is a candidate (:func:`_candidates`); ``single``: :func:`single_changes`,
+    when already computed."""
+    cands, s1 = single if single is not None else single_changes(space, emb, z0, lb, ub, can_change)
     if not cands:
         return None, math.inf
     Z = _apply(z0, cands)
-    ok = _scorer(emb, np.asarray(z0, dtype=float))(Z) >= score_lo
+    ok = s1 >= score_lo
     if not ok.any():
         return None, math.inf
     obj = distance.aggregate(deltas(space, z0, Z[ok]))
@@ -235,15 +271,29 @@ def search(emb, problem):
     without one)."""
     p = problem
     z0 = np.asarray(p.z0, dtype=float)
-    point, obj = upper_bound(p.space, emb, z0, p.lb, p.ub, p.can_change, p.distance, p.strict, Tmax=p.Tmax)
+    one = single_changes(p.space, emb, z0, p.lb, p.ub, p.can_change)
+    if p.radius and p.single:
+        # the exact scan of every single change (at the MIP's own score bound) first: when
+        # its best point allows at most one changed feature, it is the optimum
+        single, s_obj = best_single(p.space, emb, z0, p.lb, p.ub, p.can_change, p.distance, p.score_lo,
+                                    single=one)
+        k = max_changes(p.space, p.distance, s_obj) if single is not None else None
+        if k is not None and k <= 1:
+            stats = {"upper_bound": s_obj, "single_optimal": True}
+            box = emb.radius(p, s_obj)
+            stats["fixed_features"] = int(np.sum(p.can_change & ~box.can_change))
+            return stats, single, box
+    point, obj = upper_bound(p.space, emb, z0, p.lb, p.ub, p.can_change, p.distance, p.strict, Tmax=p.Tmax,
+                             single=one)
     stats = {"upper_bound": obj}
     if point is None or not (p.radius and p.single):
         return stats, point, None
     k = max_changes(p.space, p.distance, obj)
     if k is not None and k <= 1:
-        # at most one feature changes in any solution as good: the exact scan of every
-        # single change (at the MIP's own score bound) is the optimum
-        single, s_obj = best_single(p.space, emb, z0, p.lb, p.ub, p.can_change, p.distance, p.score_lo)
+        # at most one feature changes in any solution as good: the exact single-change scan
+        # is the optimum
+        single, s_obj = best_single(p.space, emb, z0, p.lb, p.ub, p.can_change, p.distance, p.score_lo,
+                                    single=one)
         if single is not None and s_obj <= obj:
             stats.update(upper_bound=s_obj, single_optimal=True)
             point, obj = single, s_obj

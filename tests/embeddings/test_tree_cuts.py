@@ -95,3 +95,20 @@ def test_mace_same_optimum_with_every_speed_up_on_or_off(seed):
                 assert pipe.predict(exp.counterfactuals.iloc[[0]])[0] == 1
                 found.append(exp.distances[0])
             assert np.allclose(found, found[0], rtol=0, atol=1e-6), (distance, found)
+
+
+def test_column_scores_equal_row_scores():
+    """The sweep along one column equals scoring the rows, on every tree type, with values
+    exactly on, just above and around the thresholds."""
+    from tests.embeddings.test_trees import DOMAIN, MODELS
+
+    rng = np.random.default_rng(1)
+    for name, model in MODELS.items():
+        _, emb = get_embedding(model)
+        for z in DOMAIN.sample(10, rng):
+            for c in range(emb.n_inputs):
+                t = emb.threshold[emb.feature == c]
+                vals = np.concatenate([rng.uniform(-0.2, 1.2, 30), t, np.nextafter(t, 2.0), [z[c]]])
+                Z = np.repeat(z[None, :], len(vals), axis=0)
+                Z[:, c] = vals
+                assert np.allclose(emb.column_scores(z, c, vals), emb.score(Z), rtol=0, atol=1e-9), (name, c)
