@@ -44,6 +44,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from ..embeddings.base import Embedding, EmbeddingConstr
 from ..features.space import FeatureSpace
@@ -363,7 +364,7 @@ class NearestCounterfactual:
 
         k = len(self.space) if self.Tmax is None else int(self.Tmax)
         ok, v, _ = Completions(self.space, self.embedding, self.score_lo).check(self.z0, (), k, prove=False)
-        return bool(ok) and self.start_from(v)
+        return bool(ok) and v is not None and self.start_from(v)
 
     def start_from(self, v: np.ndarray) -> bool:
         """Offer the accepted point ``v`` as a complete MIP start (``v``, ``f``, the
@@ -377,7 +378,8 @@ class NearestCounterfactual:
             return False
         f = np.zeros(len(self.space))
         f[changed] = 1.0
-        idx, vals = [self.v, self.f], [v, f]
+        idx: list[npt.ArrayLike] = [self.v, self.f]
+        vals: list[npt.ArrayLike] = [v, f]
         i_e, v_e = self.constr.start_values(v)
         idx.append(i_e)
         vals.append(v_e)
