@@ -248,14 +248,15 @@ class NearestCounterfactual:
         be.set_objective(self.objective_idx, self.objective_coefs * self.objective_scale, sense="min")
         if self.distance_cuts and len(self.objective_idx):
             cuts = RowBuffer()
-            for idx, d in self.constr.distance_cuts(self.cell_distance):
-                cuts.add(np.concatenate([idx, self.objective_idx]), np.concatenate([d, -self.objective_coefs]),
-                         -INF, 0.0)
-            col_feature = {int(f.columns[0]): l for l, f in enumerate(self.space) if f.encoding == "continuous"}
-            for c, idx, coefs, const in self.constr.move_cuts(self.z0):
-                l = col_feature.get(c)
-                if l is not None and l in self.delta:          # delta_l >= |v_c - x0_c| >= const + coefs @ y
-                    cuts.add(np.concatenate([[self.delta[l]], idx]), np.concatenate([[1.0], -coefs]), const, INF)
+            for leaves, d_leaf in self.constr.distance_cuts(self.cell_distance):
+                cuts.add(np.concatenate([leaves, self.objective_idx]),
+                         np.concatenate([d_leaf, -self.objective_coefs]), -INF, 0.0)
+            col_feature = {int(f.columns[0]): k for k, f in enumerate(self.space) if f.encoding == "continuous"}
+            for col, levels, coefs, const in self.constr.move_cuts(self.z0):
+                k_feat = col_feature.get(col)
+                if k_feat is not None and k_feat in self.delta:   # delta >= |v_c - x0_c| >= const + coefs @ y
+                    cuts.add(np.concatenate([[self.delta[k_feat]], levels]), np.concatenate([[1.0], -coefs]),
+                             const, INF)
             self.n_distance_cuts = len(cuts.lo)
             cuts.flush(be)
         return self
