@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import abc
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -140,6 +140,15 @@ class Embedding(abc.ABC):
         through (a tree's nodes on ``z``'s path): moving column ``c`` alone just past
         ``t`` changes at least one tree's leaf. ``None`` (the default): not known."""
         return None
+
+    def column_scores(self, z: ArrayLike, c: int, values: ArrayLike) -> FloatArray:
+        """Scores of the point ``z`` with column ``c`` set to each of ``values`` (shape
+        ``(m,)``). The default scores the ``m`` rows; tree ensembles sweep the leaves
+        reachable along the column."""
+        v = np.asarray(values, dtype=float).reshape(-1)
+        Z = np.repeat(np.asarray(z, dtype=float).reshape(1, -1), len(v), axis=0)
+        Z[:, c] = v
+        return self.score(Z)
 
     def first_crossing(self, z: ArrayLike, d: ArrayLike, t_max: float, lo: float) -> float | None:
         """The smallest ``t`` in ``[0, t_max]`` with ``score(z + t d) >= lo`` (``None``
@@ -338,6 +347,12 @@ class EmbeddingConstr:
         expected = self.embedding.score(v[self.inputs])[0]
         return float(abs(v[self.score] - expected))
 
+    def input_cells(self, x: Solution | ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """Per input column, the interval ``(lo, hi)`` every input reaching the same model
+        pieces as the solution ``x`` lies in (a tree's leaf cells): offered by the records
+        of embeddings declaring ``capabilities.leaf_cells``; none by default."""
+        raise NotImplementedError(f"{type(self).__name__} does not expose input cells")
+
     def query_sides(self, z0: ArrayLike) -> list[tuple[int, int, bool]]:
         """Binary indicators that decide which side of a model threshold input column
         ``c`` is on, with the side the point ``z0`` is on: ``(c, var, z0_side)`` meaning
@@ -345,6 +360,22 @@ class EmbeddingConstr:
         links them to its change indicators, so that crossing a threshold that sits
         closer to ``z0`` than the solver's tolerance still counts as a change. None for
         models without thresholds."""
+        return []
+
+    def distance_cuts(self, cell_distance: Callable[[FloatArray, FloatArray], FloatArray]
+                      ) -> list[tuple[IntArray, FloatArray]]:
+        """Rows ``sum_j d_j x[idx_j] <= distance`` valid at every solution, for groups of
+        this record's 0/1 variables of which exactly one is 1 and which each confine the
+        inputs to a box (a tree's leaves): ``d_j = cell_distance(lo, hi)`` bounds the
+        distance from the query of any input in box ``j`` (``lo``, ``hi`` of shape ``(m,
+        n_inputs)``). Returns ``[(idx, d), ...]``; none by default (no such structure)."""
+        return []
+
+    def move_cuts(self, z0: ArrayLike) -> list[tuple[int, IntArray, FloatArray, float]]:
+        """Lower bounds on how far an input column moved from ``z0`` in terms of this
+        record's variables: ``(column, idx, coefs, constant)`` meaning ``|x_c - z0_c| >=
+        constant + coefs @ x[idx]`` at every solution (tree ensembles: the split levels
+        passed); none by default."""
         return []
 
     def start_values(self, x_values: ArrayLike) -> tuple[IntArray, FloatArray]:
