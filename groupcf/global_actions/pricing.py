@@ -85,6 +85,7 @@ class ActionMIP:
                                         if int(g[0]) in pos),
                                   {pos[c]: v for c, v in dom.grids.items() if c in pos})
         self._partial: dict[int, tuple] = {}
+        self._cheapest_seen: dict[tuple, PricingResult] = {}
         self.calls = 0
 
     # ------------------------------------------------------------------ per type
@@ -238,8 +239,17 @@ class ActionMIP:
         (``INFEASIBLE`` when none does). Over more than :data:`LAZY_FROM` types with
         ``numeric="shift"`` the coverage rows are generated lazily (:meth:`_cheapest_lazy`)."""
         types = [int(t) for t in types]
-        if len(types) > LAZY_FROM and self.a.numeric == "shift":
-            return self._cheapest_lazy(types, time_limit)
+        key = tuple(sorted(types))
+        hit = self._cheapest_seen.get(key)
+        if hit is None:
+            hit = self._cheapest_lazy(types, time_limit) if len(types) > LAZY_FROM and self.a.numeric == "shift" \
+                else self._cheapest(types, time_limit)
+            if hit.status in (Status.OPTIMAL, Status.INFEASIBLE):     # proven: the same answer next time
+                self._cheapest_seen[key] = hit
+        return hit
+
+    def _cheapest(self, types: list, time_limit: float | None) -> PricingResult:
+        """:meth:`cheapest` as one MIP over every type of ``types``."""
         self.calls += 1
         be, V, z, cost = self._build(types, True, time_limit)
         if be is None:
@@ -271,7 +281,8 @@ class ActionMIP:
         optimum is a lower bound. Start from the :data:`LAZY_FROM` types of lowest score;
         after each solve, check the action on every type with the numpy model; stop when
         it covers them all (then it is optimal whenever the relaxation was solved to
-        optimality), else add the uncovered types of lowest score to ``R`` and re-solve."""
+        optimality), else add the uncovered types of lowest score to ``R`` (at most as many
+        as ``R`` holds: the rounds are logarithmic in ``len(types)``) and re-solve."""
         a = self.a
         deadline = Deadline(time_limit)
         tt = np.asarray(types, dtype=np.int64)
@@ -299,7 +310,7 @@ class ActionMIP:
                 return PricingResult(sol.status, [act], obj, bound, sol.solve_time)
             if not len(missing) or deadline.passed:      # a type of R uncovered (tolerances), or no time
                 return PricingResult(Status.TIME_LIMIT if deadline.passed else Status.ERROR)
-            R += [int(t) for t in tt[missing[np.argsort(s[missing], kind="stable")[:LAZY_FROM]]]]
+            R += [int(t) for t in tt[missing[np.argsort(s[missing], kind="stable")[:max(LAZY_FROM, len(R))]]]]
 
     def _total_cost(self, be, V, tt: np.ndarray):
         """``(variables, coefficients, constant)``: the total cost ``Σ_t m_t d_ta`` over

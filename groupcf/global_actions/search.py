@@ -113,6 +113,7 @@ class SearchResult:
     min_k: int | None = None           # fewest actions covering every coverable type (found)
     min_k_bound: int | None = None     # its certified lower bound
     stats: dict = field(default_factory=dict)
+    mip: ActionMIP | None = None       # the pricing MIP builder (its per-type embeddings cached)
 
 
 def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: Deadline,
@@ -195,7 +196,7 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
     pool = ColumnPool(aspace.n_types)
     coverable = seed_pool(aspace, mip, pool, deadline, max_seed_mips=max_seed_mips, progress=progress)
     m = aspace.m
-    out = SearchResult(pool, coverable)
+    out = SearchResult(pool, coverable, mip=mip)
     out.stats["seed_columns"] = len(pool)
     exact = ExactLevel(mip, n_solutions, pricing_time)
     levels = [PoolLevel(), NeighbourLevel(aspace), exact]
