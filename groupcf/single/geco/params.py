@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...exceptions import InvalidInputError
-from ...formulations.distances import parse_distance
+from ...formulations.distances import DistanceSpec, parse_distance
 from ...options import Options, deprecated_aliases
 
 
@@ -61,7 +61,7 @@ class GeCoOptions(Options):
     max_per_set: int | None = 5
     evaluation: str = "partial"
     time_limit: float | None = None
-    distance: object = None
+    distance: DistanceSpec | None = None
     refine: bool = False
     refine_passes: int = 5
     Tmax: int | None = None
