@@ -15,7 +15,39 @@ import numpy as np
 
 @dataclass(frozen=True)
 class InputDomain:
-    """The valid region of the expanded input space: bounds, integrality and one-hot groups."""
+    """The valid region of the expanded input space: bounds, integrality and one-hot groups.
+
+    Produced by :meth:`groupcf.FeatureSpace.domain`; embeddings read it to compute valid
+    big-M constants.
+
+    Parameters
+    ----------
+    lb, ub : numpy.ndarray
+        ``(n,)`` lower and upper bound per expanded column.
+    integer : numpy.ndarray
+        ``(n,)`` bool: the column takes integer (0/1) values.
+    onehot : tuple of numpy.ndarray, default ()
+        Groups of columns of which exactly one is 1.
+    grids : dict, default {}
+        Continuous columns of integer-valued features: column -> ``(low, high)``, the
+        column being ``(raw - low) / (high - low)`` with integer raw values (tree
+        embeddings snap their thresholds to midpoints of this grid).
+
+    Raises
+    ------
+    ValueError
+        ``lb``, ``ub`` and ``integer`` of different lengths, or some ``lb > ub``.
+
+    Examples
+    --------
+    >>> dom = gcf.InputDomain.box(3, onehot=[[0, 1]])
+    >>> dom.n, dom.lb, dom.ub
+    (3, array([0., 0., 0.]), array([1., 1., 1.]))
+    >>> dom.interval_bounds(np.array([[1.0, 2.0, -1.0]]))     # x0 + 2 x1 - x2, x0 + x1 = 1
+    (array([0.]), array([2.]))
+    >>> dom.restrict(lb=np.array([0.0, 1.0, 0.0])).interval_bounds(np.array([[1.0, 2.0, -1.0]]))
+    (array([1.]), array([2.]))
+    """
 
     lb: np.ndarray                       # (n,) lower bound per expanded column
     ub: np.ndarray                       # (n,) upper bound per expanded column

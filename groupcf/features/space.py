@@ -51,11 +51,62 @@ KINDS = ("binary", "categorical", "ordinal", "numeric")
 class Feature:
     """One original feature and its expanded columns.
 
-    ``encoding`` is ``"binary"`` (one 0/1 column meaning ``value == categories[1]``),
-    ``"onehot"`` (one column per category, exactly one is 1) or ``"continuous"`` (one
-    column ``(value - low) / (high - low)``). ``categories`` is ordered for ordinal
-    features (intervals for binned numerics). ``immutable`` and ``increase_only`` are the
-    actionability constraints every formulation respects.
+    Built by :meth:`FeatureSpace.fit` (read them as ``space["age"]`` or by iterating over
+    the space); ``immutable`` and ``increase_only`` may be set afterwards, and every
+    formulation respects them.
+
+    Parameters
+    ----------
+    name : str
+        The raw column's name.
+    kind : {"binary", "categorical", "ordinal", "numeric"}
+        What the values are.
+    encoding : {"binary", "onehot", "continuous"}
+        ``"binary"``: one 0/1 column meaning ``value == categories[1]``; ``"onehot"``: one
+        column per category, exactly one is 1; ``"continuous"``: one column
+        ``(value - low) / (high - low)``.
+    categories : list
+        The values (ordered for ordinal features; intervals for binned numerics); empty
+        for a continuous feature.
+    columns : numpy.ndarray
+        Indices of its expanded columns (``T_l``).
+    column_names : list of str
+        Names of the expanded columns (``"race=White"``, ``"age"``).
+    immutable : bool, default False
+        The feature may never change.
+    increase_only : bool, default False
+        The feature may only increase (ordered features only).
+    edges : numpy.ndarray or None
+        Bin edges of a binned numeric feature (outer edges infinite).
+    low, high : float
+        Range of a numeric feature (the scale of a continuous column).
+    integer : bool, default False
+        A continuous feature whose values are integers (counterfactuals are rounded).
+    dtype : object
+        The pandas dtype of the raw column.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``increase_only`` is set on an unordered (categorical) feature.
+
+    See Also
+    --------
+    FeatureSpace : fits the features from data.
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"age": [25, 40, 61, 33], "job": ["a", "b", "c", "a"]})
+    >>> space = gcf.FeatureSpace(numeric="passthrough").fit(X)
+    >>> space["age"]
+    Feature('age', numeric, continuous, columns=1, range=[25, 61])
+    >>> space["job"].column_names
+    ['job=a', 'job=b', 'job=c']
+    >>> space["age"].increase_only = True
+    >>> space["job"].increase_only = True
+    Traceback (most recent call last):
+    ...
+    groupcf.exceptions.InvalidInputError: feature 'job' is categorical (unordered): increase_only needs an order; ...
     """
 
     name: str
@@ -99,37 +150,66 @@ class Feature:
 class FeatureSpace(TransformerMixin, BaseEstimator):
     """Raw DataFrame -> expanded 0/1 matrix, with feature kinds, groups and actionability.
 
+    A scikit-learn transformer: put it first in a pipeline (see the module docstring for
+    how feature kinds are inferred from pandas dtypes).
+
     Parameters
     ----------
-    immutable, increase_only:
+    immutable, increase_only : sequence of str, default ()
         Names of original features that may never change / may only increase (ordered
         features only: binary, ordinal, numeric).
-    kinds:
-        Optional ``{feature: kind}`` overriding the dtype-based inference.
-    numeric:
-        ``"bin"`` (default) discretises numeric features into ordered bins; ``"passthrough"``
-        keeps them as one continuous column scaled to [0, 1]. A dict gives it per feature.
-    n_bins:
+    kinds : dict or None, default None
+        ``{feature: kind}`` overriding the dtype-based inference (kinds: ``"binary"``,
+        ``"categorical"``, ``"ordinal"``, ``"numeric"``).
+    numeric : {"bin", "passthrough"} or dict, default "bin"
+        ``"bin"`` discretises numeric features into ordered bins; ``"passthrough"`` keeps
+        them as one continuous column scaled to [0, 1]. A dict gives it per feature.
+    n_bins : int, default 4
         Number of quantile bins for binned numeric features.
-    bins:
-        Optional ``{feature: edges}`` with explicit bin edges (outer edges are open).
-    features:
-        Optional subset / order of the input columns to use (default: all).
+    bins : dict or None, default None
+        ``{feature: edges}`` with explicit inner bin edges (the outer edges are open).
+    features : sequence of str or None, default None
+        Subset / order of the input columns to use (``None``: all).
 
     Attributes
     ----------
-    features_
-        The fitted features (list of :class:`Feature`).
-    n_features_out_
+    features_ : list of Feature
+        The fitted features.
+    n_features_out_ : int
         Number of expanded columns.
-    feature_names_in_
+    feature_names_in_ : numpy.ndarray
         The input columns.
+
+    Raises
+    ------
+    InvalidInputError
+        From :meth:`fit` / :meth:`transform`: input that is not a DataFrame, a missing
+        value (NaN), an unknown category, a missing column, names in ``kinds``,
+        ``immutable`` or ``increase_only`` that are not features, or an impossible kind.
 
     Examples
     --------
-    >>> space = gcf.FeatureSpace(numeric="passthrough", immutable=["race", "sex"])  # doctest: +SKIP
-    >>> pipe = make_pipeline(space, LogisticRegression()).fit(X, y)                  # doctest: +SKIP
-    >>> pipe[0].summary()       # one row per feature: kind, encoding, actionability  # doctest: +SKIP
+    >>> X = pd.DataFrame({"age": [25, 40, 61, 33], "sex": ["F", "M", "M", "F"],
+    ...                   "job": ["a", "b", "c", "a"]})
+    >>> space = gcf.FeatureSpace(numeric="passthrough", immutable=["sex"]).fit(X)
+    >>> space.summary()[["kind", "encoding", "columns", "immutable"]]
+             kind    encoding  columns  immutable
+    feature
+    age   numeric  continuous        1      False
+    sex    binary      binary        1       True
+    job   categorical  onehot        3      False
+    >>> space.transform(X.iloc[[1]])
+    array([[0.41666667, 1.        , 0.        , 1.        , 0.        ]])
+    >>> space.inverse_transform(space.transform(X)).equals(X)
+    True
+
+    In a pipeline:
+
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> pipe = make_pipeline(gcf.FeatureSpace(), LogisticRegression()).fit(X, [0, 1, 1, 0])
+    >>> pipe[0].n_features_out_        # age in 4 quantile bins (one-hot), sex 1, job 3
+    8
     """
 
     def __init__(self, immutable: Sequence[str] = (), increase_only: Sequence[str] = (),

@@ -37,15 +37,37 @@ RESULT_API = ("status", "is_optimal", "lower_bound", "solve_time", "summary", "_
 class ValidationReport:
     """What :meth:`ResultBase.validate` checked and what failed.
 
-    Attributes
+    Truthy when nothing failed, so ``assert res.validate(raise_on_error=False)`` works.
+
+    Parameters
     ----------
-    checked
+    checked : list of str
         The checks run, in words (``"every counterfactual is accepted by the model"``, ...).
-    failures
+    failures : list of str
         One line per failure, naming the item (counterfactual, instance, action) and the
         rule it breaks; empty when everything holds.
-    n_items
+    n_items : int, default 0
         How many items (counterfactuals, people, explanations) were re-checked.
+
+    Attributes
+    ----------
+    ok : bool
+        True when nothing failed.
+
+    Examples
+    --------
+    >>> from groupcf.results.base import ValidationReport
+    >>> rep = ValidationReport(["accepted by the model"], ["counterfactual 1: p = 0.31 < 0.5"], n_items=2)
+    >>> rep.ok, bool(rep)
+    (False, False)
+    >>> print(rep.summary())
+    validation FAILED: 1 failure(s) over 2 item(s)
+      checked: accepted by the model
+      failed: counterfactual 1: p = 0.31 < 0.5
+    >>> rep.raise_if_failed()
+    Traceback (most recent call last):
+    ...
+    groupcf.exceptions.ValidationError: counterfactual 1: p = 0.31 < 0.5
     """
 
     checked: list[str] = field(default_factory=list)
@@ -88,8 +110,22 @@ class ValidationReport:
 
 class Stats(dict):  # type: ignore[type-arg]  # name -> number / short list / text
     """Statistics of a search: name -> number (or a short list / string for settings
-    such as distance weights). A ``dict`` so existing code keeps working; ``as_dict()``
-    gives a JSON-friendly plain dict."""
+    such as distance weights).
+
+    A ``dict`` so existing code keeps working; ``as_dict()`` gives a JSON-friendly plain
+    dict.
+
+    Built like a :class:`dict`.
+
+    Examples
+    --------
+    >>> from groupcf.results.base import Stats
+    >>> st = Stats(iterations=np.int64(3), time_master=0.25)
+    >>> st["time_master"]
+    0.25
+    >>> st.as_dict()           # plain Python values, ready for JSON
+    {'iterations': 3, 'time_master': 0.25}
+    """
 
     def as_dict(self) -> dict[str, Any]:
         return {str(k): plain(v) for k, v in self.items()}
@@ -105,7 +141,18 @@ class ResultBase:
     ``lower_bound``, ``solve_time`` and ``stats``, and implement ``summary``, ``to_dict``,
     ``from_dict``, ``to_frame``, ``plot`` and ``_validation(model) ->
     ValidationReport``. ``status`` and ``stats`` are normalised here, whatever was
-    passed (strings and dicts, e.g. from ``from_dict``)."""
+    passed (strings and dicts, e.g. from ``from_dict``).
+
+    Examples
+    --------
+    >>> from groupcf.results.base import RESULT_API, ResultBase
+    >>> all(issubclass(c, ResultBase) for c in (gcf.Explanation, gcf.GroupExplanation,
+    ...     gcf.SequenceExplanation, gcf.ExplanationSet, gcf.GroupExplanationSet, gcf.GlobalExplanation))
+    True
+    >>> all(hasattr(gcf.GroupExplanation, name) for name in RESULT_API if name not in
+    ...     ("status", "is_optimal", "lower_bound", "solve_time"))
+    True
+    """
 
     #: the result's kind in ``to_dict()['kind']`` (checked by ``from_dict``)
     kind: ClassVar[str] = "result"

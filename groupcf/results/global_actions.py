@@ -56,40 +56,70 @@ def apply_spec(X: pd.DataFrame, spec: list[dict]) -> pd.DataFrame:
 class GlobalExplanation(ResultBase):
     """A few shared actions explaining a rejected population ``S``.
 
-    Attributes
+    Returned by :func:`groupcf.explain_global` (built by the method, not by hand); part of
+    the result family (:class:`~groupcf.results.base.ResultBase`).
+
+    Parameters
     ----------
-    actions
+    actions : pandas.DataFrame
         One row per action (index: action id): ``action`` (in words), ``features``,
         ``n_covered`` (people assigned to it), ``mean_cost`` (theirs), ``for_whom`` (the
         depth-≤2 rule over the raw features that best describes them, :meth:`subgroups`)
         with its ``precision`` and ``recall``.
-    specs
+    specs : list
         Each action in raw terms: ``[{"feature", "op": "set" | "shift", "value"}]``.
-    assignment
-        Series indexed like ``S``: the action id of each person, ``<NA>`` when uncovered.
-    cost
-        Series indexed like ``S``: each covered person's cost (MACE's l1 terms × weights),
-        NaN when uncovered.
-    coverage
+    assignment : pandas.Series
+        Indexed like ``S``: the action id of each person, ``<NA>`` when uncovered.
+    cost : pandas.Series
+        Indexed like ``S``: each covered person's cost (MACE's l1 terms × weights), NaN
+        when uncovered.
+    coverage : float
         Share of ``S`` covered (re-checked with the real model).
-    n_covered, n_coverable
+    n_covered, n_coverable : int
         People covered, people some action within ``Tmax`` covers.
-    mean_cost
+    mean_cost : float
         Mean cost over the covered people.
-    curve
+    curve : pandas.DataFrame
         One row per ``k' = 1 … k``: ``k, n_covered, coverage, mean_cost, upper_bound``
         (certified: no ``k'`` actions cover more people), ``upper_bound_coverage``, ``status``.
-    lower_bound
-        With ``k=None``: the certified lower bound on the fewest actions covering every
-        coverable person; else ``None``.
-    upper_bound
-        Certified upper bound on the people ``k`` actions can cover (the last curve point).
-    tree
-        With ``assign="tree"``: the assignment tree's leaves (``rule``, ``action_id``,
-        ``n``); else ``None``.
-    is_optimal
+    status : Status
+        :class:`~groupcf.solvers.base.Status` of the search.
+    is_optimal : bool
         The answer is certified: coverage meets its upper bound (``k=None``: the number of
         actions meets its lower bound too).
+    k : int or None
+        The number of actions asked for (``None``: as few as cover every coverable person).
+    Tmax : int or None
+        Most features an action changes.
+    numeric : str
+        How actions move numeric features (``"shift"`` or ``"set"``).
+    solver : str
+        The MIP backend used.
+    solve_time : float
+        Seconds.
+    lower_bound : int or None, default None
+        With ``k=None``: the certified lower bound on the fewest actions covering every
+        coverable person; else ``None``.
+    upper_bound : int or None, default None
+        Certified upper bound on the people ``k`` actions can cover (the last curve point).
+    tree : pandas.DataFrame or None, default None
+        With ``assign="tree"``: the assignment tree's leaves (``rule``, ``action_id``,
+        ``n``); else ``None``.
+    S : pandas.DataFrame, default None
+        The explained population (raw features).
+    stats : Stats
+        Statistics of the search.
+    model : TrainedModel or None, default None
+        The model, kept for :meth:`validate` (not serialised).
+
+    Attributes
+    ----------
+    n_actions : int
+        Number of actions.
+
+    See Also
+    --------
+    groupcf.explain_global : computes it.
 
     Examples
     --------

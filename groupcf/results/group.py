@@ -20,29 +20,50 @@ if TYPE_CHECKING:  # pragma: no cover
 class GroupExplanation(ResultBase):
     """One-for-many counterfactual explanations of a group ``S``.
 
-    Attributes
+    Returned by :func:`groupcf.explain_group` (built by the methods, not by hand); part of
+    the result family (:class:`~groupcf.results.base.ResultBase`).
+
+    Parameters
     ----------
-    n_explanations
+    n_explanations : int
         Number of counterfactual points used (the objective).
-    lower_bound
+    lower_bound : int
         Proven lower bound on the optimal number (``ceil`` of the LP bound, or Farley's
         bound when stopped early).
-    is_optimal
+    is_optimal : bool
         ``n_explanations == lower_bound``: certified optimal.
-    status
+    status : Status
         :class:`~groupcf.solvers.base.Status` of the search.
-    counterfactuals
+    counterfactuals : pandas.DataFrame
         One row per explanation (index: explanation id), raw feature values.
-    assignment
-        Series indexed like ``S``: the explanation id of each instance (``-1`` for an
+    assignment : pandas.Series
+        Indexed like ``S``: the explanation id of each instance (``-1`` for an
         unexplained instance with ``allow_partial=True``).
-    changed_features
+    changed_features : dict
         ``{explanation id: [original features]}``: the change set shared by the
         subgroup (every feature where some member differs from the counterfactual).
-    unexplained
+    Tmax : int
+        Most original features changed per instance.
+    method : str
+        ``"colgen"`` or ``"compact"``.
+    solver : str
+        The MIP backend used.
+    solve_time : float
+        Seconds.
+    S : pandas.DataFrame
+        The explained group (raw features).
+    expanded : numpy.ndarray
+        The counterfactuals in the expanded 0/1 space, one row each.
+    unexplained : list
         Index labels of ``S`` with no counterfactual within ``Tmax`` (``allow_partial``).
-    stats
+    stats : Stats
         Iterations, columns, time in master / pricing / auxiliary / final IP, ...
+    model : TrainedModel or None, default None
+        The model, kept for :meth:`validate` (not serialised).
+
+    See Also
+    --------
+    groupcf.explain_group : computes it.
 
     Examples
     --------

@@ -31,31 +31,45 @@ def format_steps(steps) -> str:
 class SequenceExplanation(ResultBase):
     """Pareto-optimal action sequences for one person.
 
-    Attributes
+    Returned by :func:`groupcf.explain_sequence` (built by the method, not by hand); part
+    of the result family (:class:`~groupcf.results.base.ResultBase`).
+
+    Parameters
     ----------
-    x
-        The start state (a Series over the feature names).
-    pareto
+    x : pandas.Series
+        The start state (over the feature names).
+    pareto : pandas.DataFrame
         One row per sequence: ``steps`` (list of ``(action, value)``), ``length``,
         ``cost`` (sum of direct efforts), ``discounted_cost`` (eqs. 1-2), ``distance``
         (Gower), ``final_state`` (dict), ``proba`` (the model's probability of the positive
         class after each step), ``source`` (``"ga"`` or ``"bound"``).
-    problem
+    problem : object, default None
         The sequence problem (actions, consequences, the model), used by :meth:`validate`;
         ``None`` after :meth:`from_dict`.
-    lower_bound
+    lower_bound : float or None, default None
         Certified lower bound on the undiscounted cost of *any* valid sequence (``None``
         if not computed); ``is_optimal`` says whether a sequence within
         ``1e-3 * max(1, bound)`` of it was found.
-    is_optimal, status
-        Whether the cheapest sequence is proven optimal (status ``optimal``; otherwise
-        ``feasible``).
-    solve_time
+    is_optimal : bool, default False
+        Whether the cheapest sequence is proven optimal.
+    solve_time : float, default 0.0
         Seconds.
-    Tmax
+    status : Status, default Status.FEASIBLE
+        ``optimal`` when ``is_optimal``, otherwise ``feasible`` (or what stopped the
+        search).
+    Tmax : int or None, default None
         The most actions a sequence could take (``None``: no limit).
-    stats
+    stats : Stats
         The bound's status, its seconds, the MIP's own sequence.
+
+    See Also
+    --------
+    groupcf.explain_sequence : computes it.
+
+    Examples
+    --------
+    >>> res = gcf.explain_sequence(x, model, actions, dependencies)     # doctest: +SKIP
+    >>> print(res.summary()); res.best                                  # doctest: +SKIP
     """
 
     x: pd.Series

@@ -31,12 +31,45 @@ TABLE_COLUMNS = ["status", "found", "distance", "n_changed", "changed", "probabi
 class ExplanationSet(ResultBase):
     """Explanations of many rows (:func:`groupcf.explain_many`).
 
-    ``table``: one row per input row, indexed like ``X`` (columns :data:`TABLE_COLUMNS`:
-    solver status or the error's class, whether a counterfactual was found, its distance,
-    number and ``;``-joined names of features changed, the model's probability after,
-    seconds, error message). ``counterfactuals``: long table (input ``row``, ``rank``,
-    ``distance``, raw feature values as strings). ``X``: the explained rows (for
-    :meth:`validate`), when known. ``solve_time``: wall-clock seconds of the whole call.
+    Built by :func:`groupcf.explain_many`; part of the result family
+    (:class:`~groupcf.results.base.ResultBase`).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per input row, indexed like ``X`` (columns :data:`TABLE_COLUMNS`: solver
+        status or the error's class, whether a counterfactual was found, its distance,
+        number and ``;``-joined names of features changed, the model's probability after,
+        seconds, error message).
+    counterfactuals : pandas.DataFrame
+        Long table: input ``row``, ``rank``, ``distance``, raw feature values as strings.
+    method : str, default "mace"
+        The method used.
+    solve_time : float
+        Wall-clock seconds of the whole call.
+    X : pandas.DataFrame or None, default None
+        The explained rows (for :meth:`validate`), when known.
+    model : TrainedModel or None, default None
+        The model, kept for :meth:`validate` (not serialised).
+    stats : Stats
+        Statistics of the run (workers, rows per second, ...).
+
+    Attributes
+    ----------
+    status : Status
+        ``optimal`` when every row was explained and proven optimal; ``error`` when a row
+        failed; otherwise the first non-optimal status met.
+    failed : pandas.DataFrame
+        The rows of ``table`` whose explanation raised.
+
+    See Also
+    --------
+    groupcf.explain_many : computes it.
+
+    Examples
+    --------
+    >>> res = gcf.explain_many(X_rejected, pipe, Tmax=2, n_jobs=2)      # doctest: +SKIP
+    >>> res.table.head(), res.failed, res.validate()                    # doctest: +SKIP
     """
 
     table: pd.DataFrame
@@ -273,10 +306,42 @@ def write_part(path: Path, table: pd.DataFrame, cfs: list) -> None:
 class GroupExplanationSet(ResultBase):
     """One group explanation per subgroup (:func:`groupcf.explain_groups`).
 
-    ``results``: subgroup → :class:`GroupExplanation` (``None`` when it failed; the error
-    is in ``errors``). ``table``: one row per subgroup (people, explanations, explanations
-    per 100 people, features changed per person, certified, error). ``by``: the name of
-    the grouping. ``solve_time``: wall-clock seconds of the whole call.
+    Built by :func:`groupcf.explain_groups`; part of the result family
+    (:class:`~groupcf.results.base.ResultBase`). ``res[key]`` is one subgroup's
+    :class:`~groupcf.results.group.GroupExplanation`.
+
+    Parameters
+    ----------
+    results : dict
+        Subgroup → :class:`~groupcf.results.group.GroupExplanation` (``None`` when it
+        failed; the error is in ``errors``).
+    table : pandas.DataFrame
+        One row per subgroup: people, explanations, explanations per 100 people, features
+        changed per person, certified, error.
+    errors : dict
+        Subgroup → error message, for the subgroups that failed.
+    by : str or None, default None
+        The name of the grouping.
+    solve_time : float
+        Wall-clock seconds of the whole call.
+    stats : Stats
+        Statistics of the run.
+
+    Attributes
+    ----------
+    status : Status
+        ``optimal`` when every subgroup is certified; ``error`` when one failed.
+    lower_bound : int or None
+        Sum of the subgroups' lower bounds; ``None`` when one failed.
+
+    See Also
+    --------
+    groupcf.explain_groups : computes it.
+
+    Examples
+    --------
+    >>> res = gcf.explain_groups(S, pipe, by="sex", Tmax=2)             # doctest: +SKIP
+    >>> res.table, res["Female"].summary()                              # doctest: +SKIP
     """
 
     results: dict

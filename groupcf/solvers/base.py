@@ -26,7 +26,19 @@ INF = math.inf
 
 
 class VarType(str, enum.Enum):
-    """Variable types: continuous, binary, integer."""
+    """Variable types: continuous, binary, integer.
+
+    Attributes
+    ----------
+    CONTINUOUS, BINARY, INTEGER
+        ``"C"``, ``"B"``, ``"I"``.
+
+    Examples
+    --------
+    >>> from groupcf.solvers import VarType
+    >>> VarType("B") is VarType.BINARY, VarType.BINARY == "B"
+    (True, True)
+    """
 
     CONTINUOUS = "C"
     BINARY = "B"
@@ -34,7 +46,30 @@ class VarType(str, enum.Enum):
 
 
 class Status(str, enum.Enum):
-    """Outcome of a solve, common to every backend."""
+    """Outcome of a solve, common to every backend; every result's ``status``.
+
+    Attributes
+    ----------
+    OPTIMAL
+        Proven optimal (within the MIP gap for MIPs).
+    FEASIBLE
+        A solution, optimality not proven (time limit, ...).
+    INFEASIBLE, UNBOUNDED
+        No solution / an unbounded objective.
+    TIME_LIMIT
+        The time limit passed without any feasible solution.
+    ERROR
+        The solver failed (or, for a set of results, one of them did).
+
+    Examples
+    --------
+    >>> gcf.Status("optimal") is gcf.Status.OPTIMAL
+    True
+    >>> gcf.Status.FEASIBLE.has_solution, gcf.Status.TIME_LIMIT.has_solution
+    (True, False)
+    >>> gcf.Status.OPTIMAL == "optimal"        # a str enum: compares with its value
+    True
+    """
 
     OPTIMAL = "optimal"              # proven optimal (within the MIP gap for MIPs)
     FEASIBLE = "feasible"            # a solution, optimality not proven (time limit, ...)

@@ -1,0 +1,168 @@
+"""Every public function and class has a numpydoc docstring (issue 22 item 4), checked by
+``numpydoc.validate``, and every example in those docstrings is true (run as a doctest).
+
+The public API is derived, not listed by hand: the names in ``groupcf.__all__`` (a module
+there stands for the names in its own ``__all__``) and the ``__all__`` of the public
+submodules in :data:`PUBLIC_MODULES`. Constants (``DATA_DIR``, ``BACKENDS``, ...) and
+exception classes are documented as such but have no constructor to describe, so only
+functions and classes other than exceptions are validated against :data:`CODES`.
+
+An example is run unless it is marked ``# doctest: +SKIP``, which is kept for examples that
+train a model or solve a MIP for seconds."""
+from __future__ import annotations
+
+import doctest
+import enum
+import importlib
+import inspect
+import types
+
+import pytest
+
+numpydoc_validate = pytest.importorskip("numpydoc.validate")
+
+import groupcf as gcf  # noqa: E402
+
+#: public submodules whose ``__all__`` is public API (besides the modules in ``groupcf.__all__``)
+PUBLIC_MODULES = ("groupcf.datasets", "groupcf.metrics", "groupcf.metrics_hd", "groupcf.plaf",
+                  "groupcf.features", "groupcf.embeddings", "groupcf.testing", "groupcf.results",
+                  "groupcf.options", "groupcf.solvers")
+
+#: numpydoc codes that fail the test: no docstring, no summary, a parameter missing or
+#: unknown, no Returns for a function that returns, no Examples
+CODES = {"GL08": "no docstring", "SS01": "no summary", "PR01": "parameter not documented",
+         "PR02": "unknown parameter documented", "RT01": "no Returns section", "EX01": "no Examples section"}
+
+
+def _module_names(module: types.ModuleType) -> list[str]:
+    return [f"{module.__name__}.{n}" for n in getattr(module, "__all__", ())]
+
+
+def public_names() -> list[str]:
+    """Dotted paths of the public functions and classes (exceptions and constants left out)."""
+    paths = [f"groupcf.{n}" for n in gcf.__all__ if not n.startswith("__")]
+    for mod_name in PUBLIC_MODULES:
+        paths += _module_names(importlib.import_module(mod_name))
+    out, seen = [], set()
+    for path in paths:
+        obj = _resolve(path)
+        if isinstance(obj, types.ModuleType):
+            out += [p for p in _module_names(obj) if p not in out]
+            continue
+        out.append(path)
+    keep = []
+    for path in out:
+        obj = _resolve(path)
+        if not (inspect.isclass(obj) or inspect.isfunction(obj)):
+            continue            # constants (documented by a #: comment), modules
+        if inspect.isclass(obj) and issubclass(obj, BaseException):
+            continue            # exceptions: a class docstring, no constructor to document
+        if id(obj) in seen:     # the same object exported twice: checked once
+            continue
+        seen.add(id(obj))
+        keep.append(path)
+    return keep
+
+
+def _resolve(path: str):
+    module, _, name = path.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+NAMES = public_names()
+
+
+def test_the_public_api_is_not_empty():
+    assert len(NAMES) > 60
+    assert "groupcf.explain" in NAMES and "groupcf.datasets.load" in NAMES
+
+
+#: public names whose docstrings are still being written (strict xfail: once one passes, its
+#: entry must go; the list only shrinks)
+PENDING: set[str] = {
+    'groupcf.embeddings.AdditiveForm',
+    'groupcf.embeddings.DeltaEvaluator',
+    'groupcf.embeddings.Embedding',
+    'groupcf.embeddings.EmbeddingCapabilities',
+    'groupcf.embeddings.EmbeddingConstr',
+    'groupcf.embeddings.LinearModel',
+    'groupcf.embeddings.NetworkConstr',
+    'groupcf.embeddings.ReLUNetwork',
+    'groupcf.embeddings.add_predictor_constr',
+    'groupcf.embeddings.embedding_for',
+    'groupcf.embeddings.get_embedding',
+    'groupcf.embeddings.register',
+    'groupcf.embeddings.registered_types',
+    'groupcf.options.Choice',
+    'groupcf.options.Interval',
+    'groupcf.options.Options',
+    'groupcf.options.check_value',
+    'groupcf.options.nearest_names',
+    'groupcf.options.rename_deprecated',
+    'groupcf.plaf.BoundConstraints',
+    'groupcf.plaf.Candidates',
+    'groupcf.plaf.Cond',
+    'groupcf.plaf.Consequence',
+    'groupcf.plaf.Constraints',
+    'groupcf.plaf.Expr',
+    'groupcf.plaf.FeatureTable',
+    'groupcf.plaf.Group',
+    'groupcf.plaf.If',
+    'groupcf.plaf.Rule',
+    'groupcf.plaf.Then',
+    'groupcf.plaf.cf',
+    'groupcf.plaf.decreasing',
+    'groupcf.plaf.fixed',
+    'groupcf.plaf.group',
+    'groupcf.plaf.increasing',
+    'groupcf.plaf.rule',
+    'groupcf.plaf.x',
+    'groupcf.solvers.Backend',
+    'groupcf.solvers.Capabilities',
+    'groupcf.solvers.GurobiBackend',
+    'groupcf.solvers.HighsBackend',
+    'groupcf.solvers.PyomoBackend',
+    'groupcf.solvers.Solution',
+    'groupcf.solvers.SolverOptions',
+    'groupcf.solvers.available_backends',
+    'groupcf.solvers.make_backend',
+    'groupcf.testing.check_embedding',
+    'groupcf.testing.registered_model_types',
+}
+
+
+def _codes(path: str) -> set[str]:
+    obj = _resolve(path)
+    if inspect.isclass(obj) and issubclass(obj, enum.Enum):
+        # an enum's "constructor" is Enum's functional API (value, names, module, ...): its
+        # members are documented instead of parameters
+        return set(CODES) - {"PR01", "PR02"}
+    return set(CODES)
+
+
+@pytest.mark.parametrize("path", [pytest.param(n, marks=pytest.mark.xfail(reason="docstring pending", strict=True))
+                                  if n in PENDING else n for n in NAMES])
+def test_numpydoc(path):
+    codes = _codes(path)
+    errors = [(c, m) for c, m in numpydoc_validate.validate(path)["errors"] if c in codes]
+    assert not errors, f"{path}: " + "; ".join(f"{c} {m}" for c, m in errors)
+
+
+def test_pending_names_are_public():
+    assert set(NAMES) >= PENDING, sorted(PENDING - set(NAMES))
+
+
+def _examples(path: str) -> list[doctest.DocTest]:
+    obj = _resolve(path)
+    finder = doctest.DocTestFinder(recurse=False)
+    globs = {"gcf": gcf, "np": importlib.import_module("numpy"), "pd": importlib.import_module("pandas")}
+    return [t for t in finder.find(obj, path, globs=globs) if t.examples]
+
+
+@pytest.mark.parametrize("path", NAMES)
+def test_examples_are_true(path, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)           # an example that writes a file writes it here
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for test in _examples(path):
+        result = runner.run(test)
+        assert not result.failed, f"{path}: {result.failed} example(s) failed (see the output above)"
