@@ -35,12 +35,47 @@ from .language import (
 class Constraints:
     """A validated PLAF program: groups and rules, with acyclic dependencies.
 
-    Built from a list mixing :func:`group`, :func:`rule`, :func:`fixed`, ... and bare
-    consequences (``cf("age") <= 70``); nested lists are flattened. Raises
-    :class:`PLAFCycleError` when the rules' dependencies are cyclic.
+    Parameters
+    ----------
+    items : iterable, default ()
+        A list mixing :func:`group`, :func:`rule`, :func:`fixed`, ... and bare
+        consequences (``cf("age") <= 70``); nested lists are flattened.
 
-    Attributes: ``groups`` (list of :class:`Group`), ``rules`` (list of :class:`Rule`),
-    ``order`` (features in dependency order: every rule's target after what it reads).
+    Attributes
+    ----------
+    groups : list of Group
+        The groups.
+    rules : list of Rule
+        The rules.
+    order : list of str
+        Features in dependency order: every rule's target after what it reads.
+
+    Raises
+    ------
+    PLAFCycleError
+        The rules' dependencies are cyclic (the message names the cycle).
+    PLAFError
+        An item that is not a PLAF constraint, an ``If`` / ``Then`` outside ``rule``, or a
+        feature in two groups.
+
+    Examples
+    --------
+    >>> p = gcf.plaf
+    >>> prog = p.Constraints([p.group("education", "occupation"), p.fixed("race"),
+    ...                       p.rule(p.If(p.cf("education") > p.x("education")),
+    ...                              p.Then(p.cf("age") >= p.x("age") + 4))])
+    >>> prog.order
+    ['education', 'age', 'race']
+    >>> x = pd.Series({"education": 1, "age": 30, "race": "a", "occupation": "clerk"})
+    >>> rows = pd.DataFrame({"education": [2, 2], "age": [34, 31], "race": ["a", "a"],
+    ...                      "occupation": ["clerk", "clerk"]})
+    >>> prog.check_rows(x, rows)        # the second row is too young for more education
+    array([ True, False])
+    >>> p.Constraints([p.rule(p.If(p.cf("a") > 1), p.Then(p.cf("b") > 1)),
+    ...                p.rule(p.If(p.cf("b") > 1), p.Then(p.cf("a") > 1))])
+    Traceback (most recent call last):
+    ...
+    groupcf.plaf.language.PLAFCycleError: ...
     """
 
     def __init__(self, items: Iterable = ()):
