@@ -38,14 +38,27 @@ if TYPE_CHECKING:  # pragma: no cover
 
 @dataclass(frozen=True)
 class EmbeddingCapabilities:
-    """What an embedding can do beyond the protocol's required methods; algorithms read
-    this (as they read a solver's ``Capabilities``) instead of testing the model's type.
+    """What an embedding can do beyond the protocol's required methods.
 
-    ``line_search``: :meth:`Embedding.first_crossing` is exact (piecewise-linear scores:
-    ReLU networks), so MACE can build its numpy incumbent and radius from line searches.
-    ``leaf_cells``: the MIP constraints of :meth:`Embedding.add_to` expose the input cells
-    of the chosen leaves (``input_cells``) and can fix tree levels within a box
-    (``fix_levels``): tree ensembles, whose MACE incumbent comes from those cells."""
+    Algorithms read this (as they read a solver's ``Capabilities``) instead of testing the
+    model's type.
+
+    Parameters
+    ----------
+    line_search : bool, default False
+        :meth:`Embedding.first_crossing` is exact (piecewise-linear scores: ReLU
+        networks), so MACE can build its numpy incumbent and radius from line searches.
+    leaf_cells : bool, default False
+        The MIP constraints of :meth:`Embedding.add_to` expose the input cells of the
+        chosen leaves (``input_cells``) and can fix tree levels within a box
+        (``fix_levels``): tree ensembles, whose MACE incumbent comes from those cells.
+
+    Examples
+    --------
+    >>> from groupcf.embeddings import LinearModel, ReLUNetwork
+    >>> ReLUNetwork.capabilities.line_search, LinearModel.capabilities.line_search
+    (True, False)
+    """
 
     line_search: bool = False
     leaf_cells: bool = False
@@ -54,9 +67,31 @@ class EmbeddingCapabilities:
 class Embedding(abc.ABC):
     """A trained binary classifier as a function ``score: R^n -> R``.
 
-    Subclasses implement :meth:`score`, :meth:`partial` and :meth:`add_to`; optional
-    structure (an additive form, score bounds, exact line searches, leaf cells) is declared
-    by overriding the methods below and :attr:`capabilities`.
+    The protocol every model type implements (see :mod:`groupcf.embeddings`): the score is
+    the logit of the positive class (or a decision function), positive iff ``score >= 0``,
+    over the expanded input columns of a :class:`~groupcf.FeatureSpace`. Subclasses
+    implement :attr:`n_inputs`, :meth:`score`, :meth:`partial` and :meth:`add_to`;
+    optional structure (an additive form, score bounds, exact line searches, leaf cells)
+    is declared by overriding the methods below and :attr:`capabilities`. A new model type
+    is done when :func:`groupcf.testing.check_embedding` passes.
+
+    See Also
+    --------
+    register : make a model type's converter known.
+    groupcf.testing.check_embedding : the conformance check.
+
+    Examples
+    --------
+    >>> from groupcf.embeddings import Embedding, LinearModel
+    >>> emb = LinearModel([1.0, -2.0, 0.5], bias=0.25)
+    >>> isinstance(emb, Embedding), emb.n_inputs
+    (True, 3)
+    >>> emb.score(np.array([[1, 0, 1], [0, 1, 0]]))
+    array([ 1.75, -1.75])
+    >>> emb.predict(np.array([[1, 0, 1], [0, 1, 0]]))
+    array([1, 0])
+    >>> emb.partial([1], [1.0]).score(np.array([[1, 1]]))      # column 1 fixed to 1
+    array([-0.25])
     """
 
     #: optional structure the algorithms may use (default: none)
@@ -196,9 +231,26 @@ class Embedding(abc.ABC):
 
 @dataclass(frozen=True)
 class AdditiveForm:
-    """An exactly additive score, ``score(z) = bias + z @ weights``: each input column
-    contributes independently (logistic regression, linear classifiers, a network without
-    hidden layers). Closed-form paths (best completion, per-feature gains) use it."""
+    """An exactly additive score, ``score(z) = bias + z @ weights``.
+
+    Each input column contributes independently (logistic regression, linear classifiers,
+    a network without hidden layers). Closed-form paths (best completion, per-feature
+    gains) use it; :meth:`Embedding.additive` returns it when it exists.
+
+    Parameters
+    ----------
+    weights : numpy.ndarray
+        One weight per input column.
+    bias : float
+        The intercept.
+
+    Examples
+    --------
+    >>> from groupcf.embeddings import LinearModel
+    >>> form = LinearModel([1.0, -2.0], bias=0.5).additive()
+    >>> form, form.score(np.array([1.0, 1.0]))
+    (AdditiveForm(n_inputs=2, bias=0.5), array([-0.5]))
+    """
 
     weights: np.ndarray
     bias: float
@@ -217,7 +269,29 @@ class DeltaEvaluator:
 
     The default evaluates each distinct set of changed columns with
     ``embedding.partial(other columns, z0[other])`` (cached per column set); embeddings
-    with a cheaper fold override it (:meth:`Embedding.delta_evaluator`).
+    with a cheaper fold override it (:meth:`Embedding.delta_evaluator`). GeCo and PSO
+    score their candidates through it.
+
+    Parameters
+    ----------
+    embedding : Embedding
+        The model.
+    z0 : array-like
+        The reference point (expanded columns).
+
+    Raises
+    ------
+    ValueError
+        ``z0`` does not have ``embedding.n_inputs`` columns.
+
+    Examples
+    --------
+    >>> from groupcf.embeddings import LinearModel
+    >>> ev = LinearModel([1.0, -2.0, 0.5], bias=0.25).delta_evaluator([0.0, 1.0, 0.0])
+    >>> ev.score([1], [[0.0], [1.0]])          # z0 with column 1 set to 0, then 1
+    array([ 0.25, -1.75])
+    >>> ev.score_rows(np.array([[1.0, 1.0, 0.0]]), np.array([[True, False, False]]))
+    array([-0.75])
     """
 
     def __init__(self, embedding: Embedding, z0):
@@ -293,22 +367,41 @@ class DeltaEvaluator:
 
 @dataclass
 class EmbeddingConstr:
-    """What :meth:`Embedding.add_to` added to a backend (model types subclass it with
-    their own auxiliary variables, e.g. :class:`~groupcf.embeddings.network.NetworkConstr`).
+    """What :meth:`Embedding.add_to` added to a backend.
+
+    Model types subclass it with their own auxiliary variables, e.g.
+    :class:`~groupcf.embeddings.network.NetworkConstr`.
+
+    Parameters
+    ----------
+    embedding : Embedding
+        The embedding that was added.
+    inputs : numpy.ndarray
+        Backend indices of the input variables (as given).
+    score : int
+        Backend index of the score variable.
+    rows : numpy.ndarray
+        Backend indices of every row added (including the threshold row).
+    lo_row : int or None, default None
+        Backend index of the row ``score >= lo`` (``None`` without ``lo``); change the
+        threshold later with ``backend.set_row_bounds``.
 
     Attributes
     ----------
-    embedding
-        The embedding that was added.
-    inputs
-        Backend indices of the input variables (as given).
-    score
-        Backend index of the score variable.
-    rows
-        Backend indices of every row added (including the threshold row).
-    lo_row
-        Backend index of the row ``score >= lo`` (``None`` without ``lo``); change the
-        threshold later with ``backend.set_row_bounds``.
+    n_binaries : int
+        Binary variables added for the model (none for an additive model).
+
+    Examples
+    --------
+    >>> from groupcf.embeddings import LinearModel
+    >>> from groupcf.solvers import make_backend
+    >>> b = make_backend("highs")
+    >>> x = b.add_vars(2, ub=1, vtype="B")
+    >>> c = LinearModel([1.0, -2.0], bias=0.5).add_to(b, x, gcf.InputDomain.box(2), lo=0.0)
+    >>> b.set_objective(x, [-1.0, -1.0])          # as many ones as the model accepts
+    >>> sol = b.solve()
+    >>> sol.x[x], float(sol.x[c.score]), c.get_error(sol)
+    (array([1., 0.]), 1.5, 0.0)
     """
 
     embedding: Embedding

@@ -29,7 +29,32 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class LinearModel(Embedding):
-    """``score(z) = bias + z @ weights`` (a linear decision function)."""
+    """``score(z) = bias + z @ weights`` (a linear decision function).
+
+    The embedding of scikit-learn's ``LinearSVC``, ``SGDClassifier``,
+    ``RidgeClassifier`` and ``Perceptron`` (binary); exactly additive.
+
+    Parameters
+    ----------
+    weights : array-like
+        One weight per input column.
+    bias : float, default 0.0
+        The intercept.
+
+    Raises
+    ------
+    ValueError
+        Weights or bias that are not finite.
+
+    Examples
+    --------
+    >>> from groupcf.embeddings import LinearModel
+    >>> emb = LinearModel([1.0, -2.0, 0.5], bias=0.25)
+    >>> emb, emb.score(np.array([[1, 0, 1]]))
+    (LinearModel(inputs=3), array([1.75]))
+    >>> emb.score_bounds(np.zeros(3), np.ones(3))
+    (-1.75, 1.75)
+    """
 
     def __init__(self, weights, bias: float = 0.0):
         w = np.array(weights, dtype=float).reshape(-1)

@@ -86,12 +86,30 @@ INF = math.inf
 class ReLUNetwork(Embedding):
     """A feed-forward ReLU network with one linear output (the score).
 
+    The embedding of scikit-learn's ``LogisticRegression`` (no hidden layer) and
+    ``MLPClassifier(activation="relu")``, and of PyTorch ``nn.Sequential`` of
+    ``Linear`` / ``ReLU``; its MIP is the big-M formulation with interval bounds.
+
     Parameters
     ----------
-    layers
+    layers : sequence of (numpy.ndarray, numpy.ndarray or None)
         ``[(W1, b1), ..., (WL, bL)]`` with ``W`` of shape ``(out, in)`` and ``b`` of shape
         ``(out,)`` (``None`` means zeros). The last layer has one output. ReLU is applied
         after every layer but the last.
+
+    Raises
+    ------
+    ValueError
+        No layer, shapes that do not chain, a last layer with more than one output, or
+        weights that are not finite.
+
+    Examples
+    --------
+    >>> from groupcf.embeddings import ReLUNetwork
+    >>> net = ReLUNetwork([(np.array([[1.0, -1.0], [0.5, 0.5]]), np.array([0.0, -0.5])),
+    ...                    (np.array([[2.0, -1.0]]), np.array([0.1]))])
+    >>> net, net.score(np.array([[1.0, 0.0], [0.0, 1.0]]))
+    (ReLUNetwork(inputs=2, hidden=[2]), array([2.1, 0.1]))
     """
 
     capabilities = EmbeddingCapabilities(line_search=True)
@@ -327,18 +345,43 @@ class _ReLUDelta(DeltaEvaluator):
 class NetworkConstr(EmbeddingConstr):
     """What :meth:`ReLUNetwork.add_to` added (:class:`EmbeddingConstr` plus the neurons).
 
-    Attributes
+    Parameters
     ----------
-    hidden
+    embedding : Embedding
+        The network that was added.
+    inputs : numpy.ndarray
+        Backend indices of the input variables (as given).
+    score : int
+        Backend index of the score variable.
+    rows : numpy.ndarray
+        Backend indices of every row added (including the threshold row).
+    lo_row : int or None, default None
+        Backend index of the row ``score >= lo`` (``None`` without ``lo``).
+    hidden : list of numpy.ndarray
         Per hidden layer, the backend indices of the post-activation variables ``h``;
         ``-1`` for a neuron proven always inactive (its output is the constant 0 and no
         variable was created).
-    binaries
+    binaries : list of numpy.ndarray
         Per hidden layer, the backend indices of the activation binaries ``s``; ``-1`` for
         a neuron whose state is known from its bounds (no binary needed).
-    bounds
+    bounds : list of tuple
         Per layer (hidden layers then the output), the pre-activation bounds ``(L, U)``
         used for the big-M constants.
+
+    Examples
+    --------
+    >>> from groupcf.embeddings import ReLUNetwork
+    >>> from groupcf.solvers import make_backend
+    >>> net = ReLUNetwork([(np.array([[1.0, -1.0], [0.5, 0.5]]), np.array([0.0, -0.5])),
+    ...                    (np.array([[2.0, -1.0]]), np.array([0.1]))])
+    >>> b = make_backend("highs")
+    >>> x = b.add_vars(2, ub=1, vtype="B")
+    >>> c = net.add_to(b, x, gcf.InputDomain.box(2), lo=0.0)
+    >>> c.n_binaries, c.bounds[-1]                # output bounds over the box
+    (2, (array([-0.4]), array([2.1])))
+    >>> sol = b.solve()
+    >>> c.get_error(sol)
+    0.0
     """
 
     hidden: list[np.ndarray] = field(default_factory=list)
