@@ -85,7 +85,25 @@ class Status(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Capabilities:
-    """What a backend can do; formulations read this instead of testing the solver's name."""
+    """What a backend can do; formulations read this instead of testing the solver's name.
+
+    Parameters
+    ----------
+    lp_duals : bool, default False
+        Row duals after an LP solve.
+    multiple_solutions : bool, default False
+        Several feasible MIP solutions from one solve (``Solution.pool``).
+    mip_start : bool, default False
+        Accepts a starting MIP solution.
+    dual_bound : bool, default False
+        Reports the MIP dual (best) bound.
+
+    Examples
+    --------
+    >>> from groupcf.solvers import make_backend
+    >>> make_backend("highs").capabilities
+    Capabilities(lp_duals=True, multiple_solutions=True, mip_start=True, dual_bound=True)
+    """
 
     lp_duals: bool = False               # row duals after an LP solve
     multiple_solutions: bool = False     # several feasible MIP solutions from one solve
@@ -95,7 +113,27 @@ class Capabilities:
 
 @dataclass
 class SolverOptions:
-    """Options common to every backend."""
+    """Options common to every backend.
+
+    Parameters
+    ----------
+    time_limit : float or None, default None
+        Seconds per solve (``None``: no limit).
+    mip_gap : float or None, default None
+        Relative MIP gap (``None``: the solver's default).
+    mip_abs_gap : float or None, default None
+        Absolute MIP gap (``None``: the solver's default).
+    threads : int or None, default None
+        Solver threads (``None``: the solver's default).
+    verbose : bool, default False
+        Show the solver's log.
+
+    Examples
+    --------
+    >>> from groupcf.solvers import SolverOptions, make_backend
+    >>> make_backend("highs", options=SolverOptions(time_limit=5), threads=1).options
+    SolverOptions(time_limit=5, mip_gap=None, mip_abs_gap=None, threads=1, verbose=False)
+    """
 
     time_limit: float | None = None   # seconds
     mip_gap: float | None = None      # relative MIP gap
@@ -108,10 +146,39 @@ class SolverOptions:
 class Solution:
     """Result of :meth:`Backend.solve`.
 
-    ``x`` holds the values of all variables (``None`` without a solution); ``pool`` holds
-    further distinct feasible solutions (best first, the incumbent excluded) when they were
-    requested and the backend can provide them; ``row_duals`` are the LP duals (sign: for a
-    minimisation, a binding ``>=`` row has a dual ``>= 0``).
+    Parameters
+    ----------
+    status : Status
+        The outcome (see the conventions in :mod:`groupcf.solvers`).
+    objective : float or None, default None
+        ``c @ x + offset`` in the user's sense (``None`` without a solution).
+    x : numpy.ndarray or None, default None
+        The values of all variables (``None`` without a solution); integer variables are
+        rounded to exact integers.
+    dual_bound : float or None, default None
+        The MIP dual (best) bound, when the backend reports it.
+    gap : float or None, default None
+        The relative MIP gap reached.
+    row_duals : numpy.ndarray or None, default None
+        The LP duals (sign: for a minimisation, a binding ``>=`` row has a dual ``>= 0``).
+    solve_time : float, default 0.0
+        Seconds.
+    pool : list of numpy.ndarray
+        Further distinct feasible solutions (best first, the incumbent excluded) when they
+        were requested and the backend can provide them.
+    pool_objectives : list of float
+        Their objective values.
+
+    Examples
+    --------
+    >>> from groupcf.solvers import make_backend
+    >>> b = make_backend("highs")
+    >>> x = b.add_vars(2, ub=1, vtype="B", obj=[-1, -2])    # min -x0 - 2 x1
+    >>> b.add_row(x, [1, 1], hi=1)                          # x0 + x1 <= 1
+    0
+    >>> sol = b.solve()
+    >>> sol.status, sol.objective, sol.x
+    (<Status.OPTIMAL: 'optimal'>, -2.0, array([0., 1.]))
     """
 
     status: Status
@@ -142,7 +209,27 @@ class Backend(abc.ABC):
     """Abstract solver backend.
 
     Subclasses set ``name`` and ``capabilities`` and implement the abstract methods. The
-    model is minimised unless :meth:`set_objective` says ``sense="max"``.
+    model is minimised unless :meth:`set_objective` says ``sense="max"``. Build one with
+    :func:`~groupcf.solvers.make_backend`.
+
+    Parameters
+    ----------
+    options : SolverOptions or None, default None
+        The solver's options (``None``: built from ``kwargs``).
+    **kwargs
+        Fields of :class:`SolverOptions` (``time_limit``, ``mip_gap``, ...), when
+        ``options`` is not given.
+
+    Examples
+    --------
+    >>> from groupcf.solvers import make_backend
+    >>> b = make_backend("highs")
+    >>> x = b.add_vars(2, ub=1, vtype="B", obj=[-1, -2])    # min -x0 - 2 x1
+    >>> b.add_row(x, [1, 1], hi=1)                          # x0 + x1 <= 1
+    0
+    >>> sol = b.solve()
+    >>> sol.status, sol.objective, sol.x
+    (<Status.OPTIMAL: 'optimal'>, -2.0, array([0., 1.]))
     """
 
     #: class attributes, which a backend may refine per instance (pyomo:<solver>)
