@@ -401,8 +401,16 @@ def summarize(explanations: Iterable, model, *, method: str | None = None, space
 
     Examples
     --------
-    >>> exps = [gcf.explain(x, pipe, n=3) for _, x in rejected.iterrows()]   # doctest: +SKIP
-    >>> gcf.metrics.summarize(exps, pipe)                                  # doctest: +SKIP
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> X = pd.DataFrame({"income": [1, 2, 3, 4, 5, 6], "debt": ["hi", "hi", "lo", "hi", "lo", "lo"]})
+    >>> pipe = make_pipeline(gcf.FeatureSpace(), LogisticRegression(C=100)).fit(X, [0, 0, 1, 0, 1, 1])
+    >>> exps = [gcf.explain(x, pipe, n=2) for _, x in X[pipe.predict(X) == 0].iterrows()]
+    >>> row = gcf.metrics.summarize(exps, pipe)
+    >>> row[["n_instances", "coverage", "validity", "n_counterfactuals"]]
+            n_instances  coverage  validity  n_counterfactuals
+    method
+    mace              3       1.0       1.0                2.0
     """
     items = list(explanations)
     tm = resolve_model(model, space=space, threshold=threshold)
