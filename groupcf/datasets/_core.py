@@ -154,8 +154,8 @@ class Dataset:
         ----------
         test_size : float, default 0.5
             Share of the rows in the test part.
-        random_state : int, numpy.random.Generator or None, default 0
-            The shuffle's randomness.
+        random_state : int, numpy.random.RandomState or None, default 0
+            The shuffle's randomness (as scikit-learn's ``train_test_split`` takes it).
         stratify : bool, default False
             Keep the label's proportions in both parts.
 

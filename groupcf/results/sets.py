@@ -52,7 +52,7 @@ class ExplanationSet(ResultBase):
     model : TrainedModel or None, default None
         The model, kept for :meth:`validate` (not serialised).
     stats : Stats
-        Statistics of the run (workers, rows per second, ...).
+        Statistics of the run (empty unless a caller adds some).
 
     Attributes
     ----------
@@ -325,7 +325,7 @@ class GroupExplanationSet(ResultBase):
     solve_time : float
         Wall-clock seconds of the whole call.
     stats : Stats
-        Statistics of the run.
+        Statistics of the run (empty unless a caller adds some).
 
     Attributes
     ----------
