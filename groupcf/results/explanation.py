@@ -174,16 +174,29 @@ class Explanation(ResultBase):
 
     def summary(self) -> str:
         """Readable text: each counterfactual's distance, probability and changes (from
-        the instance's value to the new one), then how it was found and what was proven."""
+        the instance's value to the new one), then how it was found and what was proven.
+
+        Returns
+        -------
+        str
+            The summary.
+        """
         name = "" if self.instance.name is None else f" of instance {plain(self.instance.name)!r}"
         return "\n".join([f"{self.n_counterfactuals} counterfactual(s){name}", *self._lines(),
                           f"  ({self._head()})"])
 
     def to_frame(self) -> pd.DataFrame:
         """The counterfactuals (raw values) with their distance, probability, number and
-        names of changed features; index ``0..n-1``, best first. A changed binned feature
-        shows its bin with the real bounds and a representative value (``"[4, 12) (~8)"``,
-        :func:`groupcf.features.display.show_value`) when the model is known."""
+        names of changed features.
+
+        A changed binned feature shows its bin with the real bounds and a representative value
+        (``"[4, 12) (~8)"``, :func:`groupcf.features.display.show_value`) when the model is known.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index ``0..n-1``, best first.
+        """
         df = self.counterfactuals.copy()
         space = self._space()
         if space is not None:
@@ -198,7 +211,18 @@ class Explanation(ResultBase):
 
     def plot(self, ax=None):
         """Counterfactuals × changed features: each cell shows the new value of a feature
-        a counterfactual changes (blank: kept). Returns the matplotlib axes."""
+        a counterfactual changes (blank: kept).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes or None, default None
+            Where to draw (``None``: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         import matplotlib.pyplot as plt
 
         feats = list(dict.fromkeys(f for c in self.changes for f in c))
@@ -252,8 +276,13 @@ class Explanation(ResultBase):
 
     # ------------------------------------------------------------------ export
     def to_dict(self) -> dict:
-        """JSON-serialisable dict (``from_dict`` rebuilds the result, without the model;
-        binned values come back as their interval's text)."""
+        """JSON-serialisable dict (binned values come back as their interval's text).
+
+        Returns
+        -------
+        dict
+            Plain JSON-serialisable values (``kind`` names the result class).
+        """
         return {
             "kind": self.kind,
             "instance": {k: plain(v) for k, v in self.instance.items()},
@@ -272,7 +301,18 @@ class Explanation(ResultBase):
 
     @classmethod
     def from_dict(cls, d: dict) -> Explanation:
-        """Rebuild an :class:`Explanation` from :meth:`to_dict`'s output."""
+        """Rebuild the result from :meth:`to_dict`'s output (without the model).
+
+        Parameters
+        ----------
+        d : dict
+            A ``to_dict()`` output.
+
+        Returns
+        -------
+        Explanation
+            The result; :meth:`validate` then needs ``model=``.
+        """
         cfs = pd.DataFrame(d["counterfactuals"], columns=list(d["instance"]))
         return cls(
             instance=pd.Series(d["instance"], name=d.get("name"), dtype=object), counterfactuals=cfs,

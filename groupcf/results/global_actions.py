@@ -165,9 +165,18 @@ class GlobalExplanation(ResultBase):
 
     # ------------------------------------------------------------------ application
     def apply(self, X: pd.DataFrame | None = None) -> pd.DataFrame:
-        """Each person's counterfactual: their raw row after their assigned action
-        (uncovered people unchanged), indexed like ``X`` (default ``S``; its index labels
-        must be people of ``S``)."""
+        """Each person's counterfactual: their raw row after their assigned action.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or None, default None
+            Raw rows whose index labels are people of ``S`` (``None``: ``S``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed like ``X``; uncovered people unchanged.
+        """
         X = self.S if X is None else X
         missing = X.index.difference(self.assignment.index)
         if len(missing):
@@ -181,14 +190,39 @@ class GlobalExplanation(ResultBase):
         return pd.concat(pieces).loc[X.index]
 
     def apply_action(self, j: int, X: pd.DataFrame | None = None) -> pd.DataFrame:
-        """Action ``j`` applied to every row of ``X`` (default ``S``)."""
+        """Action ``j`` applied to every row of ``X``.
+
+        Parameters
+        ----------
+        j : int
+            The action id.
+        X : pandas.DataFrame or None, default None
+            Raw rows (``None``: ``S``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The moved rows, indexed like ``X``.
+        """
         return apply_spec(self.S if X is None else X, self.specs[j])
 
     # ------------------------------------------------------------------ who, and gaps
     def subgroups(self, max_depth: int = 2, X: pd.DataFrame | None = None) -> pd.DataFrame:
-        """Who each action is for: the rule of depth ≤ ``max_depth`` over the raw features
-        of ``S`` (or ``X``, indexed like ``S``) that best matches the people assigned to it,
-        with its precision and recall (:func:`~groupcf.results.subgroups.best_rule`)."""
+        """Who each action is for: the rule over the raw features that best matches the
+        people assigned to it (:func:`~groupcf.results.subgroups.best_rule`).
+
+        Parameters
+        ----------
+        max_depth : int, default 2
+            The rule's depth.
+        X : pandas.DataFrame or None, default None
+            The raw features to describe people with, indexed like ``S`` (``None``: ``S``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per action: the rule, its precision and recall.
+        """
         from .subgroups import best_rule
 
         X = self.S if X is None else X.loc[self.S.index]
@@ -221,7 +255,18 @@ class GlobalExplanation(ResultBase):
                               random_state)
 
     def actions_by_group(self, groups) -> pd.DataFrame:
-        """Share of each group assigned to each action (columns; ``"uncovered"`` last)."""
+        """Share of each group assigned to each action.
+
+        Parameters
+        ----------
+        groups : pandas.Series or array-like
+            Group labels, indexed like ``S`` (or aligned with it).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per group, one column per action (``"uncovered"`` last).
+        """
         g = self._groups(groups)
         text = {j: f"{j}: {t}" for j, t in self.actions["action"].items()}
         a = self.assignment.map(text).astype(object).where(self.covered, "uncovered")
@@ -235,6 +280,14 @@ class GlobalExplanation(ResultBase):
 
     # ------------------------------------------------------------------ text
     def summary(self) -> str:
+        """Readable text: how many people the actions cover, what was certified, and each
+        action in words.
+
+        Returns
+        -------
+        str
+            The summary.
+        """
         n = len(self.assignment)
         head = (f"Global counterfactual actions (Tmax={self.Tmax}, numeric={self.numeric!r}, {self.solver}): "
                 f"{self.n_actions} action(s) cover {self.n_covered} of {n} people "
@@ -277,7 +330,13 @@ class GlobalExplanation(ResultBase):
         return html_pre(self.summary())
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per person of ``S``: ``action`` id, ``action_text``, ``cost``, ``covered``."""
+        """One row per person of ``S``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``action`` id, ``action_text``, ``cost``, ``covered``, indexed like ``S``.
+        """
         text = self.actions["action"].to_dict()
         return denoise(pd.DataFrame({"action": self.assignment, "action_text": self.assignment.map(text),
                                      "cost": self.cost, "covered": self.covered}, index=self.assignment.index))
@@ -364,7 +423,13 @@ class GlobalExplanation(ResultBase):
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict:
-        """JSON-friendly dict (``S`` as records; the model is not included)."""
+        """JSON-friendly dict (``S`` as records; the model is not included).
+
+        Returns
+        -------
+        dict
+            Plain JSON-serialisable values (``kind`` names the result class).
+        """
         return {
             "kind": self.kind,
             "actions": {"index": [int(i) for i in self.actions.index],
@@ -386,10 +451,39 @@ class GlobalExplanation(ResultBase):
         }
 
     def to_json(self, **kwargs) -> str:
+        """``to_dict()`` as JSON text.
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`json.dumps` (e.g. ``indent``).
+
+        Returns
+        -------
+        str
+            The JSON text.
+        """
         return json.dumps(self.to_dict(), **kwargs)
 
     @classmethod
     def from_dict(cls, d: dict) -> GlobalExplanation:
+        """Rebuild the result from :meth:`to_dict`'s output (without the model).
+
+        Parameters
+        ----------
+        d : dict
+            A ``to_dict()`` output.
+
+        Returns
+        -------
+        GlobalExplanation
+            The result; :meth:`validate` then needs ``model=``.
+
+        Raises
+        ------
+        ValueError
+            ``d`` is another kind of result.
+        """
         cls.check_kind(d)
         idx = d["assignment"]["index"]
         acts = pd.DataFrame(d["actions"]["rows"], index=pd.Index(d["actions"]["index"], name="action_id"))
@@ -413,4 +507,16 @@ class GlobalExplanation(ResultBase):
 
     @classmethod
     def from_json(cls, s: str) -> GlobalExplanation:
+        """Rebuild the result from :meth:`to_json`'s output (without the model).
+
+        Parameters
+        ----------
+        s : str
+            A ``to_json()`` output.
+
+        Returns
+        -------
+        GlobalExplanation
+            The result; :meth:`validate` then needs ``model=``.
+        """
         return cls.from_dict(json.loads(s))
