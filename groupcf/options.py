@@ -64,6 +64,18 @@ class Interval:
     closed: str = "both"
 
     def accepts(self, v: Any) -> bool:
+        """Whether ``v`` satisfies the rule.
+
+        Parameters
+        ----------
+        v : object
+            The value.
+
+        Returns
+        -------
+        bool
+            True when accepted.
+        """
         # an integral float (e.g. 5.0) is accepted where an int is asked for
         integral_float = (self.kind is numbers.Integral and isinstance(v, numbers.Real)
                           and not isinstance(v, bool) and float(v).is_integer())
@@ -108,6 +120,18 @@ class Choice:
     values: tuple[Any, ...]
 
     def accepts(self, v: Any) -> bool:
+        """Whether ``v`` satisfies the rule.
+
+        Parameters
+        ----------
+        v : object
+            The value.
+
+        Returns
+        -------
+        bool
+            True when accepted.
+        """
         try:
             return v in self.values
         except TypeError:
@@ -308,7 +332,22 @@ class Options:
 
     @classmethod
     def unknown_message(cls, unknown: list[str], owner: str | None = None, extra: tuple[str, ...] = ()) -> str:
-        """The message naming unknown options and the nearest valid ones."""
+        """The message naming unknown options and the nearest valid ones.
+
+        Parameters
+        ----------
+        unknown : list of str
+            The unknown names.
+        owner : str or None, default None
+            Who was given them (``None``: the class name).
+        extra : tuple of str, default ()
+            Valid names beyond the fields (the call's own arguments).
+
+        Returns
+        -------
+        str
+            The message.
+        """
         valid = [*cls.field_names(), *extra]
         parts = [f"{u!r}{nearest_names(u, valid)}" for u in unknown]
         return (f"{owner or cls.__name__} does not take option(s) {', '.join(parts)}; "
@@ -319,9 +358,31 @@ class Options:
                     stacklevel: int = 4, **kwargs: Any) -> O:
         """Options from an ``options`` object (or the defaults) updated by ``kwargs``.
 
-        Old names in ``kwargs`` are renamed with a :class:`FutureWarning`; an unknown name
-        raises :class:`InvalidInputError` naming the nearest valid one; every value is
-        checked."""
+        Old names in ``kwargs`` are renamed with a :class:`FutureWarning`; every value is
+        checked.
+
+        Parameters
+        ----------
+        options : Options or None, default None
+            An object of this class to start from (``None``: the defaults).
+        owner : str or None, default None
+            Who asks (the method or call), for the messages (``None``: the class name).
+        stacklevel : int, default 4
+            Of the :class:`FutureWarning` of a renamed option.
+        **kwargs
+            Option values by name.
+
+        Returns
+        -------
+        Options
+            An object of this class.
+
+        Raises
+        ------
+        InvalidInputError
+            ``options`` of another class, an unknown name (the nearest valid one is named), a
+            renamed option given with its new name, or an invalid value.
+        """
         owner = owner or cls.__name__
         if options is not None and not isinstance(options, cls):
             raise InvalidInputError(f"{owner}: options must be a {cls.__name__}, got {type(options).__name__}")
@@ -334,7 +395,13 @@ class Options:
         return dataclasses.replace(options, **kwargs) if kwargs else options
 
     def to_dict(self) -> dict[str, Any]:
-        """The options as a plain dict."""
+        """The options as a plain dict.
+
+        Returns
+        -------
+        dict
+            Field name -> value.
+        """
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 

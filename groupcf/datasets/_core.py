@@ -126,7 +126,7 @@ class Dataset:
 
         Parameters
         ----------
-        kwargs
+        **kwargs
             Further ``FeatureSpace`` arguments (``numeric="passthrough"``, ``n_bins``,
             ...); ``immutable=`` / ``increase_only=`` given here are *added* to the
             dataset's own.
@@ -138,8 +138,10 @@ class Dataset:
 
         Examples
         --------
-        >>> ds = gcf.datasets.load("adult")                               # doctest: +SKIP
-        >>> pipe = make_pipeline(ds.space(numeric="passthrough"), LogisticRegression())  # doctest: +SKIP
+        >>> ds = gcf.datasets.load("compas")
+        >>> space = ds.space(numeric="passthrough", immutable=["age"])
+        >>> space.immutable, space.numeric
+        (['race', 'sex', 'age'], 'passthrough')
         """
         from ..features import FeatureSpace
 

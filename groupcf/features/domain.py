@@ -71,12 +71,45 @@ class InputDomain:
 
     @classmethod
     def box(cls, n: int, lb=0.0, ub=1.0, integer=True, onehot=()) -> InputDomain:
-        """``n`` columns in ``[lb, ub]``; by default binary."""
+        """``n`` columns in ``[lb, ub]``; by default binary.
+
+        Parameters
+        ----------
+        n : int
+            Number of columns.
+        lb, ub : float, default 0.0, 1.0
+            The bounds of every column.
+        integer : bool, default True
+            Every column integral.
+        onehot : sequence of sequence of int, default ()
+            Groups of columns of which exactly one is 1.
+
+        Returns
+        -------
+        InputDomain
+            The box.
+        """
         return cls(np.full(n, float(lb)), np.full(n, float(ub)), np.full(n, bool(integer)),
                    tuple(np.asarray(g, dtype=np.int64) for g in onehot))
 
     def restrict(self, lb=None, ub=None) -> InputDomain:
-        """A sub-domain with tighter bounds (e.g. fixed or forbidden columns)."""
+        """A sub-domain with tighter bounds (e.g. fixed or forbidden columns).
+
+        Parameters
+        ----------
+        lb, ub : array-like or None, default None
+            New bounds, intersected with the current ones (``None``: unchanged).
+
+        Returns
+        -------
+        InputDomain
+            The sub-domain.
+
+        Raises
+        ------
+        ValueError
+            Bounds that leave a column empty (some ``lb > ub``).
+        """
         new_lb = self.lb if lb is None else np.maximum(self.lb, lb)
         new_ub = self.ub if ub is None else np.minimum(self.ub, ub)
         return replace(self, lb=np.asarray(new_lb, float), ub=np.asarray(new_ub, float))
@@ -86,8 +119,25 @@ class InputDomain:
 
         For a free column ``h`` the contribution is ``min/max(W[:, h] * lb_h, W[:, h] * ub_h)``.
         For a one-hot group exactly one column is 1, so the group contributes the min / max
-        weight over its *allowed* columns (``ub > 0``), not a sum. These bounds are tight
-        for each row separately (the box is a product of simplices and intervals).
+        weight over its *allowed* columns (``ub > 0``), not a sum. These bounds are tight for
+        each row separately (the box is a product of simplices and intervals).
+
+        Parameters
+        ----------
+        W : numpy.ndarray
+            ``(m, n)`` weights (a 1-D ``W`` is one row).
+        b : numpy.ndarray or None, default None
+            ``(m,)`` offsets (``None``: zeros).
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(lo, hi)``, each of shape ``(m,)``.
+
+        Raises
+        ------
+        ValueError
+            ``W`` does not have ``n`` columns, or a one-hot group has no allowed column.
         """
         W = np.atleast_2d(np.asarray(W, dtype=float))
         m, n = W.shape
@@ -114,8 +164,23 @@ class InputDomain:
         return lo, hi
 
     def sample(self, size: int, rng=None) -> np.ndarray:
-        """Random valid points: one column per one-hot group, free integer columns 0/1
-        within bounds, continuous columns uniform in ``[lb, ub]``."""
+        """Random valid points.
+
+        One column per one-hot group, free integer columns 0/1 within bounds, continuous
+        columns uniform in ``[lb, ub]``.
+
+        Parameters
+        ----------
+        size : int
+            Number of points.
+        rng : int, numpy.random.Generator or None, default None
+            The randomness.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(size, n)`` points of the domain.
+        """
         rng = np.random.default_rng(rng)
         X = rng.uniform(self.lb, self.ub, size=(size, self.n))
         ints = self.integer

@@ -226,6 +226,26 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: pd.DataFrame, y=None):
+        """Learn each feature's kind, categories, bins or range from raw rows.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Raw training rows, one column per original feature.
+        y : None
+            Ignored (scikit-learn's signature).
+
+        Returns
+        -------
+        FeatureSpace
+            ``self``, fitted.
+
+        Raises
+        ------
+        InvalidInputError
+            Not a DataFrame, a missing value (NaN), ``features`` / ``kinds`` / ``immutable`` /
+            ``increase_only`` naming columns ``X`` lacks, or a kind the values cannot have.
+        """
         X = self._as_frame(X, fitting=True)
         cols = list(self.features) if self.features is not None else list(X.columns)
         missing = [c for c in cols if c not in X.columns]
@@ -331,7 +351,23 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ transform
     def transform(self, X) -> np.ndarray:
-        """Encode raw rows into the expanded matrix (float, 0/1 except continuous columns)."""
+        """Encode raw rows into the expanded matrix.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or pandas.Series
+            Raw rows (a Series is one row).
+
+        Returns
+        -------
+        numpy.ndarray
+            Float, ``(n_rows, n_features_out_)``: 0/1 except continuous columns.
+
+        Raises
+        ------
+        InvalidInputError
+            A missing column, a missing value (NaN) or an unknown category.
+        """
         check_is_fitted(self, "features_")
         X = self._as_frame(X)
         missing = [f.name for f in self.features_ if f.name not in X.columns]
@@ -374,7 +410,23 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
         return codes
 
     def inverse_transform(self, Z) -> pd.DataFrame:
-        """Decode expanded rows back to raw values (category, interval, or number)."""
+        """Decode expanded rows back to raw values (category, interval, or number).
+
+        Parameters
+        ----------
+        Z : array-like
+            Expanded rows, ``(n_rows, n_features_out_)`` (one row may be 1-D).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Raw values: a binned numeric feature comes back as its bin (a ``pd.Interval``).
+
+        Raises
+        ------
+        InvalidInputError
+            ``Z`` does not have ``n_features_out_`` columns.
+        """
         check_is_fitted(self, "features_")
         Z = np.atleast_2d(np.asarray(Z, dtype=float))
         if Z.shape[1] != self.n_features_out_:
@@ -397,6 +449,18 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
         return pd.DataFrame(out)
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        """Names of the expanded columns (``"job=a"``, ``"age"``).
+
+        Parameters
+        ----------
+        input_features : None
+            Ignored (scikit-learn's signature).
+
+        Returns
+        -------
+        numpy.ndarray
+            One name per expanded column.
+        """
         check_is_fitted(self, "features_")
         return np.array([n for f in self.features_ for n in f.column_names], dtype=object)
 
@@ -430,7 +494,14 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
         return out
 
     def domain(self) -> InputDomain:
-        """The model's input domain: bounds, integrality, one-hot groups."""
+        """The model's input domain: bounds, integrality, one-hot groups.
+
+        Returns
+        -------
+        InputDomain
+            Every column in [0, 1]; one-hot features as groups; continuous columns of integer
+            features with their grid.
+        """
         n = self.n_features_out_
         integer = np.ones(n, dtype=bool)
         for f in self:
@@ -442,8 +513,19 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
                            tuple(f.columns for f in self if f.is_onehot), grids)
 
     def codes(self, X) -> np.ndarray:
-        """Raw rows -> integer category code per original feature (``n × |T|``; the
-        scaled value for continuous features). Handy for grouping and enumeration."""
+        """Raw rows -> category code per original feature. Handy for grouping and enumeration.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or pandas.Series
+            Raw rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n_rows, n_features)``: the category (bin) index, or the scaled value for
+            continuous features.
+        """
         X = self._as_frame(X)
         out = np.zeros((len(X), len(self)))
         for i, f in enumerate(self):
@@ -454,14 +536,40 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
         return out
 
     def summary(self) -> pd.DataFrame:
-        """One row per original feature: kind, encoding, columns, actionability."""
+        """One row per original feature: kind, encoding, columns, actionability.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by feature name.
+        """
         return pd.DataFrame([{
             "feature": f.name, "kind": f.kind, "encoding": f.encoding, "columns": len(f.columns),
             "categories": len(f.categories) if f.encoding != "continuous" else None,
             "immutable": f.immutable, "increase_only": f.increase_only} for f in self]).set_index("feature")
 
     def set_actionability(self, immutable: Iterable[str] = (), increase_only: Iterable[str] = ()) -> FeatureSpace:
-        """Mark more features immutable / increase-only (after fitting)."""
+        """Mark more features immutable / increase-only (after fitting).
+
+        Parameters
+        ----------
+        immutable : iterable of str, default ()
+            Features that may never change.
+        increase_only : iterable of str, default ()
+            Features that may only increase (ordered features only).
+
+        Returns
+        -------
+        FeatureSpace
+            ``self``.
+
+        Raises
+        ------
+        KeyError
+            An unknown feature.
+        InvalidInputError
+            ``increase_only`` on an unordered (categorical) feature.
+        """
         for n in immutable:
             self[n].immutable = True
         for n in increase_only:

@@ -119,6 +119,18 @@ class GeCoOptions(Options):
         self.validate()
 
     def validate(self) -> GeCoOptions:
+        """Check the values (called when the object is created).
+
+        Returns
+        -------
+        GeCoOptions
+            ``self``.
+
+        Raises
+        ------
+        InvalidInputError
+            A value outside its rule (see the class's Raises).
+        """
         for name in ("n", "q", "m_init", "m_mut", "max_generations", "stable_generations", "patience",
                      "refine_passes"):
             v = getattr(self, name)

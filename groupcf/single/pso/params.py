@@ -209,6 +209,18 @@ class PSOOptions(Options):
         self.validate()
 
     def validate(self) -> PSOOptions:
+        """Check the values (called when the object is created).
+
+        Returns
+        -------
+        PSOOptions
+            ``self``.
+
+        Raises
+        ------
+        InvalidInputError
+            A value outside its rule (see the class's Raises).
+        """
         if self.scale not in UNIT_DEFAULTS:
             raise InvalidInputError(f"scale must be 'range' or 'mad', got {self.scale!r}")
         for name in ("n_particles", "n_iterations", "patience", "h0", "iv_bins"):
