@@ -104,80 +104,250 @@ class Embedding(abc.ABC):
 
     @abc.abstractmethod
     def score(self, Z: np.ndarray) -> np.ndarray:
-        """Score (logit of the positive class) of each row of ``Z`` (shape ``(m, n)``);
-        returns shape ``(m,)``. A 1-D ``Z`` is one point (result of shape ``(1,)``)."""
+        """Score (logit of the positive class) of each row of ``Z``.
+
+        Parameters
+        ----------
+        Z : numpy.ndarray
+            Points, shape ``(m, n_inputs)`` (a 1-D ``Z`` is one point).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(m,)`` (``(1,)`` for one point).
+        """
 
     def predict(self, Z: np.ndarray, threshold: float = 0.0) -> np.ndarray:
-        """``1`` where ``score >= threshold`` (default: probability ``>= 0.5``), else ``0``."""
+        """``1`` where ``score >= threshold``, else ``0``.
+
+        Parameters
+        ----------
+        Z : numpy.ndarray
+            Points, shape ``(m, n_inputs)`` (a 1-D ``Z`` is one point).
+        threshold : float, default 0.0
+            The score cut (0: probability 0.5).
+
+        Returns
+        -------
+        numpy.ndarray
+            Integer labels, shape ``(m,)``.
+        """
         return (self.score(Z) >= threshold).astype(np.int64)
 
     def proba(self, Z: np.ndarray) -> np.ndarray:
-        """Probability of the positive class (:meth:`score_to_proba` of the score)."""
+        """Probability of the positive class (:meth:`score_to_proba` of the score).
+
+        Parameters
+        ----------
+        Z : numpy.ndarray
+            Points, shape ``(m, n_inputs)`` (a 1-D ``Z`` is one point).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(m,)``.
+        """
         return self.score_to_proba(self.score(Z))
 
     def score_to_proba(self, s) -> np.ndarray:
-        """The probability of the positive class at score ``s``: ``sigmoid(s)`` (a model
-        whose score is already a probability returns ``s``)."""
+        """The probability of the positive class at score ``s``.
+
+        Parameters
+        ----------
+        s : float or array-like
+            Scores.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``sigmoid(s)`` (a model whose score is already a probability returns ``s``).
+        """
         return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(s, dtype=float)))   # overflow-free sigmoid
 
     def score_threshold(self, p: float) -> float:
-        """The score from which the model predicts positive at probability ``p`` (the
-        logit; a model whose score is a probability returns ``p``)."""
+        """The score from which the model predicts positive at probability ``p``.
+
+        Parameters
+        ----------
+        p : float
+            A probability in (0, 1).
+
+        Returns
+        -------
+        float
+            The logit of ``p`` (a model whose score is a probability returns ``p``).
+        """
         return math.log(p / (1.0 - p))
 
     @abc.abstractmethod
     def partial(self, fixed_idx: Sequence[int], fixed_values: Sequence[float]) -> Embedding:
-        """The same model over the remaining inputs (kept in their original order), with
-        the inputs ``fixed_idx`` fixed to ``fixed_values``."""
+        """The same model over the remaining inputs, with some inputs fixed.
+
+        Parameters
+        ----------
+        fixed_idx : sequence of int
+            The inputs to fix.
+        fixed_values : sequence of float
+            Their values.
+
+        Returns
+        -------
+        Embedding
+            A model over the other inputs, kept in their original order.
+        """
 
     @abc.abstractmethod
     def add_to(self, backend: Backend, x_idx, domain: InputDomain,
                lo: float | None = None) -> EmbeddingConstr:
-        """Add the model to ``backend``: a new free continuous variable ``constr.score``
-        equals the score at the input variables ``x_idx`` (backend indices, one per
-        input) whose values lie in ``domain``. With ``lo``, also add ``score >= lo``."""
+        """Add the model to ``backend``.
+
+        A new free continuous variable ``constr.score`` equals the score at the input variables
+        ``x_idx`` whose values lie in ``domain``.
+
+        Parameters
+        ----------
+        backend : Backend
+            The MIP.
+        x_idx : array-like of int
+            Backend indices of the input variables, one per input.
+        domain : InputDomain
+            Where the inputs lie (for valid big-M constants).
+        lo : float or None, default None
+            Also add the row ``score >= lo``.
+
+        Returns
+        -------
+        EmbeddingConstr
+            What was added.
+        """
 
     # -- optional structure (defaults: none known) ----------------------------------
     def additive(self) -> AdditiveForm | None:
-        """The score as ``bias + z @ weights`` when it is exactly additive over the input
-        columns, else ``None`` (the default)."""
+        """The score as ``bias + z @ weights`` when it is exactly additive over the input columns.
+
+        Returns
+        -------
+        AdditiveForm or None
+            ``None`` (the default): not additive.
+        """
         return None
 
     def score_bounds(self, lb, ub) -> tuple[float, float]:
-        """Valid bounds ``(lo, hi)`` of the score over the input box ``[lb, ub]``."""
+        """Valid bounds of the score over the input box ``[lb, ub]``.
+
+        Parameters
+        ----------
+        lb, ub : numpy.ndarray
+            The box, one bound per input.
+
+        Returns
+        -------
+        tuple of float
+            ``(lo, hi)``.
+
+        Raises
+        ------
+        NotImplementedError
+            The model does not bound its score (the default).
+        """
         raise NotImplementedError(f"{type(self).__name__} does not bound its score")
 
     def gradient_bound(self, d, domain: InputDomain) -> float | None:
-        r"""An upper bound of :math:`|\nabla \mathrm{score}(z) \cdot d|` over ``domain`` (a
-        Lipschitz constant of the score along the direction ``d``), or ``None`` when the
-        model does not provide one (the default beyond additive scores, where it is exact)."""
+        r"""An upper bound of :math:`|\nabla \mathrm{score}(z) \cdot d|` over ``domain``.
+
+        A Lipschitz constant of the score along the direction ``d``.
+
+        Parameters
+        ----------
+        d : array-like
+            The direction, one entry per input.
+        domain : InputDomain
+            Where ``z`` lies.
+
+        Returns
+        -------
+        float or None
+            The bound; ``None`` when the model does not provide one (the default beyond additive
+            scores, where it is exact).
+        """
         add = self.additive()
         return None if add is None else float(abs(add.weights @ np.asarray(d, dtype=float)))
 
     def linear_upper(self, A, c, lo, hi):
-        """Batched linear upper bounds ``score(A_k y + c_k) <= a_k . y + d_k`` over boxes
-        ``lo_k <= y <= hi_k`` (:func:`groupcf.embeddings.crown.linear_upper`), or ``None``
-        when the model offers none (ReLU networks and additive scores do)."""
+        """Batched linear upper bounds ``score(A_k y + c_k) <= a_k . y + d_k`` over boxes.
+
+        See :func:`groupcf.embeddings.crown.linear_upper`.
+
+        Parameters
+        ----------
+        A : array-like
+            ``(K, n_inputs, p)``: each box's affine map from ``y`` to the inputs.
+        c : array-like
+            ``(K, n_inputs)``: its offsets.
+        lo, hi : array-like
+            ``(K, p)``: the boxes ``lo_k <= y <= hi_k``.
+
+        Returns
+        -------
+        tuple or None
+            ``(a, d)`` with ``a`` of shape ``(K, p)`` and ``d`` of shape ``(K,)``, or ``None``
+            when the model offers none (ReLU networks and additive scores do).
+        """
         from groupcf.embeddings.crown import linear_upper
         return linear_upper(self, np.asarray(A, float), np.asarray(c, float), lo, hi)
 
     def split_points(self) -> list[np.ndarray] | None:
-        """Per input column, the sorted distinct values ``t_1 < ... < t_k`` at which the
-        score can change when that column alone moves: the score is constant on
-        ``(-inf, t_1]``, ``(t_1, t_2]``, ..., ``(t_k, inf)`` in that column (a tree's test
-        ``x <= t``). ``None`` (the default): not known (smooth scores, black boxes)."""
+        """Per input column, the values at which the score can change when that column alone moves.
+
+        The sorted distinct values ``t_1 < ... < t_k``: the score is constant on ``(-inf, t_1]``,
+        ``(t_1, t_2]``, ..., ``(t_k, inf)`` in that column (a tree's test ``x <= t``).
+
+        Returns
+        -------
+        list of numpy.ndarray or None
+            ``None`` (the default): not known (smooth scores, black boxes).
+        """
         return None
 
     def path_splits(self, z) -> tuple[np.ndarray, np.ndarray] | None:
-        """``(columns, thresholds)``: the split tests the score at the point ``z`` goes
-        through (a tree's nodes on ``z``'s path): moving column ``c`` alone just past
-        ``t`` changes at least one tree's leaf. ``None`` (the default): not known."""
+        """The split tests the score at the point ``z`` goes through (a tree's nodes on ``z``'s path).
+
+        Moving column ``c`` alone just past ``t`` changes at least one tree's leaf.
+
+        Parameters
+        ----------
+        z : array-like
+            A point.
+
+        Returns
+        -------
+        tuple of numpy.ndarray or None
+            ``(columns, thresholds)``; ``None`` (the default): not known.
+        """
         return None
 
     def first_crossing(self, z, d, t_max: float, lo: float) -> float | None:
-        """The smallest ``t`` in ``[0, t_max]`` with ``score(z + t d) >= lo`` (``None``
-        when there is none); exact only when ``capabilities.line_search``. The default
-        scans 64 points and bisects the first bracket found (a heuristic)."""
+        """The smallest ``t`` in ``[0, t_max]`` with ``score(z + t d) >= lo``.
+
+        Exact only when ``capabilities.line_search``; the default scans 64 points and bisects
+        the first bracket found (a heuristic).
+
+        Parameters
+        ----------
+        z : array-like
+            The start point.
+        d : array-like
+            The direction.
+        t_max : float
+            The longest step.
+        lo : float
+            The score to reach.
+
+        Returns
+        -------
+        float or None
+            ``t``, or ``None`` when there is none.
+        """
         z, d = np.asarray(z, dtype=float), np.asarray(d, dtype=float)
         ts = np.linspace(0.0, t_max, 65)
         s = self.score(z[None, :] + ts[:, None] * d[None, :])
@@ -194,29 +364,80 @@ class Embedding(abc.ABC):
 
     # -- the nearest-counterfactual search (groupcf.embeddings.search) ----------------
     def incumbent(self, problem: SearchProblem) -> Incumbent:
-        """A good accepted point found in numpy before the MIP, with what it implies (the
-        radius box, a tightened embedding); :mod:`groupcf.embeddings.search`. Default: the
-        search registered for a declared capability, else nothing."""
+        """A good accepted point found in numpy before the MIP, with what it implies.
+
+        The radius box, a tightened embedding (:mod:`groupcf.embeddings.search`). Default: the
+        search registered for a declared capability, else nothing.
+
+        Parameters
+        ----------
+        problem : SearchProblem
+            The nearest-counterfactual problem (instance, distance, limits).
+
+        Returns
+        -------
+        Incumbent
+            The point found (empty when none).
+        """
         strategy = strategy_for(self)
         return Incumbent() if strategy is None else strategy.incumbent(self, problem)
 
     def start_mip(self, problem: SearchProblem, mip, found: Incumbent) -> Incumbent:
-        """Offer ``found`` to the built nearest-counterfactual MIP ``mip`` (MIP start,
-        radius). Default: the registered search's, else the point as MIP start with the
-        radius' cardinality cut, or the greedy completion."""
+        """Offer ``found`` to the built nearest-counterfactual MIP ``mip``.
+
+        Default: the registered search's, else the point as MIP start with the radius'
+        cardinality cut, or the greedy completion.
+
+        Parameters
+        ----------
+        problem : SearchProblem
+            The nearest-counterfactual problem.
+        mip : NearestCounterfactual
+            The built MIP.
+        found : Incumbent
+            What :meth:`incumbent` returned.
+
+        Returns
+        -------
+        Incumbent
+            The incumbent, possibly improved.
+        """
         strategy = strategy_for(self)
         return default_start(problem, mip, found) if strategy is None else \
             strategy.start_mip(self, problem, mip, found)
 
     def radius(self, problem: SearchProblem, bound: float) -> Radius:
-        """The box, fixed features, cardinality and l1 budget of every solution of
-        objective ``<= bound`` (:func:`~groupcf.embeddings.radius.radius_box`, valid for
-        any model)."""
+        """The box, fixed features, cardinality and l1 budget of every solution of objective ``<= bound``.
+
+        See :func:`~groupcf.embeddings.radius.radius_box` (valid for any model).
+
+        Parameters
+        ----------
+        problem : SearchProblem
+            The nearest-counterfactual problem.
+        bound : float
+            An upper bound on the optimal distance (an incumbent's).
+
+        Returns
+        -------
+        Radius
+            Where every better solution lies.
+        """
         return default_radius(problem, bound)
 
     def delta_evaluator(self, z0) -> DeltaEvaluator:
-        """Scores of points equal to ``z0`` except on a few columns
-        (:class:`DeltaEvaluator`)."""
+        """Scores of points equal to ``z0`` except on a few columns.
+
+        Parameters
+        ----------
+        z0 : array-like
+            The reference point.
+
+        Returns
+        -------
+        DeltaEvaluator
+            The evaluator (:class:`DeltaEvaluator`, or a cheaper one of the model type).
+        """
         return DeltaEvaluator(self, z0)
 
     # -- helpers for subclasses ------------------------------------------------------
@@ -256,7 +477,18 @@ class AdditiveForm:
     bias: float
 
     def score(self, Z) -> np.ndarray:
-        """``bias + Z @ weights`` per row of ``Z`` (a 1-D ``Z`` is one point)."""
+        """``bias + Z @ weights`` per row of ``Z``.
+
+        Parameters
+        ----------
+        Z : array-like
+            Points (a 1-D ``Z`` is one point).
+
+        Returns
+        -------
+        numpy.ndarray
+            One score per row.
+        """
         Z = np.asarray(Z, dtype=float)
         return np.atleast_2d(Z) @ self.weights + self.bias
 
@@ -328,8 +560,20 @@ class DeltaEvaluator:
         return cols, Zc
 
     def score(self, cols, Zc) -> np.ndarray:
-        """Scores ``(m,)`` of ``z0`` with the columns ``cols`` replaced by each row of
-        ``Zc`` (shape ``(m, len(cols))``)."""
+        """Scores of ``z0`` with the columns ``cols`` replaced by each row of ``Zc``.
+
+        Parameters
+        ----------
+        cols : array-like of int
+            The changed columns.
+        Zc : array-like
+            Their values, shape ``(m, len(cols))``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(m,)``.
+        """
         return self.score_groups([(cols, Zc)])[0]
 
     #: ``True`` when :meth:`score_rows` (full rows and a mask of changed columns) is
@@ -337,9 +581,22 @@ class DeltaEvaluator:
     by_rows = False
 
     def score_rows(self, Z, changed) -> np.ndarray:
-        """Scores ``(m,)`` of full rows ``Z`` (shape ``(m, n_inputs)``) that equal ``z0``
-        outside the columns marked in ``changed`` (boolean, same shape). The default groups
-        the rows by their changed columns (:meth:`score_groups`)."""
+        """Scores of full rows that equal ``z0`` outside the columns marked in ``changed``.
+
+        The default groups the rows by their changed columns (:meth:`score_groups`).
+
+        Parameters
+        ----------
+        Z : array-like
+            Full rows, shape ``(m, n_inputs)``.
+        changed : array-like of bool
+            Same shape: which columns differ from ``z0``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(m,)``.
+        """
         Z, changed = np.asarray(Z, dtype=float), np.asarray(changed, dtype=bool)
         out = np.empty(len(Z))
         if not len(Z):
@@ -353,8 +610,18 @@ class DeltaEvaluator:
         return out
 
     def score_groups(self, groups) -> list[np.ndarray]:
-        """:meth:`score` for each ``(cols, Zc)`` of ``groups``, in one batch where the
-        embedding allows it."""
+        """:meth:`score` for each ``(cols, Zc)`` of ``groups``, in one batch where the embedding allows it.
+
+        Parameters
+        ----------
+        groups : list of tuple
+            ``(cols, Zc)`` pairs.
+
+        Returns
+        -------
+        list of numpy.ndarray
+            One score array per pair.
+        """
         out = []
         for cols, Zc in groups:
             cols, Zc = self._args(cols, Zc)
@@ -418,8 +685,21 @@ class EmbeddingConstr:
     def get_error(self, x) -> float:
         """``|score variable − embedding.score(input values)|`` at a solution.
 
-        ``x`` is a :class:`~groupcf.solvers.base.Solution` or the vector of all backend
-        variable values.
+        Parameters
+        ----------
+        x : Solution or array-like
+            A :class:`~groupcf.solvers.base.Solution` or the vector of all backend variable
+            values.
+
+        Returns
+        -------
+        float
+            The absolute error (0 up to solver tolerances when the embedding is exact).
+
+        Raises
+        ------
+        ValueError
+            The solution has no variable values.
         """
         values = getattr(x, "x", x)
         if values is None:
@@ -430,18 +710,41 @@ class EmbeddingConstr:
         return float(abs(values[self.score] - expected))
 
     def query_sides(self, z0) -> list[tuple[int, int, bool]]:
-        """Binary indicators that decide which side of a model threshold input column
-        ``c`` is on, with the side the point ``z0`` is on: ``(c, var, z0_side)`` meaning
-        "``var`` ≠ ``z0_side`` ⇒ column ``c`` differs from ``z0[c]``". A formulation
-        links them to its change indicators, so that crossing a threshold that sits
-        closer to ``z0`` than the solver's tolerance still counts as a change. None for
-        models without thresholds."""
+        """Binary indicators that decide which side of a model threshold an input column is on.
+
+        ``(c, var, z0_side)`` means "``var`` ≠ ``z0_side`` ⇒ column ``c`` differs from
+        ``z0[c]``". A formulation links them to its change indicators, so that crossing a
+        threshold that sits closer to ``z0`` than the solver's tolerance still counts as a
+        change.
+
+        Parameters
+        ----------
+        z0 : array-like
+            The instance's point.
+
+        Returns
+        -------
+        list of tuple
+            ``(c, var, z0_side)``; empty for models without thresholds.
+        """
         return []
 
     def start_values(self, x_values) -> tuple[np.ndarray, np.ndarray]:
-        """Values of every variable this record added, at input values ``x_values``
-        (``idx, values``), e.g. to complete a MIP start. The base record has only the
-        score variable; subclasses add their auxiliary variables."""
+        """Values of every variable this record added, at input values ``x_values``.
+
+        E.g. to complete a MIP start. The base record has only the score variable; subclasses
+        add their auxiliary variables.
+
+        Parameters
+        ----------
+        x_values : array-like
+            The input values.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(idx, values)``: backend indices and their values.
+        """
         s = float(self.embedding.score(np.asarray(x_values, dtype=float)[None, :])[0])
         return np.array([int(self.score)], dtype=np.int64), np.array([s])
 

@@ -86,7 +86,18 @@ class LinearModel(Embedding):
         return LinearModel(self.weights[keep], self.bias + float(self.weights[fixed_idx] @ fixed_values))
 
     def score_bounds(self, lb, ub) -> tuple[float, float]:
-        """Exact over a box: each column at the end its weight favours."""
+        """Exact bounds over a box: each column at the end its weight favours.
+
+        Parameters
+        ----------
+        lb, ub : numpy.ndarray
+            The input box, one bound per input.
+
+        Returns
+        -------
+        tuple of float
+            ``(lo, hi)``.
+        """
         lb, ub = np.asarray(lb, dtype=float), np.asarray(ub, dtype=float)
         w = self.weights
         with np.errstate(invalid="ignore"):
@@ -96,7 +107,24 @@ class LinearModel(Embedding):
 
     def add_to(self, backend: Backend, x_idx, domain: InputDomain,
                lo: float | None = None) -> EmbeddingConstr:
-        """One row ``score - w x = bias`` (``score >= lo`` as a second row)."""
+        """Add one row ``score - w x = bias`` (``score >= lo`` as a second row).
+
+        Parameters
+        ----------
+        backend : Backend
+            The MIP.
+        x_idx : array-like of int
+            Backend indices of the input variables, one per input.
+        domain : InputDomain
+            Where the inputs lie.
+        lo : float or None, default None
+            Also add the row ``score >= lo``.
+
+        Returns
+        -------
+        EmbeddingConstr
+            What was added.
+        """
         x_idx = np.asarray(x_idx, dtype=np.int64).reshape(-1)
         if len(x_idx) != self.n_inputs:
             raise ValueError(f"{len(x_idx)} input variables for a model with {self.n_inputs} inputs")

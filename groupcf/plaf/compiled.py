@@ -45,8 +45,47 @@ class FeatureTable:
     keys: list[np.ndarray]
     counts: list[np.ndarray]
 
-    def index(self, name: str) -> int: ...   # pragma: no cover - protocol
-    def key_of(self, l: int, value) -> float: ...   # pragma: no cover - protocol
+    def index(self, name: str) -> int:  # pragma: no cover - protocol
+        """The position of feature ``name``.
+
+        Parameters
+        ----------
+        name : str
+            A feature.
+
+        Returns
+        -------
+        int
+            Its index in :attr:`names`.
+
+        Raises
+        ------
+        KeyError
+            An unknown feature.
+        """
+        ...
+
+    def key_of(self, l: int, value) -> float:  # pragma: no cover - protocol
+        """The key of a raw ``value`` of feature ``l``.
+
+        Parameters
+        ----------
+        l : int
+            The feature's index.
+        value : object
+            A raw value.
+
+        Returns
+        -------
+        float
+            The number (numeric features) or the category's index.
+
+        Raises
+        ------
+        KeyError, ValueError, TypeError
+            A value the feature does not have.
+        """
+        ...
 
 
 class Candidates:
@@ -81,6 +120,18 @@ class Candidates:
         self.M, self.V, self.keys, self.xkeys = M, V, keys, xkeys
 
     def cf(self, l: int) -> np.ndarray:
+        """Every candidate's key of feature ``l`` (the instance's where unchanged).
+
+        Parameters
+        ----------
+        l : int
+            The feature's index.
+
+        Returns
+        -------
+        numpy.ndarray
+            One key per candidate.
+        """
         return np.where(self.M[:, l], self.keys[l][self.V[:, l]], self.xkeys[l])
 
     def __len__(self):
@@ -258,8 +309,20 @@ class BoundConstraints:
         return _OPS[cl.op](value, cl.rhs(ctx))
 
     def allowed(self, xkeys) -> list[np.ndarray | None]:
-        """Per feature, the domain values every candidate may take at this instance
-        (from unconditional x-only constraints: fixed, increasing, bounds, ...), or None."""
+        """Per feature, the domain values every candidate may take at this instance.
+
+        From unconditional x-only constraints: fixed, increasing, bounds, ...
+
+        Parameters
+        ----------
+        xkeys : numpy.ndarray
+            The instance's key per feature.
+
+        Returns
+        -------
+        list
+            Per feature, a bool mask over its domain values, or ``None`` (no restriction).
+        """
         ctx = _XOnly(xkeys)
         out: list[np.ndarray | None] = [None] * len(self.table.names)
         for cl in self.clauses:
@@ -272,7 +335,15 @@ class BoundConstraints:
         return out
 
     def cascade(self, cand: Candidates, allowed) -> None:
-        """Repair ``cand`` in place, clause by clause in dependency order (module doc)."""
+        """Repair ``cand`` in place, clause by clause in dependency order (see :mod:`groupcf.plaf`).
+
+        Parameters
+        ----------
+        cand : Candidates
+            The candidates (changed in place).
+        allowed : list
+            What :meth:`allowed` returned for the instance.
+        """
         for cl in self.clauses:
             if len(cand) == 0:
                 return
@@ -286,7 +357,18 @@ class BoundConstraints:
                 self._repair(cl, cand, bad, allowed[cl.target])
 
     def check(self, cand: Candidates) -> np.ndarray:
-        """Whether each candidate satisfies every rule."""
+        """Whether each candidate satisfies every rule.
+
+        Parameters
+        ----------
+        cand : Candidates
+            The candidates.
+
+        Returns
+        -------
+        numpy.ndarray
+            One bool per candidate.
+        """
         ok = np.ones(len(cand), dtype=bool)
         for cl in self.clauses:
             holds = np.asarray(self._holds(cl, cand, cand.cf(cl.target)), dtype=bool)

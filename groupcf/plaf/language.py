@@ -75,15 +75,43 @@ class Expr:
     def __neg__(self): return Arith("*", Const(-1), self)              # noqa: E704
 
     def isin(self, values: Iterable) -> InSet:
-        """Condition: the value is one of ``values`` (raw values)."""
+        """Condition: the value is one of ``values``.
+
+        Parameters
+        ----------
+        values : iterable
+            Raw values.
+
+        Returns
+        -------
+        Cond
+            The condition.
+        """
         return InSet(self, tuple(values), negate=False)
 
     def notin(self, values: Iterable) -> InSet:
-        """Condition: the value is none of ``values`` (raw values)."""
+        """Condition: the value is none of ``values``.
+
+        Parameters
+        ----------
+        values : iterable
+            Raw values.
+
+        Returns
+        -------
+        Cond
+            The condition.
+        """
         return InSet(self, tuple(values), negate=True)
 
     def refs(self) -> set[tuple[str, str]]:
-        """``{(side, feature)}`` read by this expression (side ``"cf"`` or ``"x"``)."""
+        """``{(side, feature)}`` read by this expression.
+
+        Returns
+        -------
+        set of tuple
+            ``(side, feature)`` pairs, side ``"cf"`` or ``"x"``.
+        """
         return set()
 
 
@@ -218,6 +246,18 @@ class Cond:
     def __invert__(self): return Not(self)                       # noqa: E704
 
     def refs(self) -> set[tuple[str, str]]:
+        """``{(side, feature)}`` read by this condition.
+
+        Returns
+        -------
+        set of tuple
+            ``(side, feature)`` pairs, side ``"cf"`` or ``"x"``.
+
+        Raises
+        ------
+        NotImplementedError
+            Every kind of condition implements it.
+        """
         raise NotImplementedError
 
 
@@ -406,6 +446,13 @@ class Consequence:
         return Compare(self.op, cf(self.target), self.rhs)
 
     def refs(self) -> set[tuple[str, str]]:
+        """``{(side, feature)}`` read by this consequence.
+
+        Returns
+        -------
+        set of tuple
+            ``(side, feature)`` pairs, side ``"cf"`` or ``"x"``.
+        """
         return self.cond.refs()
 
     def __repr__(self):
@@ -470,7 +517,13 @@ class Rule:
         return [c.target for c in self.consequences]
 
     def reads(self) -> set[str]:
-        """Counterfactual features the rule reads (condition and right-hand sides)."""
+        """Counterfactual features the rule reads (condition and right-hand sides).
+
+        Returns
+        -------
+        set of str
+            The features.
+        """
         names = {n for s, n in (self.condition.refs() if self.condition is not None else ()) if s == "cf"}
         for c in self.consequences:
             if c.rhs is not None:
@@ -478,6 +531,13 @@ class Rule:
         return names
 
     def features(self) -> set[str]:
+        """Every feature the rule names, on either side.
+
+        Returns
+        -------
+        set of str
+            The features.
+        """
         out = {n for _, n in (self.condition.refs() if self.condition is not None else ())}
         for c in self.consequences:
             out |= {n for _, n in c.refs()}

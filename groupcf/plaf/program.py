@@ -103,7 +103,18 @@ class Constraints:
 
     @classmethod
     def of(cls, constraints) -> Constraints:
-        """``constraints`` as a :class:`Constraints` (None -> empty)."""
+        """``constraints`` as a :class:`Constraints`.
+
+        Parameters
+        ----------
+        constraints : Constraints, list, Rule, Group, Cond or None
+            A program, a list of PLAF items, one item, or ``None`` (empty).
+
+        Returns
+        -------
+        Constraints
+            The program.
+        """
         if isinstance(constraints, Constraints):
             return constraints
         if constraints is None:
@@ -128,14 +139,26 @@ class Constraints:
 
     @property
     def features(self) -> set[str]:
-        """Every feature named by a group or a rule."""
+        """Every feature named by a group or a rule.
+
+        Returns
+        -------
+        set of str
+            The features.
+        """
         out = {f for g in self.groups for f in g.features}
         for r in self.rules:
             out |= r.features()
         return out
 
     def dependencies(self) -> dict[str, set[str]]:
-        """``{target: {features it reads}}`` (a rule reading its own target excluded)."""
+        """``{target: {features it reads}}`` (a rule reading its own target excluded).
+
+        Returns
+        -------
+        dict
+            Target feature -> the counterfactual features its rules read.
+        """
         deps: dict[str, set[str]] = {}
         for r in self.rules:
             reads = r.reads()
@@ -180,10 +203,28 @@ class Constraints:
 
     # ------------------------------------------------------------------ raw re-check
     def check_rows(self, instance: pd.Series, rows: pd.DataFrame) -> np.ndarray:
-        """Whether each raw counterfactual row satisfies every rule, evaluated directly on
-        raw values (independent of the compiled, vectorised form GeCo uses). Ordered
-        categoricals compare by the category order of ``rows``' dtypes (an order comparison
-        on a non-numeric column without a Categorical dtype raises :class:`PLAFError`)."""
+        """Whether each raw counterfactual row satisfies every rule, on raw values.
+
+        Independent of the compiled, vectorised form GeCo uses. Ordered categoricals compare by
+        the category order of ``rows``' dtypes.
+
+        Parameters
+        ----------
+        instance : pandas.Series
+            The explained instance (raw values).
+        rows : pandas.DataFrame
+            Counterfactuals (raw values).
+
+        Returns
+        -------
+        numpy.ndarray
+            One bool per row.
+
+        Raises
+        ------
+        PLAFError
+            An order comparison on a non-numeric column without a Categorical dtype.
+        """
         out = np.ones(len(rows), dtype=bool)
         for i in range(len(rows)):
             row = rows.iloc[i]

@@ -251,15 +251,59 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def add_vars(self, n: int, lb: Any = 0.0, ub: Any = INF,
                  vtype: VarType | str | Sequence[VarType | str] = VarType.CONTINUOUS, obj: Any = 0.0) -> np.ndarray:
-        """Add ``n`` variables; returns their indices. Scalars broadcast."""
+        """Add ``n`` variables (scalars broadcast).
+
+        Parameters
+        ----------
+        n : int
+            How many.
+        lb, ub : float or array-like, default 0.0, INF
+            Their bounds.
+        vtype : VarType, str or sequence, default VarType.CONTINUOUS
+            Their type(s): ``"C"``, ``"B"``, ``"I"``.
+        obj : float or array-like, default 0.0
+            Their objective coefficients.
+
+        Returns
+        -------
+        numpy.ndarray
+            Their indices.
+        """
 
     @abc.abstractmethod
     def add_rows(self, A: Any, lo: Any, hi: Any) -> np.ndarray:
-        """Add rows ``lo <= A x <= hi``; ``A`` is sparse with ``num_vars`` (or fewer) columns.
-        Returns the new rows' indices."""
+        """Add rows ``lo <= A x <= hi``.
+
+        Parameters
+        ----------
+        A : scipy.sparse matrix or array-like
+            With ``num_vars`` (or fewer) columns.
+        lo, hi : float or array-like
+            The rows' bounds (``-INF`` / ``INF``: none).
+
+        Returns
+        -------
+        numpy.ndarray
+            The new rows' indices.
+        """
 
     def add_row(self, idx: Any, coefs: Any, lo: float = -INF, hi: float = INF) -> int:
-        """Add one row ``lo <= sum coefs[j] * x[idx[j]] <= hi``."""
+        """Add one row ``lo <= sum coefs[j] * x[idx[j]] <= hi``.
+
+        Parameters
+        ----------
+        idx : array-like of int
+            Variable indices.
+        coefs : float or array-like
+            Their coefficients.
+        lo, hi : float, default -INF, INF
+            The row's bounds.
+
+        Returns
+        -------
+        int
+            The row's index.
+        """
         idx = np.asarray(idx, dtype=np.int64).ravel()
         coefs = _as_array(coefs, len(idx))
         A = sp.csr_matrix((coefs, idx, [0, len(idx)]), shape=(1, self.num_vars))
@@ -267,28 +311,118 @@ class Backend(abc.ABC):
 
     def add_column(self, obj: float, rows: Any, coefs: Any, lb: float = 0.0, ub: float = INF,
                    vtype: VarType | str = VarType.CONTINUOUS) -> int:
-        """Add one variable with its coefficients in existing rows (column generation)."""
+        """Add one variable with its coefficients in existing rows (column generation).
+
+        Parameters
+        ----------
+        obj : float
+            Its objective coefficient.
+        rows : array-like of int
+            The rows it appears in.
+        coefs : array-like
+            Its coefficients there.
+        lb, ub : float, default 0.0, INF
+            Its bounds.
+        vtype : VarType or str, default VarType.CONTINUOUS
+            Its type.
+
+        Returns
+        -------
+        int
+            Its index.
+
+        Raises
+        ------
+        NotImplementedError
+            The backend cannot add columns.
+        """
         raise NotImplementedError(f"{self.name} does not support adding columns")
 
     @abc.abstractmethod
     def set_objective(self, idx: Any, coefs: Any, sense: str = "min", offset: float = 0.0) -> None:
-        """Replace the objective: ``coefs`` on variables ``idx``, zero elsewhere."""
+        """Replace the objective: ``coefs`` on variables ``idx``, zero elsewhere.
+
+        Parameters
+        ----------
+        idx : array-like of int
+            Variable indices.
+        coefs : float or array-like
+            Their coefficients.
+        sense : {"min", "max"}, default "min"
+            Minimise or maximise.
+        offset : float, default 0.0
+            A constant added to the objective.
+        """
 
     @abc.abstractmethod
-    def set_bounds(self, idx: Any, lb: Any, ub: Any) -> None: ...
+    def set_bounds(self, idx: Any, lb: Any, ub: Any) -> None:
+        """Set the bounds of variables ``idx`` (scalars broadcast).
+
+        Parameters
+        ----------
+        idx : array-like of int
+            Variable indices.
+        lb, ub : float or array-like
+            The new bounds.
+        """
+
 
     @abc.abstractmethod
-    def set_vtype(self, idx: Any, vtype: VarType | str) -> None: ...
+    def set_vtype(self, idx: Any, vtype: VarType | str) -> None:
+        """Set the type of variables ``idx``.
+
+        Parameters
+        ----------
+        idx : array-like of int
+            Variable indices.
+        vtype : VarType or str
+            ``"C"``, ``"B"`` or ``"I"``.
+        """
+
 
     @abc.abstractmethod
-    def set_row_bounds(self, rows: Any, lo: Any, hi: Any) -> None: ...
+    def set_row_bounds(self, rows: Any, lo: Any, hi: Any) -> None:
+        """Set the bounds ``lo <= A x <= hi`` of existing rows (scalars broadcast).
+
+        Parameters
+        ----------
+        rows : array-like of int
+            Row indices.
+        lo, hi : float or array-like
+            The new bounds (``-INF`` / ``INF``: none).
+        """
+
 
     def set_mip_start(self, idx: Any, values: Any) -> None:  # noqa: B027 (optional: a no-op by default)
-        """Offer a (possibly partial) starting solution; ignored without ``mip_start``."""
+        """Offer a (possibly partial) starting solution; ignored without ``mip_start``.
+
+        It applies to the next solve only.
+
+        Parameters
+        ----------
+        idx : array-like of int
+            Variable indices.
+        values : array-like
+            Their starting values.
+        """
 
     def require(self, capability: str, purpose: str) -> None:
-        """Raise :class:`~groupcf.exceptions.SolverCapabilityError` unless this backend has
-        ``capability`` (a field of :class:`Capabilities`), which ``purpose`` needs."""
+        """Raise unless this backend has ``capability``, which ``purpose`` needs.
+
+        Parameters
+        ----------
+        capability : str
+            A field of :class:`Capabilities`.
+        purpose : str
+            What needs it, for the message.
+
+        Raises
+        ------
+        SolverCapabilityError
+            The backend lacks the capability.
+        ValueError
+            An unknown capability.
+        """
         from ..exceptions import SolverCapabilityError
 
         if not hasattr(self.capabilities, capability):
@@ -299,15 +433,33 @@ class Backend(abc.ABC):
                 "does not provide; use solver='highs' (or 'gurobi', 'pyomo')")
 
     def spawn(self) -> Backend:
-        """A new, empty model on the same solver with the same configuration (a copy of
-        ``options``). Formulations use it for independent models, e.g. master and pricing."""
+        """A new, empty model on the same solver with the same configuration.
+
+        Formulations use it for independent models, e.g. master and pricing.
+
+        Returns
+        -------
+        Backend
+            Of the same type, with a copy of ``options``.
+        """
         return type(self)(options=dataclasses.replace(self.options))
 
     # -- solving ----------------------------------------------------------------------
     @abc.abstractmethod
     def solve(self, n_solutions: int = 1) -> Solution:
-        """Solve. ``n_solutions > 1`` asks for that many distinct feasible solutions in
-        ``Solution.pool`` when ``capabilities.multiple_solutions``."""
+        """Solve.
+
+        Parameters
+        ----------
+        n_solutions : int, default 1
+            Ask for that many distinct feasible solutions in ``Solution.pool`` (when
+            ``capabilities.multiple_solutions``).
+
+        Returns
+        -------
+        Solution
+            Status, objective, values, bounds and duals.
+        """
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(vars={self.num_vars}, rows={self.num_rows})"
