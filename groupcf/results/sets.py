@@ -326,7 +326,7 @@ class ExplanationSet(ResultBase):
         Raises
         ------
         InvalidInputError
-            No such file, or another extension.
+            No such file.
         """
         path = Path(path)
         if path.suffix == ".csv":
