@@ -2,9 +2,9 @@
 
 >>> from groupcf.solvers import make_backend
 >>> m = make_backend("highs", time_limit=10)       # the default
->>> m = make_backend("gurobi")                      # pip install "groupcf[gurobi]"
->>> m = make_backend("pyomo")                       # pyomo + appsi_highs, persistent
->>> m = make_backend("pyomo:cbc")                   # any pyomo SolverFactory name
+>>> m = make_backend("gurobi")     # pip install "groupcf[gurobi]"               # doctest: +SKIP
+>>> m = make_backend("pyomo")      # pyomo + appsi_highs, persistent             # doctest: +SKIP
+>>> m = make_backend("pyomo:cbc")  # any pyomo SolverFactory name                # doctest: +SKIP
 >>> pricing = m.spawn()                             # a fresh model, same solver/options
 
 Backends declare what they can do in ``backend.capabilities``; formulations read the

@@ -157,3 +157,19 @@ def _cheap(path: str) -> bool:
 def test_cheap_examples_are_run_not_skipped(path):
     ran = [e for t in _examples(path) for e in t.examples if not e.options.get(doctest.SKIP)]
     assert ran, f"{path}: every example is skipped; a cheap example should run"
+
+
+def _public_modules() -> list[str]:
+    mods = ["groupcf", *PUBLIC_MODULES]
+    return mods + [f"groupcf.{n}" for n in gcf.__all__ if isinstance(getattr(gcf, n), types.ModuleType)
+                   and f"groupcf.{n}" not in mods]
+
+
+@pytest.mark.parametrize("module", _public_modules())
+def test_module_examples_are_true(module, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    mod = importlib.import_module(module)
+    globs = {"gcf": gcf, "np": importlib.import_module("numpy"), "pd": importlib.import_module("pandas")}
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for test in doctest.DocTestFinder(recurse=False).find(mod, module, globs=globs):
+        assert not runner.run(test).failed, f"{module}: an example of the module docstring failed (see above)"
