@@ -65,6 +65,8 @@ class TrainedModel:
     @property
     def logit_threshold(self) -> float:
         logit(self.threshold)  # validates
+        if self.embedding is None:
+            raise AttributeError("a black-box model (no embedding) has no score threshold")
         return self.embedding.score_threshold(self.threshold)
 
     def encode(self, X: pd.DataFrame | np.ndarray) -> np.ndarray:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from ..exceptions import InvalidInputError
 
@@ -443,6 +444,8 @@ class Consequence:
     def cond(self) -> Cond:
         if self.values is not None:
             return InSet(cf(self.target), self.values, negate=self.op == "notin")
+        if self.rhs is None:
+            raise PLAFError(f"the consequence on {self.target!r} has neither values nor a right-hand side")
         return Compare(self.op, cf(self.target), self.rhs)
 
     def refs(self) -> set[tuple[str, str]]:
@@ -459,7 +462,7 @@ class Consequence:
         return repr(self.cond)
 
 
-def _is_cf_ref(e) -> bool:
+def _is_cf_ref(e: object) -> TypeGuard[Ref]:
     return isinstance(e, Ref) and e.side == "cf"
 
 
@@ -602,7 +605,8 @@ def rule(*parts) -> Rule:
     >>> p.rule(p.cf("hours") <= 60)
     cf('hours') <= 60
     """
-    cond, cons = None, []
+    cond = None
+    cons: list[Consequence] = []
     for part in parts:
         if isinstance(part, _If):
             if cond is not None:

@@ -7,6 +7,7 @@ not import that package (results sit below the algorithms)."""
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +23,7 @@ __all__ = ["SequenceExplanation", "format_steps"]
 PARETO_COLUMNS = ["steps", "length", "cost", "discounted_cost", "distance", "final_state", "proba", "source"]
 
 
-def format_steps(steps) -> str:
+def format_steps(steps: Iterable[tuple[str, Any]]) -> str:
     """``"a(+1.5) → b(3)"``: the actions of a sequence with their values."""
     return " → ".join(f"{n}({v:+.4g})" if isinstance(v, float) else f"{n}({v})" for n, v in steps)
 
@@ -98,7 +99,7 @@ class SequenceExplanation(ResultBase):
         return self.solve_time
 
     @property
-    def bound_info(self) -> dict:
+    def bound_info(self) -> dict[str, Any]:
         """Deprecated name of :attr:`stats`."""
         warnings.warn("SequenceExplanation.bound_info is renamed stats", FutureWarning, stacklevel=2)
         return dict(self.stats)
@@ -184,7 +185,7 @@ class SequenceExplanation(ResultBase):
                      f"{self.solve_time:.2f}s)")
         return "\n".join(lines)
 
-    def plot(self, ax=None):
+    def plot(self, ax: Any = None) -> Any:
         """The Pareto front (:meth:`plot_front`).
 
         Parameters
@@ -199,7 +200,7 @@ class SequenceExplanation(ResultBase):
         """
         return self.plot_front(ax=ax)
 
-    def plot_front(self, x: str = "cost", y: str = "distance", ax=None):
+    def plot_front(self, x: str = "cost", y: str = "distance", ax: Any = None) -> Any:
         """Scatter of the Pareto set (size = length), the bound as a vertical line.
 
         Parameters
@@ -228,7 +229,7 @@ class SequenceExplanation(ResultBase):
         return ax
 
     # -------------------------------------------------------------- checks
-    def validate(self, model=None, raise_on_error: bool = True) -> ValidationReport:
+    def validate(self, model: Any = None, raise_on_error: bool = True) -> ValidationReport:
         """Replay every sequence step by step with the real model and the actions' conditions.
 
         Parameters
@@ -277,7 +278,7 @@ class SequenceExplanation(ResultBase):
         return rep.raise_if_failed() if raise_on_error else rep
 
     # -------------------------------------------------------------- export
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable dict (``from_dict`` rebuilds it without the problem).
 
         Returns
@@ -285,7 +286,7 @@ class SequenceExplanation(ResultBase):
         dict
             Plain JSON-serialisable values (``kind`` names the result class).
         """
-        rows = []
+        rows: list[dict[str, Any]] = []
         for _, r in self.pareto.iterrows():
             rows.append({"steps": [[n, plain(v)] for n, v in r["steps"]], "length": int(r["length"]),
                          "cost": float(r["cost"]), "discounted_cost": float(r["discounted_cost"]),
@@ -297,7 +298,7 @@ class SequenceExplanation(ResultBase):
                 "solve_time": float(self.solve_time), "Tmax": self.Tmax, "stats": self.stats.as_dict()}
 
     @classmethod
-    def from_dict(cls, d: dict) -> SequenceExplanation:
+    def from_dict(cls, d: dict[str, Any]) -> SequenceExplanation:
         """Rebuild the result from :meth:`to_dict`'s output (without the model).
 
         Parameters

@@ -6,19 +6,21 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import InvalidInputError
 from ..solvers.base import Status
-from .base import ResultBase, Stats, ValidationReport, frame_records, plain
+from .base import ResultBase, Stats, ValidationReport, frame_records, plain, space_of
 from .group import GroupExplanation
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..audit import Audit
     from ..models import TrainedModel
 
 __all__ = ["TABLE_COLUMNS", "ExplanationSet", "GroupExplanationSet", "read_checkpoint", "write_part"]
@@ -82,7 +84,7 @@ class ExplanationSet(ResultBase):
 
     kind = "explanation_set"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.stats, Stats):
             self.stats = Stats(self.stats or {})
 
@@ -167,7 +169,7 @@ class ExplanationSet(ResultBase):
         """
         return self.table.copy()
 
-    def plot(self, ax=None):
+    def plot(self, ax: Any = None) -> Any:
         """Bar chart: how many rows' counterfactual changes each feature.
 
         Parameters
@@ -192,13 +194,13 @@ class ExplanationSet(ResultBase):
         return ax
 
     # ------------------------------------------------------------------ checks
-    def _cf_rows(self, tm) -> pd.DataFrame:
-        """The best counterfactual of each found row as raw rows typed like ``X``."""
+    def _cf_rows(self, X: pd.DataFrame) -> pd.DataFrame:
+        """The best counterfactual of each found row as raw rows typed like ``X`` (the explained rows)."""
         cf = self.counterfactuals
         cf = cf[cf["rank"] == 0].set_index("row")
         out = pd.DataFrame(index=cf.index)
-        for c in self.X.columns:
-            col, dt = cf[c], self.X[c].dtype
+        for c in X.columns:
+            col, dt = cf[c], X[c].dtype
             if isinstance(dt, pd.CategoricalDtype):
                 back = {str(v): v for v in dt.categories}
                 out[c] = pd.Categorical(col.map(back), dtype=dt)
@@ -209,7 +211,7 @@ class ExplanationSet(ResultBase):
                 out[c] = col.astype(dt)
         return out
 
-    def _validation(self, tm) -> ValidationReport:
+    def _validation(self, tm: TrainedModel) -> ValidationReport:
         rep = ValidationReport(checked=[
             "every found row's best counterfactual is accepted by the model",
             "immutable features unchanged, increase-only ones not decreased",
@@ -220,11 +222,11 @@ class ExplanationSet(ResultBase):
             return rep
         if not len(self.counterfactuals):
             return rep
-        C = self._cf_rows(tm)
+        C = self._cf_rows(self.X)
         rep.n_items = len(C)
         X = self.X.loc[C.index]
         pos = np.asarray(tm.is_positive(C), dtype=bool)
-        space = tm.space
+        space = space_of(tm)
         cx, cc = space.codes(X), space.codes(C)
         for i, label in enumerate(C.index):
             if not pos[i]:
@@ -241,7 +243,7 @@ class ExplanationSet(ResultBase):
         return rep
 
     # ------------------------------------------------------------------ export
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable dict: the table and the counterfactuals (without the model and rows).
 
         Returns
@@ -254,7 +256,7 @@ class ExplanationSet(ResultBase):
                 "counterfactuals": frame_records(self.counterfactuals), "stats": self.stats.as_dict()}
 
     @classmethod
-    def from_dict(cls, d: dict) -> ExplanationSet:
+    def from_dict(cls, d: dict[str, Any]) -> ExplanationSet:
         """Rebuild the result from :meth:`to_dict`'s output (without the model).
 
         Parameters
@@ -271,7 +273,7 @@ class ExplanationSet(ResultBase):
         return cls(table, pd.DataFrame(d["counterfactuals"]), d.get("method", "mace"),
                    d.get("solve_time", math.nan), stats=d.get("stats", {}))
 
-    def to_parquet(self, path) -> None:
+    def to_parquet(self, path: str | Path) -> None:
         """The table (and the counterfactuals in ``<path>.cf.parquet``) as parquet (pyarrow).
 
         Parameters
@@ -284,7 +286,7 @@ class ExplanationSet(ResultBase):
         if len(self.counterfactuals):
             self.counterfactuals.to_parquet(path.with_suffix(".cf.parquet"))
 
-    def save(self, path) -> None:
+    def save(self, path: str | Path) -> None:
         """The table in ``path`` and the counterfactuals beside it (``<stem>.cf.<ext>``).
 
         Parameters
@@ -308,7 +310,7 @@ class ExplanationSet(ResultBase):
             raise InvalidInputError(f"unknown output format {path.suffix!r} for {path}: use .csv or .parquet")
 
     @classmethod
-    def load(cls, path, method: str = "mace") -> ExplanationSet:
+    def load(cls, path: str | Path, method: str = "mace") -> ExplanationSet:
         """What :meth:`save` wrote (or a checkpoint directory), by extension.
 
         Parameters
@@ -340,7 +342,7 @@ class ExplanationSet(ResultBase):
         return cls.read_parquet(path, method)
 
     @classmethod
-    def read_parquet(cls, path, method: str = "mace") -> ExplanationSet:
+    def read_parquet(cls, path: str | Path, method: str = "mace") -> ExplanationSet:
         """What :meth:`to_parquet` wrote (or a checkpoint directory).
 
         Parameters
@@ -371,7 +373,7 @@ class ExplanationSet(ResultBase):
         cfs = pd.read_parquet(cfp) if cfp.exists() else pd.DataFrame()
         return cls(table, cfs, method)
 
-    def audit(self, X: pd.DataFrame, by, **kw):
+    def audit(self, X: pd.DataFrame, by: str | pd.Series, **kw: Any) -> Audit:
         """Recourse burden by group: see :func:`groupcf.audit.audit`.
 
         Parameters
@@ -394,7 +396,7 @@ class ExplanationSet(ResultBase):
 
 
 # --------------------------------------------------------------------------- checkpoint
-def read_checkpoint(path: Path):
+def read_checkpoint(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The table and counterfactuals written so far in a checkpoint directory."""
     parts = sorted(path.glob("part-*.parquet"))
     tables = [pd.read_parquet(p) for p in parts if not p.name.endswith(".cf.parquet")]
@@ -403,7 +405,7 @@ def read_checkpoint(path: Path):
     return table, (pd.concat(cfs, ignore_index=True) if cfs else pd.DataFrame())
 
 
-def write_part(path: Path, table: pd.DataFrame, cfs: list) -> None:
+def write_part(path: Path, table: pd.DataFrame, cfs: list[dict[str, Any]]) -> None:
     """Atomic write (tmp file then rename) so a killed run never leaves a half part."""
     import time
 
@@ -459,16 +461,16 @@ class GroupExplanationSet(ResultBase):
     >>> res.table, res["Female"].summary()                              # doctest: +SKIP
     """
 
-    results: dict
+    results: dict[Any, GroupExplanation | None]
     table: pd.DataFrame
-    errors: dict = field(default_factory=dict)
+    errors: dict[Any, str] = field(default_factory=dict)
     by: str | None = None
     solve_time: float = math.nan
     stats: Stats = field(default_factory=Stats)
 
     kind = "group_set"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.stats, Stats):
             self.stats = Stats(self.stats or {})
 
@@ -490,12 +492,12 @@ class GroupExplanationSet(ResultBase):
         when every subgroup is explained separately); ``None`` when one failed."""
         if self.errors:
             return None
-        return int(sum(g.lower_bound for g in self.results.values()))
+        return int(sum(g.lower_bound for g in self.results.values() if g is not None))  # no error: none is None
 
-    def __getitem__(self, key) -> GroupExplanation | None:
+    def __getitem__(self, key: Any) -> GroupExplanation | None:
         return self.results[key]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         warnings.warn("explain_groups now returns a GroupExplanationSet; unpacking it as (results, table) "
                       "will stop working in the next release: use .results and .table",
                       FutureWarning, stacklevel=2)
@@ -533,7 +535,7 @@ class GroupExplanationSet(ResultBase):
         """
         return self.table.copy()
 
-    def plot(self, ax=None):
+    def plot(self, ax: Any = None) -> Any:
         """Explanations per 100 people, per subgroup.
 
         Parameters
@@ -556,7 +558,7 @@ class GroupExplanationSet(ResultBase):
         ax.figure.tight_layout()
         return ax
 
-    def validate(self, model=None, raise_on_error: bool = True) -> ValidationReport:
+    def validate(self, model: Any = None, raise_on_error: bool = True) -> ValidationReport:
         """Validate every subgroup's explanation; one report over all of them.
 
         Parameters
@@ -587,7 +589,7 @@ class GroupExplanationSet(ResultBase):
             rep.failures += [f"subgroup {k!r}: {f}" for f in sub.failures]
         return rep.raise_if_failed() if raise_on_error else rep
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable dict: every subgroup's result and the table (without the models).
 
         Returns
@@ -602,7 +604,7 @@ class GroupExplanationSet(ResultBase):
                 "errors": {str(k): v for k, v in self.errors.items()}, "stats": self.stats.as_dict()}
 
     @classmethod
-    def from_dict(cls, d: dict) -> GroupExplanationSet:
+    def from_dict(cls, d: dict[str, Any]) -> GroupExplanationSet:
         """Rebuild the result from :meth:`to_dict`'s output (without the model).
 
         Parameters
