@@ -329,9 +329,25 @@ class Embedding(abc.ABC):
         return None
 
     def column_scores(self, z: ArrayLike, c: int, values: ArrayLike) -> FloatArray:
-        """Scores of the point ``z`` with column ``c`` set to each of ``values`` (shape
-        ``(m,)``). The default scores the ``m`` rows; tree ensembles sweep the leaves
-        reachable along the column."""
+        """Scores of the point ``z`` with column ``c`` set to each of ``values``.
+
+        The default scores the ``m`` rows; tree ensembles sweep the leaves reachable along the
+        column.
+
+        Parameters
+        ----------
+        z : array-like
+            The point.
+        c : int
+            The column that moves.
+        values : array-like
+            Its ``m`` values.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(m,)``.
+        """
         v = np.asarray(values, dtype=float).reshape(-1)
         Z = np.repeat(np.asarray(z, dtype=float).reshape(1, -1), len(v), axis=0)
         Z[:, c] = v
@@ -742,18 +758,40 @@ class EmbeddingConstr:
 
     def distance_cuts(self, cell_distance: Callable[[FloatArray, FloatArray], FloatArray]
                       ) -> list[tuple[IntArray, FloatArray]]:
-        """Rows ``sum_j d_j x[idx_j] <= distance`` valid at every solution, for groups of
-        this record's 0/1 variables of which exactly one is 1 and which each confine the
-        inputs to a box (a tree's leaves): ``d_j = cell_distance(lo, hi)`` bounds the
-        distance from the query of any input in box ``j`` (``lo``, ``hi`` of shape ``(m,
-        n_inputs)``). Returns ``[(idx, d), ...]``; none by default (no such structure)."""
+        """Rows ``sum_j d_j x[idx_j] <= distance`` valid at every solution.
+
+        For groups of this record's 0/1 variables of which exactly one is 1 and which each
+        confine the inputs to a box (a tree's leaves): ``d_j = cell_distance(lo, hi)`` bounds the
+        distance from the query of any input in box ``j``.
+
+        Parameters
+        ----------
+        cell_distance : callable
+            ``cell_distance(lo, hi)``, with ``lo``, ``hi`` of shape ``(m, n_inputs)``: a lower
+            bound of the distance from the query per box.
+
+        Returns
+        -------
+        list of tuple
+            ``[(idx, d), ...]``; none by default (no such structure).
+        """
         return []
 
     def move_cuts(self, z0: ArrayLike) -> list[tuple[int, IntArray, FloatArray, float]]:
-        """Lower bounds on how far an input column moved from ``z0`` in terms of this
-        record's variables: ``(column, idx, coefs, constant)`` meaning ``|x_c - z0_c| >=
-        constant + coefs @ x[idx]`` at every solution (tree ensembles: the split levels
-        passed); none by default."""
+        """Lower bounds on how far an input column moved from ``z0``, in this record's variables.
+
+        Parameters
+        ----------
+        z0 : array-like
+            The query point.
+
+        Returns
+        -------
+        list of tuple
+            ``(column, idx, coefs, constant)`` meaning ``|x_c - z0_c| >= constant + coefs @
+            x[idx]`` at every solution (tree ensembles: the split levels passed); none by
+            default.
+        """
         return []
 
     def start_values(self, x_values: ArrayLike) -> tuple[IntArray, FloatArray]:

@@ -346,7 +346,7 @@ def _compat_init(self: Explanation, *args: Any, dual_bound: float | None = None,
 
 
 _compat_init.__doc__ = _init.__doc__
-_compat_init.__signature__ = inspect.signature(_init)   # the fields, as documented (the old names are hidden)
+_compat_init.__signature__ = inspect.signature(_init)  # type: ignore[attr-defined]  # the fields, as documented
 Explanation.__init__ = _compat_init  # type: ignore[method-assign]  # the old keywords, kept for one release
 Explanation.dual_bound = property(  # type: ignore[attr-defined]  # deprecated alias, added after the class
     _dual_bound, doc="Deprecated name of :attr:`lower_bound`.")

@@ -105,6 +105,9 @@ class MaceOptions(Options):
         single-change proof; ``n = 1``).
     obbt : bool, default True
         ReLU networks: second-layer neuron bounds by LP within the radius.
+    distance_cuts : bool, default True
+        Tree ensembles: per-tree leaf-distance cuts (each tree's chosen leaf bounds the
+        distance from below).
 
     Raises
     ------

@@ -84,9 +84,9 @@ def test_the_public_api_is_not_empty():
 
 def _codes(path: str) -> set[str]:
     obj = _resolve(path)
-    if inspect.isclass(obj) and issubclass(obj, enum.Enum):
-        # an enum's "constructor" is Enum's functional API (value, names, module, ...): its
-        # members are documented instead of parameters
+    if inspect.isclass(obj) and (issubclass(obj, enum.Enum) or getattr(obj, "_is_protocol", False)):
+        # an enum's "constructor" is Enum's functional API (value, names, module, ...) and a
+        # Protocol has none: their members are documented instead of parameters
         return set(CODES) - {"PR01", "PR02"}
     return set(CODES)
 
