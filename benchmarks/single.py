@@ -440,6 +440,7 @@ def main(argv=None) -> int:
                 s = summarize(case, method, out, mace_rows)
                 summaries.append(s)
                 instances.extend(out["rows"])
+                pd.DataFrame(instances).to_csv(args.out / "single_instances.csv", index=False)   # so far
                 proven = "" if np.isnan(s["proven"]) else f"  proven {s['proven']:.0f} ({s['proven_10s']:.0f} in 10 s)"
                 print(f"   {method:13s} coverage {s['coverage']:.3f}  changed {s['features_changed']:.2f}  "
                       f"distance {s['distance']:.4f} (x{s['distance_vs_mace']:.3f} MACE)  median "
@@ -458,7 +459,7 @@ def main(argv=None) -> int:
           f"Machine: {machine()}  ", f"Versions: {versions()}  ",
           f"Distance: MACE's {parse_distance(DISTANCE).name} "
           "(gcf.metrics.proximity, kind='mace'), for every method  ",
-          "Time limits per instance (s): " + ", ".join(f"{m} {limits[m]:g}" for m in methods), "",
+          "Time limits per instance (s): " + ", ".join(f"{m} {limits.get(m, limits['mace']):g}" for m in methods), "",
           markdown(summary) if len(summary) else "(no results)"]
     if notes:
         md += ["", "Not run: " + "; ".join(notes)]
