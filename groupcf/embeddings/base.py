@@ -737,9 +737,26 @@ class EmbeddingConstr:
         return float(abs(v[self.score] - expected))
 
     def input_cells(self, x: Solution | ArrayLike) -> tuple[FloatArray, FloatArray]:
-        """Per input column, the interval ``(lo, hi)`` every input reaching the same model
-        pieces as the solution ``x`` lies in (a tree's leaf cells): offered by the records
-        of embeddings declaring ``capabilities.leaf_cells``; none by default."""
+        """Per input column, the interval every input reaching the same model pieces as the solution ``x`` lies in.
+
+        A tree's leaf cells: offered by the records of embeddings declaring
+        ``capabilities.leaf_cells``; none by default.
+
+        Parameters
+        ----------
+        x : Solution or array-like
+            A solution, or the vector of all backend variable values.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(lo, hi)``, one bound per input column.
+
+        Raises
+        ------
+        NotImplementedError
+            The embedding exposes no input cells (the default).
+        """
         raise NotImplementedError(f"{type(self).__name__} does not expose input cells")
 
     def query_sides(self, z0: ArrayLike) -> list[tuple[int, int, bool]]:
