@@ -1,27 +1,30 @@
 """Result of a single-instance counterfactual search."""
 from __future__ import annotations
 
+import inspect
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..features.display import show_value
-from .base import ResultBase, Stats, Status, ValidationReport, denoise, frame_records, plain
+from .base import ResultBase, Stats, Status, ValidationReport, denoise, frame_records, plain, space_of
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..features.space import FeatureSpace
     from ..models import TrainedModel
 
 _plain = plain  # older name, still imported by callers
 
 
-def describe_changes(instance: pd.Series, cf: pd.Series, features: list[str], space=None) -> str:
+def describe_changes(instance: pd.Series, cf: pd.Series, features: list[str],
+                     space: FeatureSpace | None = None) -> str:
     """``"AgeGroup: Less25 -> 25-45, Race: ..."`` for the listed features; with the
     ``space``, a bin shows its real bounds and a representative value
     (:func:`groupcf.features.display.show_value`: ``duration: 24 -> [4, 12) (~8)``)."""
-    def show(c, v):
+    def show(c: str, v: Any) -> str:
         return show_value(None if space is None else space[c], v)
 
     return ", ".join(f"{c}: {show(c, instance[c])} -> {show(c, cf[c])}" for c in features) or "(no change)"
@@ -31,23 +34,22 @@ def describe_changes(instance: pd.Series, cf: pd.Series, features: list[str], sp
 class Explanation(ResultBase):
     """Counterfactual explanation(s) of one instance.
 
-    Attributes
+    Returned by :func:`groupcf.explain` (built by the methods, not by hand); part of the
+    result family (:class:`~groupcf.results.base.ResultBase`).
+
+    Parameters
     ----------
-    instance
+    instance : pandas.Series
         The explained instance (one row of raw features).
-    counterfactuals
+    counterfactuals : pandas.DataFrame
         One row per counterfactual (index ``0..n-1``), raw feature values, best first.
         Features that a counterfactual does not change keep the instance's raw value; a
         changed binned numeric feature shows its bin (a ``pd.Interval``).
-    changes
+    changes : list of list of str
         Per counterfactual, the list of changed original features.
-    changed_features
-        ``{counterfactual id: [original features]}`` (same shape as
-        :attr:`GroupExplanation.changed_features <groupcf.results.group.GroupExplanation>`);
-        ``changed_features[0]`` is the best counterfactual's change set.
-    distances
+    distances : list of float
         Per counterfactual, its distance to the instance under the distance that
-        ``distance`` names — the one the method minimised. For MACE (and GeCo with
+        ``distance_name`` names — the one the method minimised. For MACE (and GeCo with
         ``distance=``) it is MACE's normalised mix of l0 / l1 / linf
         (:mod:`groupcf.formulations.distances`; l0 is the *fraction* of original features
         changed, ``len(changes[k])`` the count), the same value
@@ -55,31 +57,65 @@ class Explanation(ResultBase):
         own distance the label starts with ``"geco:"`` and the values are GeCo's distance,
         which is *not* comparable with MACE's: to compare methods, use
         :func:`groupcf.metrics.proximity` with the same weights for all of them.
-    probabilities
+    probabilities : numpy.ndarray
         Per counterfactual, the real model's probability of the positive class.
-    status, is_optimal
-        :class:`~groupcf.solvers.base.Status` of the (first) search; ``is_optimal`` only
-        when every returned counterfactual was proven optimal (for ``n > 1``: optimal
-        given the previous ones).
-    lower_bound
-        Proven lower bound on the best distance (the MIP dual bound), when reported
-        (``dual_bound`` is its deprecated name).
-    objectives
+    status : Status
+        :class:`~groupcf.solvers.base.Status` of the (first) search.
+    is_optimal : bool
+        Every returned counterfactual was proven optimal (for ``n > 1``: optimal given the
+        previous ones).
+    solve_time : float
+        Seconds.
+    method : str, default "mace"
+        The method that found it (``"mace"``, ``"geco"``, ``"pso"``).
+    distance_name : str, default "l0"
+        The distance's name, e.g. ``"l1"`` or ``"0.1*l0+0.9*l1"`` (MACE's), or
+        ``"geco:..."`` (GeCo's own). ``distance`` is its deprecated name (reading it
+        warns; the constructor still accepts ``distance=``).
+    solver : str, default "highs"
+        The MIP backend used (MACE).
+    lower_bound : float or None, default None
+        Proven lower bound on the best distance (the MIP dual bound), when reported.
+        ``dual_bound`` is its deprecated name.
+    stats : Stats
+        :class:`~groupcf.results.base.Stats` of the search.
+    objectives : list of float
         Per counterfactual, the solver's objective value (equals ``distances`` up to
         solver tolerances); empty for methods that do not solve a MIP.
-    distance_name
-        The distance's name, e.g. ``"l1"`` or ``"0.1*l0+0.9*l1"`` (MACE's), or
-        ``"geco:..."`` (GeCo's own) — ``distance`` is its deprecated name.
-    Tmax
+    Tmax : int or None, default None
         The limit on changed features the search used (``None``: none).
-    stats
-        :class:`~groupcf.results.base.Stats` of the search.
+    model : TrainedModel or None, default None
+        The model, kept for :meth:`validate` (not serialised).
+
+    Attributes
+    ----------
+    changed_features : dict
+        ``{counterfactual id: [original features]}`` (same shape as
+        :attr:`GroupExplanation.changed_features <groupcf.results.group.GroupExplanation>`);
+        ``changed_features[0]`` is the best counterfactual's change set.
+    n_changed : list of int
+        Per counterfactual, the number of original features it changes.
+    n_counterfactuals : int
+        How many counterfactuals were found.
+
+    See Also
+    --------
+    groupcf.explain : computes it.
+    groupcf.metrics.proximity : the same distances from the raw rows.
 
     Examples
     --------
-    >>> exp = gcf.explain(x, pipe, Tmax=2, n=3)                         # doctest: +SKIP
-    >>> exp.counterfactuals, exp.distances, exp.changes                 # doctest: +SKIP
-    >>> exp.validate().summary()                                        # doctest: +SKIP
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> X = pd.DataFrame({"income": [1, 2, 3, 4, 5, 6], "debt": ["hi", "hi", "lo", "hi", "lo", "lo"]})
+    >>> pipe = make_pipeline(gcf.FeatureSpace(), LogisticRegression(C=100)).fit(X, [0, 0, 1, 0, 1, 1])
+    >>> exp = gcf.explain(X.iloc[0], pipe)
+    >>> exp.changes, exp.distances, exp.is_optimal        # l0: 1 of the 2 features changed
+    ([['income']], [0.5], True)
+    >>> exp.validate()
+    ValidationReport(ok=True, ...)
+    >>> gcf.Explanation.from_json(exp.to_json()).changes == exp.changes
+    True
     """
 
     instance: pd.Series
@@ -125,13 +161,13 @@ class Explanation(ResultBase):
         """One line per counterfactual: its distance, probability, the changes, and the
         unchanged features in which counterfactuals differ from each other (so two
         counterfactuals never print identically)."""
-        lines = []
+        lines: list[str] = []
         for k, (_, cf) in enumerate(self.counterfactuals.iterrows()):
             lines.append(f"  #{k} distance={self.distances[k]:.4g} p={self.probabilities[k]:.3f}: "
                          + describe_changes(self.instance, cf, self.changes[k], self._space()))
         return lines
 
-    def _space(self):
+    def _space(self) -> FeatureSpace | None:
         return None if self.model is None else self.model.space
 
     def __repr__(self) -> str:
@@ -140,16 +176,29 @@ class Explanation(ResultBase):
 
     def summary(self) -> str:
         """Readable text: each counterfactual's distance, probability and changes (from
-        the instance's value to the new one), then how it was found and what was proven."""
+        the instance's value to the new one), then how it was found and what was proven.
+
+        Returns
+        -------
+        str
+            The summary.
+        """
         name = "" if self.instance.name is None else f" of instance {plain(self.instance.name)!r}"
         return "\n".join([f"{self.n_counterfactuals} counterfactual(s){name}", *self._lines(),
                           f"  ({self._head()})"])
 
     def to_frame(self) -> pd.DataFrame:
         """The counterfactuals (raw values) with their distance, probability, number and
-        names of changed features; index ``0..n-1``, best first. A changed binned feature
-        shows its bin with the real bounds and a representative value (``"[4, 12) (~8)"``,
-        :func:`groupcf.features.display.show_value`) when the model is known."""
+        names of changed features.
+
+        A changed binned feature shows its bin with the real bounds and a representative value
+        (``"[4, 12) (~8)"``, :func:`groupcf.features.display.show_value`) when the model is known.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index ``0..n-1``, best first.
+        """
         df = self.counterfactuals.copy()
         space = self._space()
         if space is not None:
@@ -162,9 +211,20 @@ class Explanation(ResultBase):
         df["changed"] = [", ".join(c) for c in self.changes]
         return denoise(df)
 
-    def plot(self, ax=None):
+    def plot(self, ax: Any = None) -> Any:
         """Counterfactuals × changed features: each cell shows the new value of a feature
-        a counterfactual changes (blank: kept). Returns the matplotlib axes."""
+        a counterfactual changes (blank: kept).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes or None, default None
+            Where to draw (``None``: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         import matplotlib.pyplot as plt
 
         feats = list(dict.fromkeys(f for c in self.changes for f in c))
@@ -185,7 +245,7 @@ class Explanation(ResultBase):
         return ax
 
     # ------------------------------------------------------------------ checks
-    def _validation(self, tm) -> ValidationReport:
+    def _validation(self, tm: TrainedModel) -> ValidationReport:
         """Every counterfactual accepted by the model, its change set as reported,
         immutable features unchanged, increase-only ones not decreased, at most ``Tmax``
         changes."""
@@ -198,9 +258,9 @@ class Explanation(ResultBase):
             rep.failures.append("the explanation has no counterfactual")
             return rep
         pos = tm.is_positive(self.counterfactuals)
-        for k in np.flatnonzero(~np.asarray(pos, dtype=bool)):
+        for k in np.flatnonzero(~np.asarray(pos, dtype=bool)).tolist():
             rep.failures.append(f"counterfactual {k} is not accepted by the model")
-        space = tm.space
+        space = space_of(tm)
         c0 = space.codes(self.instance.to_frame().T)[0]
         codes = space.codes(self.counterfactuals)
         for k in range(len(self.counterfactuals)):
@@ -217,9 +277,14 @@ class Explanation(ResultBase):
         return rep
 
     # ------------------------------------------------------------------ export
-    def to_dict(self) -> dict:
-        """JSON-serialisable dict (``from_dict`` rebuilds the result, without the model;
-        binned values come back as their interval's text)."""
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable dict (binned values come back as their interval's text).
+
+        Returns
+        -------
+        dict
+            Plain JSON-serialisable values (``kind`` names the result class).
+        """
         return {
             "kind": self.kind,
             "instance": {k: plain(v) for k, v in self.instance.items()},
@@ -237,8 +302,19 @@ class Explanation(ResultBase):
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> Explanation:
-        """Rebuild an :class:`Explanation` from :meth:`to_dict`'s output."""
+    def from_dict(cls, d: dict[str, Any]) -> Explanation:
+        """Rebuild the result from :meth:`to_dict`'s output (without the model).
+
+        Parameters
+        ----------
+        d : dict
+            A ``to_dict()`` output.
+
+        Returns
+        -------
+        Explanation
+            The result; :meth:`validate` then needs ``model=``.
+        """
         cfs = pd.DataFrame(d["counterfactuals"], columns=list(d["instance"]))
         return cls(
             instance=pd.Series(d["instance"], name=d.get("name"), dtype=object), counterfactuals=cfs,
@@ -250,7 +326,7 @@ class Explanation(ResultBase):
             objectives=list(d.get("objectives", [])), Tmax=d.get("Tmax"))
 
 
-def _dual_bound(self):
+def _dual_bound(self: Explanation) -> float | None:
     warnings.warn("Explanation.dual_bound is deprecated; use lower_bound", DeprecationWarning, stacklevel=2)
     return self.lower_bound
 
@@ -258,7 +334,8 @@ def _dual_bound(self):
 _init = Explanation.__init__
 
 
-def _compat_init(self, *args, dual_bound=None, distance=None, **kwargs):
+def _compat_init(self: Explanation, *args: Any, dual_bound: float | None = None, distance: object = None,
+                 **kwargs: Any) -> None:
     """Accept the old constructor arguments ``dual_bound=`` (now ``lower_bound``) and
     ``distance=`` (now ``distance_name``)."""
     if dual_bound is not None and kwargs.get("lower_bound") is None:
@@ -269,14 +346,17 @@ def _compat_init(self, *args, dual_bound=None, distance=None, **kwargs):
 
 
 _compat_init.__doc__ = _init.__doc__
-Explanation.__init__ = _compat_init
-Explanation.dual_bound = property(_dual_bound, doc="Deprecated name of :attr:`lower_bound`.")
+_compat_init.__signature__ = inspect.signature(_init)  # type: ignore[attr-defined]  # the fields, as documented
+Explanation.__init__ = _compat_init  # type: ignore[method-assign]  # the old keywords, kept for one release
+Explanation.dual_bound = property(  # type: ignore[attr-defined]  # deprecated alias, added after the class
+    _dual_bound, doc="Deprecated name of :attr:`lower_bound`.")
 
 
-def _distance(self):
+def _distance(self: Explanation) -> object:
     warnings.warn("Explanation.distance is renamed distance_name (the values are in distances)",
                   FutureWarning, stacklevel=2)
     return self.distance_name
 
 
-Explanation.distance = property(_distance, doc="Deprecated name of :attr:`distance_name`.")
+Explanation.distance = property(  # type: ignore[attr-defined]  # deprecated alias, added after the class
+    _distance, doc="Deprecated name of :attr:`distance_name`.")

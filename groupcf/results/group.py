@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..features.display import bin_label, show_value
 from ..solvers.base import Status
-from .base import ResultBase, Stats, ValidationReport
+from .base import ResultBase, Stats, ValidationReport, space_of
 from .base import plain as _plain
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -20,29 +20,50 @@ if TYPE_CHECKING:  # pragma: no cover
 class GroupExplanation(ResultBase):
     """One-for-many counterfactual explanations of a group ``S``.
 
-    Attributes
+    Returned by :func:`groupcf.explain_group` (built by the methods, not by hand); part of
+    the result family (:class:`~groupcf.results.base.ResultBase`).
+
+    Parameters
     ----------
-    n_explanations
+    n_explanations : int
         Number of counterfactual points used (the objective).
-    lower_bound
+    lower_bound : int
         Proven lower bound on the optimal number (``ceil`` of the LP bound, or Farley's
         bound when stopped early).
-    is_optimal
+    is_optimal : bool
         ``n_explanations == lower_bound``: certified optimal.
-    status
+    status : Status
         :class:`~groupcf.solvers.base.Status` of the search.
-    counterfactuals
+    counterfactuals : pandas.DataFrame
         One row per explanation (index: explanation id), raw feature values.
-    assignment
-        Series indexed like ``S``: the explanation id of each instance (``-1`` for an
+    assignment : pandas.Series
+        Indexed like ``S``: the explanation id of each instance (``-1`` for an
         unexplained instance with ``allow_partial=True``).
-    changed_features
+    changed_features : dict
         ``{explanation id: [original features]}``: the change set shared by the
         subgroup (every feature where some member differs from the counterfactual).
-    unexplained
+    Tmax : int
+        Most original features changed per instance.
+    method : str
+        ``"colgen"`` or ``"compact"``.
+    solver : str
+        The MIP backend used.
+    solve_time : float
+        Seconds.
+    S : pandas.DataFrame
+        The explained group (raw features).
+    expanded : numpy.ndarray
+        The counterfactuals in the expanded 0/1 space, one row each.
+    unexplained : list
         Index labels of ``S`` with no counterfactual within ``Tmax`` (``allow_partial``).
-    stats
+    stats : Stats
         Iterations, columns, time in master / pricing / auxiliary / final IP, ...
+    model : TrainedModel or None, default None
+        The model, kept for :meth:`validate` (not serialised).
+
+    See Also
+    --------
+    groupcf.explain_group : computes it.
 
     Examples
     --------
@@ -64,7 +85,7 @@ class GroupExplanation(ResultBase):
     solve_time: float
     S: pd.DataFrame = field(repr=False)
     expanded: np.ndarray = field(repr=False)              # counterfactuals, expanded
-    unexplained: list = field(default_factory=list)
+    unexplained: list[Any] = field(default_factory=list)
     stats: Stats = field(default_factory=Stats)
     model: TrainedModel | None = field(default=None, repr=False, compare=False)
 
@@ -79,11 +100,18 @@ class GroupExplanation(ResultBase):
                 f"solver={self.solver}, {self.solve_time:.2f}s)")
 
     def summary(self) -> str:
-        """Readable text: what each subgroup must change, and to what. A binned feature
-        shows its bin with the real bounds and a representative value
-        (:func:`groupcf.features.display.show_value`); explanations that would read alike
-        (same changes) also name the values their members keep that tell them apart
-        (``with AgeGroup = 25 - 45``)."""
+        """Readable text: what each subgroup must change, and to what.
+
+        A binned feature shows its bin with the real bounds and a representative value
+        (:func:`groupcf.features.display.show_value`); explanations that would read alike (same
+        changes) also name the values their members keep that tell them apart (``with AgeGroup =
+        25 - 45``).
+
+        Returns
+        -------
+        str
+            The summary.
+        """
         lines = [repr(self)]
         sizes = self.assignment.value_counts()
         keeps = self._separating()
@@ -100,10 +128,11 @@ class GroupExplanation(ResultBase):
             lines.append(f"  unexplained (no counterfactual within Tmax): {self.unexplained}")
         return "\n".join(lines)
 
-    def _show(self, c: str, v, representative: bool = True) -> str:
+    def _show(self, c: str, v: Any, representative: bool = True) -> str:
         """``v`` of feature ``c`` as text (a bin: real bounds, and its representative value
         when ``representative``)."""
-        f = None if self.model is None else self.model.space[c]
+        space = None if self.model is None else self.model.space
+        f = None if space is None else space[c]
         if not representative and isinstance(v, pd.Interval) and f is not None and f.edges is not None:
             return bin_label(f, v)
         return show_value(f, v)
@@ -130,10 +159,16 @@ class GroupExplanation(ResultBase):
         return out
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per instance of ``S`` (indexed like it): its explanation id (``-1``:
-        unexplained), the number and names of the features it changes, and the values it
-        moves to (a bin with its real bounds and representative value)."""
-        rows = []
+        """One row per instance of ``S``: its explanation and its changes.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed like ``S``: the explanation id (``-1``: unexplained), the number and names
+            of the features it changes, and the values it moves to (a bin with its real bounds
+            and representative value).
+        """
+        rows: list[dict[str, Any]] = []
         for k in self.assignment.to_numpy():
             feats = self.changed_features.get(k, []) if k != -1 else []
             cf = self.counterfactuals.loc[k] if k != -1 else None
@@ -141,18 +176,43 @@ class GroupExplanation(ResultBase):
                          "to": ", ".join(f"{c}={self._show(c, cf[c])}" for c in feats) if cf is not None else ""})
         return pd.DataFrame(rows, index=self.S.index)
 
-    def plot(self, ax=None):
-        """The explanations × features heat map (:meth:`plot_heatmap`)."""
+    def plot(self, ax: Any = None) -> Any:
+        """The explanations × features heat map (:meth:`plot_heatmap`).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes or None, default None
+            Where to draw (``None``: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         return self.plot_heatmap(ax=ax)
 
     # ------------------------------------------------------------------ audits
-    def feature_frequencies(self, per: str = "explanation", by: str | pd.Series | None = None):
+    def feature_frequencies(self, per: str = "explanation", by: str | pd.Series | None = None,
+                            ) -> pd.Series | pd.DataFrame:
         """How often each original feature is perturbed.
 
-        ``per="explanation"`` counts explanations whose change set contains the feature;
-        ``per="instance"`` counts instances whose explanation changes it (every member of a
-        subgroup shares its change set). ``by`` (a column of ``S`` or a Series indexed
-        like ``S``) splits the instance counts per group: a DataFrame features × groups.
+        Parameters
+        ----------
+        per : {"explanation", "instance"}, default "explanation"
+            Count explanations whose change set contains the feature, or instances whose
+            explanation changes it (every member of a subgroup shares its change set).
+        by : str, pandas.Series or None, default None
+            A column of ``S`` or a Series indexed like ``S``: split the instance counts per group.
+
+        Returns
+        -------
+        pandas.Series or pandas.DataFrame
+            Counts per feature, most frequent first; with ``by``, a DataFrame features × groups.
+
+        Raises
+        ------
+        ValueError
+            An unknown ``per``.
         """
         features = list(self.S.columns)
         if per not in ("explanation", "instance"):
@@ -164,7 +224,7 @@ class GroupExplanation(ResultBase):
                 counts = {f: int(sum(f in self.changed_features.get(k, []) for k in self.assignment)) for f in features}
             return pd.Series(counts, name=f"per_{per}").sort_values(ascending=False)
         groups = self.S[by] if isinstance(by, str) else pd.Series(by).reindex(self.S.index)
-        rows = {}
+        rows: dict[Any, dict[str, int]] = {}
         for g, idx in groups.groupby(groups, observed=True).groups.items():
             sub = self.assignment.loc[idx]
             if per == "instance":
@@ -174,9 +234,24 @@ class GroupExplanation(ResultBase):
                 rows[g] = {f: sum(f in self.changed_features[k] for k in ks) for f in features}
         return pd.DataFrame(rows).loc[features]
 
-    def plot_heatmap(self, ax=None, expanded: bool = True):
-        """Explanations × features heatmap (paper Figs. 1–2): which expanded columns each
-        counterfactual sets, with the changed ones highlighted."""
+    def plot_heatmap(self, ax: Any = None, expanded: bool = True) -> Any:
+        """Explanations × features heatmap (paper Figs. 1–2).
+
+        Which expanded columns each counterfactual sets, with the changed ones highlighted.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes or None, default None
+            Where to draw (``None``: a new figure).
+        expanded : bool, default True
+            One column per expanded (0/1) column when the model's space is known; else one per
+            original feature.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         import matplotlib.pyplot as plt
 
         space = self.model.space if self.model is not None else None
@@ -204,9 +279,23 @@ class GroupExplanation(ResultBase):
         ax.figure.tight_layout()
         return ax
 
-    def plot_frequencies(self, per: str = "instance", by: str | None = None, ax=None):
-        """Bar chart of perturbed-feature frequencies (paper Figs. 3–5), optionally split
-        by a column of ``S`` (e.g. race or sex)."""
+    def plot_frequencies(self, per: str = "instance", by: str | None = None, ax: Any = None) -> Any:
+        """Bar chart of perturbed-feature frequencies (paper Figs. 3–5).
+
+        Parameters
+        ----------
+        per : {"instance", "explanation"}, default "instance"
+            As in :meth:`feature_frequencies`.
+        by : str or None, default None
+            A column of ``S`` (e.g. race or sex) splitting the bars.
+        ax : matplotlib.axes.Axes or None, default None
+            Where to draw (``None``: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         import matplotlib.pyplot as plt
 
         freq = self.feature_frequencies(per=per, by=by)
@@ -219,7 +308,7 @@ class GroupExplanation(ResultBase):
         return ax
 
     # ------------------------------------------------------------------ checks
-    def _validation(self, tm) -> ValidationReport:
+    def _validation(self, tm: TrainedModel) -> ValidationReport:
         """Every counterfactual accepted by the model; each change set within ``Tmax``
         and free of immutable features; every instance covered (or listed unexplained),
         equal to its counterfactual outside the change set, never decreasing an
@@ -233,11 +322,11 @@ class GroupExplanation(ResultBase):
         problems = rep.failures
         if len(self.counterfactuals):
             pos = tm.is_positive(self.counterfactuals)
-            for k in np.flatnonzero(~pos):
+            for k in np.flatnonzero(~pos).tolist():
                 problems.append(f"explanation {k} is not accepted by the model")
-        space = tm.space
+        space = space_of(tm)
         codes_S = space.codes(self.S)
-        codes_cf = space.codes(self.counterfactuals) if len(self.counterfactuals) else None
+        codes_cf = space.codes(self.counterfactuals) if len(self.counterfactuals) else np.zeros((0, len(space)))
         names = [f.name for f in space]
         for k, feats in self.changed_features.items():
             if len(feats) > self.Tmax:
@@ -265,8 +354,14 @@ class GroupExplanation(ResultBase):
         return rep
 
     # ------------------------------------------------------------------ export
-    def to_dict(self) -> dict:
-        """JSON-serialisable dict (``from_dict`` rebuilds the result, without the model)."""
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable dict (without the model).
+
+        Returns
+        -------
+        dict
+            Plain JSON-serialisable values (``kind`` names the result class).
+        """
         return {
             "kind": self.kind,
             "n_explanations": int(self.n_explanations), "lower_bound": int(self.lower_bound),
@@ -283,7 +378,24 @@ class GroupExplanation(ResultBase):
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> GroupExplanation:
+    def from_dict(cls, d: dict[str, Any]) -> GroupExplanation:
+        """Rebuild the result from :meth:`to_dict`'s output (without the model).
+
+        Parameters
+        ----------
+        d : dict
+            A ``to_dict()`` output.
+
+        Returns
+        -------
+        GroupExplanation
+            The result; :meth:`validate` then needs ``model=``.
+
+        Raises
+        ------
+        ValueError
+            ``d`` is another kind of result.
+        """
         cls.check_kind(d)
         index = d["index"]
         S = pd.DataFrame(d["S"], index=index)
