@@ -100,12 +100,19 @@ def setup(name: str, model: str, max_people: int, max_train: int = 10000):
     return X_tr, S, pipe, rules, population
 
 
-def run_groupcf(S, pipe, rules, Tmax, k, time_limit):
-    """``explain_global`` with the scorer's cost; its specs and own figures."""
+def scorer_weights(pipe, rules) -> dict:
+    """groupcf's ``cost=`` weights that make its objective the scorer's cost: 10 per
+    numeric feature (|Δ|/range × 10 = |Δ|/bin width), ``levels - 1`` per ordinal one."""
     weights = {f: float(gs.N_BINS) for f in rules.numeric}
     for f in getattr(pipe[0], "features_", []):
         if f.kind == "ordinal":
             weights[f.name] = float(max(len(f.categories) - 1, 1))
+    return weights
+
+
+def run_groupcf(S, pipe, rules, Tmax, k, time_limit):
+    """``explain_global`` with the scorer's cost; its specs and own figures."""
+    weights = scorer_weights(pipe, rules)
     t0, c0 = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -130,10 +137,7 @@ def run_groupcf_curve(S, pipe, rules, Tmax, ks, time_limit):
     """
     import groupcf.global_actions.api as api
 
-    weights = {f: float(gs.N_BINS) for f in rules.numeric}
-    for f in getattr(pipe[0], "features_", []):
-        if f.kind == "ordinal":
-            weights[f.name] = float(max(len(f.categories) - 1, 1))
+    weights = scorer_weights(pipe, rules)
     seen = {}
     search = api.search
 
@@ -216,14 +220,17 @@ def bench(args, flush=None) -> list:
             base = {"dataset": name, "model": model, "n_people": len(S), "Tmax": "None"}
             if "ares" in args.methods and args.globece:
                 from global_peers import run_ares
-                specs, dt, cpu, n_aff = run_ares(args.globece, X_tr, population.iloc[:max(args.ares_population, len(S))],
-                                                 pipe.predict, rules, pipe=pipe,
-                                                 apriori_threshold=args.ares_support)
-                if n_aff != len(S):
-                    raise RuntimeError(f"AReS saw {n_aff} rejected rows, not the {len(S)} people")
-                sc = gs.score(S, specs, pipe.predict, rules)
-                rows.append(_row(base, "ares", len(specs), specs, sc, dt, cpu_s=cpu))
-                _print(rows[-1])
+                pop = population.iloc[:max(args.ares_population, len(S))]
+                for method, freeze in [("ares", ()), ("ares-frozen", tuple(rules.increase_only))]:
+                    if method == "ares-frozen" and not freeze:
+                        continue
+                    specs, dt, cpu, n_aff, own_fig = run_ares(args.globece, X_tr, pop, pipe.predict, rules, pipe=pipe,
+                                                              apriori_threshold=args.ares_support, freeze=freeze)
+                    if n_aff != len(S):
+                        raise RuntimeError(f"AReS saw {n_aff} rejected rows, not the {len(S)} people")
+                    sc = gs.score(S, specs, pipe.predict, rules)
+                    rows.append(_row(base, method, len(specs), specs, sc, dt, cpu_s=cpu, **own_fig))
+                    _print(rows[-1])
             if "facts" in args.methods and args.facts_python:
                 pop = population if args.facts_population is None else population.iloc[:args.facts_population]
                 specs, dt = run_facts(args.facts_python, pipe, pop, rules, args.facts_min_supp)

@@ -235,13 +235,15 @@ def ares_spec(triple, ares, oh: OneHot) -> dict:
 
 
 def run_ares(path: str, X_train: pd.DataFrame, population: pd.DataFrame, predict, rules, pipe=None,
-             apriori_threshold: float = 0.16, r: int = 5000, max_width=None) -> tuple:
+             apriori_threshold: float = 0.16, r: int = 5000, max_width=None, freeze=()) -> tuple:
     """AReS (the ``AReS`` class of GLOBE-CE's repository, their notebook's settings:
     ``constraints=[20, 7, 10]``, ``lams=[1, 1000]``, 10 bins) on ``population`` (the
     rejected people first, then accepted rows: AReS mines its itemsets over both and
-    explains the rejected). Immutable features are its ``dropped_features``.
+    explains the rejected). Immutable features, and ``freeze``, are its
+    ``dropped_features`` (AReS has no increase-only rule: a "then" may pick a lower bin).
 
-    Returns ``(specs, wall seconds, CPU seconds, n_rejected_seen)``.
+    Returns ``(specs, wall seconds, CPU seconds, n_rejected_seen, own)`` with ``own``
+    AReS's own accuracy (share) and average cost.
     """
     if path not in sys.path:
         sys.path.insert(0, path)
@@ -259,7 +261,8 @@ def run_ares(path: str, X_train: pd.DataFrame, population: pd.DataFrame, predict
     model = _Model(oh, predict, fast)
     X = oh.encode(population).reset_index(drop=True)
     with contextlib.redirect_stdout(io.StringIO()):
-        ares = AReS(model=model, dataset=ds, X=X, dropped_features=list(rules.immutable), n_bins=10,
+        ares = AReS(model=model, dataset=ds, X=X, dropped_features=list(dict.fromkeys([*rules.immutable, *freeze])),
+                    n_bins=10,
                     ordinal_features=[], normalise=False, constraints=[20, 7, 10])
         ares.generate_itemsets(apriori_threshold=apriori_threshold, max_width=max_width, affected_subgroup=None,
                                save_copy=False)
@@ -270,4 +273,5 @@ def run_ares(path: str, X_train: pd.DataFrame, population: pd.DataFrame, predict
         ares.select_groundset(s=rr)
         ares.optimise_groundset(lams=[1, 1000], factor=1, print_updates=False, print_terms=False)
     specs = [ares_spec(t, ares, oh) for t in ares.R.triples]
-    return specs, time.perf_counter() - t0, time.process_time() - c0, int(len(ares.X_aff_original))
+    own = {"own_coverage": float(ares.R.accuracy) / 100, "own_mean_cost": float(ares.R.average_cost)}
+    return specs, time.perf_counter() - t0, time.process_time() - c0, int(len(ares.X_aff_original)), own
