@@ -95,17 +95,30 @@ class Case:
         return self.pipe[0]
 
 
-def make_case(dataset: str, model: str, n: int) -> Case:
+def make_case(dataset: str, model: str, n: int, cache: Path | None = None) -> Case:
+    """The case; with ``cache``, the fitted pipeline is read from (or written to)
+    ``<cache>/<dataset>_<model>.joblib`` (a GBT 500x6 takes minutes to fit)."""
     from sklearn.pipeline import make_pipeline
 
     ds = gcf.datasets.load(dataset)
     X_tr, X_te, y_tr, y_te = ds.split(test_size=0.5, random_state=0)
-    clf = _classifier(model)
-    space = gcf.FeatureSpace(immutable=ds.immutable, increase_only=ds.increase_only,
-                             numeric="passthrough")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")          # MLP convergence warnings
-        pipe = make_pipeline(space, clf).fit(X_tr, y_tr)
+    path = None if cache is None else Path(cache) / f"{dataset}_{model}.joblib"
+    if path is not None and path.exists():
+        import joblib
+        pipe = joblib.load(path)
+    else:
+        clf = _classifier(model)
+        space = gcf.FeatureSpace(immutable=ds.immutable, increase_only=ds.increase_only,
+                                 numeric="passthrough")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")          # MLP convergence warnings
+            pipe = make_pipeline(space, clf).fit(X_tr, y_tr)
+        if path is not None:
+            import joblib
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            joblib.dump(pipe, tmp)
+            tmp.replace(path)
     rejected = X_te[pipe.predict(X_te) == 0]
     return Case(dataset, model, ds, pipe, X_tr, y_tr, rejected.iloc[:n],
                 float(pipe.score(X_te, y_te)), len(rejected))
@@ -141,10 +154,25 @@ def _lgbm():
 
 
 # ----------------------------------------------------------------------------- methods
-def mace_runner(case: Case, limit: float):
+def mace_runner(case: Case, limit: float, options: dict | None = None):
+    opts = dict(options or {})
+
     def run(x, i):
-        return gcf.explain(x, case.pipe, method="mace", distance=DISTANCE, time_limit=limit)
+        return gcf.explain(x, case.pipe, method="mace", distance=DISTANCE, time_limit=limit, **opts)
     return run
+
+
+def parse_variant(text: str) -> tuple[str, dict]:
+    """``NAME=opt:value,opt:value`` (values ``true``/``false``, numbers or text) ->
+    ``("mace[NAME]", options)``: MACE with those options, run as one more method."""
+    name, _, body = text.partition("=")
+    opts = {}
+    for item in filter(None, body.split(",")):
+        k, _, v = (part.strip() for part in item.partition(":"))
+        opts[k] = {"true": True, "false": False, "none": None}.get(v.lower(), v)
+        if isinstance(opts[k], str) and v.replace(".", "", 1).isdigit():
+            opts[k] = float(v) if "." in v else int(v)
+    return f"mace[{name}]", opts
 
 
 def geco_runner(case: Case, limit: float, plus: bool):
@@ -212,9 +240,11 @@ def dice_runner(case: Case, limit: float, kind: str):
     return run
 
 
-def make_runner(method: str, case: Case, limit: float):
+def make_runner(method: str, case: Case, limit: float, variants: dict | None = None):
     if method == "mace":
         return mace_runner(case, limit)
+    if method.startswith("mace["):
+        return mace_runner(case, limit, (variants or {})[method])
     if method in ("geco", "geco+"):
         return geco_runner(case, limit, plus=method == "geco+")
     if method.startswith("dice-"):
@@ -234,11 +264,11 @@ def actionable(space, x, cf: pd.DataFrame) -> bool:
     return True
 
 
-def run_method(case: Case, method: str, limit: float):
+def run_method(case: Case, method: str, limit: float, variants: dict | None = None):
     """Explain every instance of ``case.S``; per-instance rows and the explanations."""
     t0 = time.perf_counter()
     try:
-        run = make_runner(method, case, limit)
+        run = make_runner(method, case, limit, variants)
     except ImportError as exc:
         return None, f"not run: {exc}"
     prep = time.perf_counter() - t0
@@ -246,7 +276,7 @@ def run_method(case: Case, method: str, limit: float):
     hard = limit if method.startswith("dice-") else 3 * limit + 5
     rows, explanations = [], []
     for i, (idx, x) in enumerate(case.S.iterrows()):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         status, exp = "ok", None
         try:
             with warnings.catch_warnings():
@@ -258,9 +288,9 @@ def run_method(case: Case, method: str, limit: float):
             status = type(exc).__name__
         except Exception as exc:                      # a method's own failure: record it
             status = f"error:{type(exc).__name__}: {str(exc)[:80]}"
-        elapsed = time.perf_counter() - t
+        elapsed, cpu = time.perf_counter() - t, time.process_time() - c
         row = dict(dataset=case.dataset, model=case.model, method=method, index=idx, status=status,
-                   time=elapsed, found=exp is not None, valid=np.nan, actionable=np.nan,
+                   time=elapsed, cpu=cpu, load=os.getloadavg()[0], found=exp is not None, valid=np.nan, actionable=np.nan,
                    distance=np.nan, changed=np.nan, optimal=np.nan)
         if exp is not None:
             best = exp.counterfactuals.iloc[[0]]
@@ -296,7 +326,11 @@ def summarize(case: Case, method: str, out: dict, mace_rows: list | None) -> dic
         "distance_vs_mace": ratio,
         "median_ms": float(np.median(ms)), "p95_ms": float(np.percentile(ms, 95)),
         "mean_ms": float(ms.mean()), "setup_s": out["prep"],
-        "optimal": df.optimal[df.found].mean() if method == "mace" and df.found.any() else np.nan,
+        "median_cpu_ms": float(np.median(df.cpu) * 1e3), "p95_cpu_ms": float(np.percentile(df.cpu, 95) * 1e3),
+        "max_ms": float(ms.max()), "load": float(df.load.mean()),
+        "proven": int((df.optimal == 1.0).sum()) if method.startswith("mace") else np.nan,
+        "proven_10s": int(((df.optimal == 1.0) & (df.time <= 10.0)).sum()) if method.startswith("mace") else np.nan,
+        "optimal": df.optimal[df.found].mean() if method.startswith("mace") and df.found.any() else np.nan,
         "failures": "; ".join(f"{k} {v}" for k, v in failures.items()),
     }
 
@@ -304,7 +338,8 @@ def summarize(case: Case, method: str, out: dict, mace_rows: list | None) -> dic
 # ----------------------------------------------------------------------------- report
 def markdown(summary: pd.DataFrame) -> str:
     cols = ["dataset", "model", "method", "n", "coverage", "validity", "actionable",
-            "features changed", "distance", "dist / MACE", "median ms", "p95 ms", "failures"]
+            "features changed", "distance", "dist / MACE", "median ms", "p95 ms", "max ms",
+            "median CPU ms", "proven (≤ 10 s)", "load", "failures"]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
 
     def f(v, fmt):
@@ -315,7 +350,9 @@ def markdown(summary: pd.DataFrame) -> str:
             r["dataset"], r["model"], r["method"], str(r["n"]), f(r["coverage"], ".3f"),
             f(r["validity"], ".3f"), f(r["actionable"], ".3f"), f(r["features_changed"], ".2f"),
             f(r["distance"], ".4f"), f(r["distance_vs_mace"], ".3f"), f(r["median_ms"], ".1f"),
-            f(r["p95_ms"], ".1f"), r["failures"] or "—"]) + " |")
+            f(r["p95_ms"], ".1f"), f(r["max_ms"], ".0f"), f(r["median_cpu_ms"], ".1f"),
+            "—" if np.isnan(r["proven"]) else f"{r['proven']:.0f} ({r['proven_10s']:.0f})",
+            f(r["load"], ".1f"), r["failures"] or "—"]) + " |")
     return "\n".join(lines)
 
 
@@ -356,7 +393,14 @@ def main(argv=None) -> int:
                     help="per-instance time limits, e.g. mace=5 dice-genetic=20 (defaults: "
                          + ", ".join(f"{m}={v:g}" for m, v in TIME_LIMITS.items()) + ")")
     ap.add_argument("--out", type=Path, default=OUT, help="output directory")
+    ap.add_argument("--cache", type=Path, default=None, metavar="DIR",
+                    help="read / write the fitted pipelines as DIR/<dataset>_<model>.joblib")
+    ap.add_argument("--fit-only", action="store_true", help="fit (and cache) the models, explain nothing")
+    ap.add_argument("--mace-variant", nargs="+", default=[], metavar="NAME=OPT:VALUE,...",
+                    help="MACE again with these options, as method mace[NAME] "
+                         "(e.g. nocuts=distance_cuts:false); side by side with mace")
     args = ap.parse_args(argv)
+    variants = dict(parse_variant(v) for v in args.mace_variant)
     limits = dict(TIME_LIMITS)
     for item in args.time_limit:
         m, _, v = item.partition("=")
@@ -371,16 +415,22 @@ def main(argv=None) -> int:
     print(f"# {command}\n# {started:%Y-%m-%d %H:%M}  {machine()}\n# {versions()}", flush=True)
     summaries, instances, notes = [], [], []
     methods = [m for m in METHODS if m in args.methods]       # MACE first: the reference
+    methods[1:1] = list(variants) if "mace" in methods else []
+    methods = methods if "mace" in methods else list(variants) + methods
     for dataset in args.datasets:
         for model in args.models:
             t = time.perf_counter()
-            case = make_case(dataset, model, args.n)
+            case = make_case(dataset, model, args.n, cache=args.cache)
+            if args.fit_only:
+                print(f"{dataset} / {model}: fitted or cached ({time.perf_counter() - t:.1f}s)", flush=True)
+                continue
             print(f"\n== {dataset} / {model}: test accuracy {case.accuracy:.3f}, {case.n_rejected} rejected, "
                   f"explaining {len(case.S)} (setup {time.perf_counter() - t:.1f}s)", flush=True)
             mace_rows = None
             for method in methods:
                 t = time.perf_counter()
-                out, why = run_method(case, method, limits[method])
+                out, why = run_method(case, method, limits["mace" if method.startswith("mace[") else method],
+                                      variants)
                 if out is None:
                     print(f"   {method:13s} {why}", flush=True)
                     notes.append(f"{dataset}/{model}/{method}: {why}")
@@ -390,11 +440,18 @@ def main(argv=None) -> int:
                 s = summarize(case, method, out, mace_rows)
                 summaries.append(s)
                 instances.extend(out["rows"])
+                pd.DataFrame(instances).to_csv(args.out / "single_instances.csv", index=False)   # so far
+                proven = "" if np.isnan(s["proven"]) else f"  proven {s['proven']:.0f} ({s['proven_10s']:.0f} in 10 s)"
                 print(f"   {method:13s} coverage {s['coverage']:.3f}  changed {s['features_changed']:.2f}  "
                       f"distance {s['distance']:.4f} (x{s['distance_vs_mace']:.3f} MACE)  median "
-                      f"{s['median_ms']:.0f} ms  p95 {s['p95_ms']:.0f} ms  [{time.perf_counter() - t:.0f}s]"
+                      f"{s['median_ms']:.0f} ms  p95 {s['p95_ms']:.0f} ms  max {s['max_ms']:.0f} ms  "
+                      f"cpu median {s['median_cpu_ms']:.0f} ms{proven}  load {s['load']:.1f}  "
+                      f"[{time.perf_counter() - t:.0f}s]"
                       + (f"  failures: {s['failures']}" if s["failures"] else ""), flush=True)
     total = time.perf_counter() - t_all
+    if args.fit_only:
+        print(f"fitted / cached in {total / 60:.1f} min")
+        return 0
     summary = pd.DataFrame(summaries)
     summary.to_csv(args.out / "single.csv", index=False)
     pd.DataFrame(instances).to_csv(args.out / "single_instances.csv", index=False)
@@ -402,7 +459,7 @@ def main(argv=None) -> int:
           f"Machine: {machine()}  ", f"Versions: {versions()}  ",
           f"Distance: MACE's {parse_distance(DISTANCE).name} "
           "(gcf.metrics.proximity, kind='mace'), for every method  ",
-          "Time limits per instance (s): " + ", ".join(f"{m} {limits[m]:g}" for m in methods), "",
+          "Time limits per instance (s): " + ", ".join(f"{m} {limits.get(m, limits['mace']):g}" for m in methods), "",
           markdown(summary) if len(summary) else "(no results)"]
     if notes:
         md += ["", "Not run: " + "; ".join(notes)]

@@ -9,8 +9,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .exceptions import GroupCFError, InvalidInputError
+
+if TYPE_CHECKING:
+    from .results.group import GroupExplanation
+    from .results.sets import GroupExplanationSet
 
 EXPLAIN_EPILOG = """files written:
   OUT                      one row per person: status, found, distance, features changed, error
@@ -167,6 +172,7 @@ def _group(args) -> int:
     from .group import explain_group
     model, names, rejected = _population(args)
     kw = dict(Tmax=args.tmax, solver=args.solver, time_limit=args.time_limit, threshold=args.threshold)
+    res: GroupExplanation | GroupExplanationSet
     if args.by is None:
         res = explain_group(rejected[names], model, progress=True, **kw)
     else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -65,6 +66,8 @@ class TrainedModel:
     @property
     def logit_threshold(self) -> float:
         logit(self.threshold)  # validates
+        if self.embedding is None:
+            raise AttributeError("a black-box model (no embedding) has no score threshold")
         return self.embedding.score_threshold(self.threshold)
 
     def encode(self, X: pd.DataFrame | np.ndarray) -> np.ndarray:
@@ -75,7 +78,7 @@ class TrainedModel:
             return np.atleast_2d(np.asarray(X, dtype=float))
         return self.space.transform(X)
 
-    def _inputs(self, X: pd.DataFrame | np.ndarray):
+    def _inputs(self, X: pd.DataFrame | np.ndarray) -> pd.DataFrame | np.ndarray:
         """What the real model is given: the encoder's columns; raw rows for a pipeline or
         a model without a space; the space's encoding for a bare model."""
         if self.encoder is not None:
@@ -120,7 +123,7 @@ class TrainedModel:
         return p, ok
 
 
-def resolve_model(model, space: FeatureSpace | None = None, threshold: float = 0.5, *,
+def resolve_model(model: Any, space: FeatureSpace | None = None, threshold: float = 0.5, *,
                   allow_black_box: bool = False) -> TrainedModel:
     """Resolve a fitted Pipeline(FeatureSpace, clf), a Pipeline of scikit-learn
     preprocessing then a classifier (``space=``, optional: a FeatureSpace fitted on the
@@ -157,7 +160,7 @@ def resolve_model(model, space: FeatureSpace | None = None, threshold: float = 0
     return TrainedModel(model, found_space, emb, threshold)
 
 
-def resolve_encoded(model, encode: Callable[[np.ndarray], np.ndarray] | None = None, *,
+def resolve_encoded(model: Any, encode: Callable[[np.ndarray], np.ndarray] | None = None, *,
                     threshold: float = 0.5, positive_class: int = 1) -> TrainedModel:
     """Resolve a model that takes numeric rows through an ``encode`` map (no FeatureSpace).
 
@@ -210,7 +213,7 @@ def resolve_encoded(model, encode: Callable[[np.ndarray], np.ndarray] | None = N
     return TrainedModel(model, None, None, threshold, encode, positive_class)
 
 
-def reference_space(model, data) -> FeatureSpace | None:
+def reference_space(model: Any, data: object) -> FeatureSpace | None:
     """For a Pipeline of scikit-learn preprocessing (its first step not a FeatureSpace) and
     reference rows ``data`` (GeCo's and PSO's ``data=``): a FeatureSpace fitted on them,
     whose numeric ranges and integrality the translation of the preprocessing uses
@@ -232,17 +235,17 @@ def reference_space(model, data) -> FeatureSpace | None:
         return None
 
 
-def _final_step(model):
+def _final_step(model: Any) -> Any:
     return model.steps[-1][1] if hasattr(model, "steps") else model
 
 
-def _margin_only(model) -> bool:
+def _margin_only(model: Any) -> bool:
     """A classifier with a decision function but no probabilities (e.g. ``LinearSVC``)."""
     m = _final_step(model)
     return hasattr(m, "decision_function") and not hasattr(m, "predict_proba")
 
 
-def black_box_classifier(tm: TrainedModel):
+def black_box_classifier(tm: TrainedModel) -> Any:
     """The classifier of a black box that takes encoded rows (behind its FeatureSpace), or
     ``None`` when it takes raw rows."""
     if tm.space is None:
@@ -251,7 +254,7 @@ def black_box_classifier(tm: TrainedModel):
     return tm.model if steps is None else [e for _, e in steps if e is not None and not isinstance(e, str)][-1]
 
 
-def _black_box(model, space, threshold: float, why: UnsupportedModelError) -> TrainedModel:
+def _black_box(model: Any, space: FeatureSpace | None, threshold: float, why: UnsupportedModelError) -> TrainedModel:
     if not hasattr(model, "predict_proba"):
         raise UnsupportedModelError(f"{why}; nor has {type(model).__name__} a predict_proba to query "
                                     "as a black box") from why
@@ -266,7 +269,7 @@ def _black_box(model, space, threshold: float, why: UnsupportedModelError) -> Tr
     return TrainedModel(model, space, None, threshold)
 
 
-def _torch_proba(module, Z: np.ndarray) -> np.ndarray:
+def _torch_proba(module: Any, Z: np.ndarray) -> np.ndarray:
     import torch
 
     with torch.no_grad():
@@ -275,4 +278,5 @@ def _torch_proba(module, Z: np.ndarray) -> np.ndarray:
         out = module(torch.as_tensor(Z, dtype=dtype)).double().numpy()
     out = out.reshape(len(Z), -1)
     s = out[:, 0] if out.shape[1] == 1 else out[:, 1] - out[:, 0]
-    return 0.5 * (1.0 + np.tanh(0.5 * s))
+    proba: np.ndarray = 0.5 * (1.0 + np.tanh(0.5 * s))   # torch is untyped here: s is Any
+    return proba

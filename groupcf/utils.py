@@ -6,8 +6,10 @@ standard library), so any layer may use it.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 #: an improving column must price above 1 by this much; LP values below it count as 0
 EPS = 1e-6
@@ -15,6 +17,13 @@ EPS = 1e-6
 TOL = 1e-9
 #: decimals kept when a float vector becomes a dictionary key
 KEY_DECIMALS = 9
+
+#: array types for annotations (the dtype numpy gives: float64 values, int64 indices, bool masks)
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+#: an array whose dtype varies (raw values, categories, or any of the above)
+AnyArray = npt.NDArray[Any]
 
 
 def value_key(*arrays: object) -> bytes:

@@ -3,11 +3,21 @@
 (backend parametrisation, the paper's data folder) are in ``tests/params.py``."""
 from __future__ import annotations
 
-import pytest
+import os
 
-from tests.reference import geco as _geco
-from tests.reference import group as _group
-from tests.reference import mace as _mace
+# One thread per process, set before numpy / scikit-learn / xgboost / lightgbm / torch load their
+# BLAS and OpenMP runtimes: `make test` runs two xdist workers on two cores, and a worker whose
+# HistGradientBoosting or MLP fit spins up threads on cores the other worker uses is many times
+# slower (a 240-row HistGradientBoosting fit: 0.5 s with one thread, 10 s with the default on a
+# busy 2-core machine). An explicit setting in the environment is kept.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import pytest  # noqa: E402
+
+from tests.reference import geco as _geco  # noqa: E402
+from tests.reference import group as _group  # noqa: E402
+from tests.reference import mace as _mace  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -186,6 +186,7 @@ def audit(result, X: pd.DataFrame | pd.Series | None, by, *, n_boot: int = 1000,
     if global_actions is not None:
         people = global_actions.S.index
         if isinstance(by, str):
+            assert X is not None  # checked above: by names a column of X
             missing = people.difference(X.index)
             if len(missing):
                 raise InvalidInputError(f"global_actions explains rows {list(missing[:10])} that are not rows of X")

@@ -142,6 +142,7 @@ def _loop(master: _Master, pool: ColumnPool, levels: list[PricingLevel], deadlin
         if lp.status != Status.OPTIMAL:
             status, stopped = (Status.TIME_LIMIT if deadline.passed else lp.status), "lp"
             break
+        assert lp.value is not None and lp.duals is not None   # an optimal LP has both
         it += 1
         if dual_bound is not None:
             bound = master.better(bound, master.bound(lp.value, lp.duals, dual_bound(lp.duals)))

@@ -10,6 +10,8 @@ improves; each round is a few matrix operations (``O(k · columns · elements)``
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 __all__ = ["greedy", "improve", "improve_coverage", "selection_value"]
@@ -38,7 +40,7 @@ def improve(C: np.ndarray, D: np.ndarray, m: np.ndarray, chosen, target: float, 
     cov0, cost0 = selection_value(C, D, m, chosen)
     target = min(target, cov0)
     for _ in range(max_rounds):
-        best = (cost0, None)
+        best: tuple[float, tuple[Any, ...] | None] = (cost0, None)   # (cost, move)
         cur = Dinf[chosen].min(axis=0)
         if len(chosen) < k_max:                    # add a column
             new = np.minimum(cur[None, :], Dinf)
@@ -97,6 +99,7 @@ def improve_coverage(C: np.ndarray, m: np.ndarray, chosen, k_max: int, max_round
     Cf = C.astype(float)
     for _ in range(max_rounds):
         cur = C[chosen].any(axis=0) if chosen else np.zeros(C.shape[1], dtype=bool)
+        move: tuple[Any, ...] | None
         best, move = float(m[cur].sum()), None
         if len(chosen) < k_max:
             gain = ((~cur)[None, :] * Cf) @ m
@@ -106,7 +109,7 @@ def improve_coverage(C: np.ndarray, m: np.ndarray, chosen, k_max: int, max_round
                 best, move = best + gain[j], ("add", j)
         for p in range(len(chosen)):
             rest = [c for q, c in enumerate(chosen) if q != p]
-            base = C[rest].any(axis=0) if rest else np.zeros(C.shape[1], dtype=bool)
+            base = np.asarray(C[rest].any(axis=0)) if rest else np.zeros(C.shape[1], dtype=bool)
             val = float(m[base].sum()) + ((~base)[None, :] * Cf) @ m
             val[chosen] = -1.0
             j = int(np.argmax(val))
@@ -117,5 +120,5 @@ def improve_coverage(C: np.ndarray, m: np.ndarray, chosen, k_max: int, max_round
         if move[0] == "add":
             chosen.append(move[1])
         else:
-            chosen[move[1]] = move[2]
+            chosen[move[1]] = move[-1]
     return chosen

@@ -254,6 +254,7 @@ def solve_integer_master(C: np.ndarray, D: np.ndarray, mode: str, solver, *, m=N
             A = sp.csr_matrix(C.T[active].astype(float))
             be.add_rows(A, np.ones(A.shape[0]), np.full(A.shape[0], INF))
         else:
+            assert k is not None   # max_coverage: at most k columns
             u = be.add_vars(n, 0.0, active.astype(float), obj=-m)
             A = sp.hstack([sp.csr_matrix(C.T.astype(float)), -sp.eye(n)], format="csr")
             be.add_rows(A, np.zeros(n), np.full(n, INF))
@@ -279,8 +280,9 @@ def solve_integer_master(C: np.ndarray, D: np.ndarray, mode: str, solver, *, m=N
     else:
         res = None
     res = _local(C, D, m, active, mode, k, min_cover, res, starts)
-    stage2 = Deadline(tie_break_time if deadline.left() is None else
-                      min(deadline.left(), tie_break_time if tie_break_time is not None else INF))
+    left = deadline.left()
+    stage2 = Deadline(tie_break_time if left is None else
+                      min(left, tie_break_time if tie_break_time is not None else INF))
     return _min_cost_stage(C, D, m, active, mode, k, min_cover, res, solver, stage2)
 
 
@@ -341,12 +343,17 @@ def _min_cost_stage(C, D, m, active, mode, k, min_cover, first: IntegerResult | 
     A = sp.csr_matrix((np.ones(nx), (ii, x)), shape=(n, be.num_vars))
     lo = active.astype(float) if mode == "set_cover" else np.zeros(n)
     be.add_rows(A, lo, np.ones(n))
-    n_max = (first.objective if mode == "set_cover" else k)
+    if mode == "set_cover":
+        assert first is not None and first.objective is not None   # stage 1 found the cover
+        n_max = first.objective
+    else:
+        assert k is not None   # max_coverage: at most k columns
+        n_max = k
     be.add_row(lam, np.ones(n_cols), -INF, float(n_max))
     if mode != "set_cover":
-        target = first.objective if first is not None else float(min_cover)
+        target = first.objective if first is not None and first.objective is not None else float(min_cover)
         be.add_row(x, m[ii], target - 1e-6, INF)
-    if first is not None and be.capabilities.mip_start:
+    if first is not None and first.assign is not None and be.capabilities.mip_start:
         start_lam = np.zeros(n_cols)
         start_lam[first.chosen] = 1.0
         start_x = (first.assign[ii] == ai).astype(float)

@@ -14,7 +14,11 @@ linear, so its first point :math:`\ge` ``lo`` is closed-form. Walking the pieces
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+
+from groupcf.embeddings._typing import ArrayLike, FloatArray
 
 #: pre-activations within this of 0 count as "at the kink" (the slope decides the side)
 KINK_TOL = 1e-12
@@ -23,12 +27,13 @@ KINK_TOL = 1e-12
 MAX_PIECES = 100_000
 
 
-def first_crossing(layers, z: np.ndarray, d: np.ndarray, t_max: float, lo: float) -> float | None:
+def first_crossing(layers: Sequence[tuple[FloatArray, FloatArray]], z: ArrayLike, d: ArrayLike,
+                   t_max: float, lo: float) -> float | None:
     """Smallest ``t`` in ``[0, t_max]`` with ``score(z + t d) >= lo`` (module doc)."""
-    z, d = np.asarray(z, dtype=float), np.asarray(d, dtype=float)
+    z0, d0 = np.asarray(z, dtype=np.float64), np.asarray(d, dtype=np.float64)
     t = 0.0
     for _ in range(MAX_PIECES):
-        y, dy = z + t * d, d
+        y, dy = z0 + t * d0, d0
         step = np.inf
         for W, b in layers[:-1]:
             a, da = W @ y + b, W @ dy

@@ -8,14 +8,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
+from groupcf.embeddings._typing import FloatArray, IntArray
+
 if TYPE_CHECKING:  # pragma: no cover
     from groupcf.solvers.base import Backend
 
 INF = math.inf
 
 
-def affine_block(negW: np.ndarray, in_idx: np.ndarray, h_idx: np.ndarray,
-                  s_idx: np.ndarray | None, s_coef: np.ndarray | None, n_cols: int) -> sp.csr_matrix:
+def affine_block(negW: FloatArray, in_idx: IntArray, h_idx: IntArray,
+                  s_idx: IntArray | None, s_coef: FloatArray | None, n_cols: int) -> sp.csr_matrix:
     """Rows ``h_r + sum_j negW[r, j] x[in_idx[j]] (+ s_coef[r] s_r)`` as a CSR matrix over
     ``n_cols`` backend variables."""
     m = negW.shape[0]
@@ -23,7 +25,7 @@ def affine_block(negW: np.ndarray, in_idx: np.ndarray, h_idx: np.ndarray,
     data = [negW[r, c], np.ones(m)]
     ri = [r, np.arange(m)]
     ci = [in_idx[c], h_idx]
-    if s_idx is not None:
+    if s_idx is not None and s_coef is not None:
         data.append(s_coef)
         ri.append(np.arange(m))
         ci.append(s_idx)
@@ -31,8 +33,8 @@ def affine_block(negW: np.ndarray, in_idx: np.ndarray, h_idx: np.ndarray,
                          shape=(m, n_cols))
 
 
-def add_relu_layer(backend: Backend, W: np.ndarray, b: np.ndarray, L: np.ndarray,
-                    U: np.ndarray, prev: np.ndarray):
+def add_relu_layer(backend: Backend, W: FloatArray, b: FloatArray, L: FloatArray,
+                    U: FloatArray, prev: IntArray) -> tuple[IntArray, IntArray, IntArray]:
     """Add one hidden layer; returns ``(h_idx, s_idx, rows)`` (``-1`` where no variable)."""
     from groupcf.solvers.base import VarType
 

@@ -21,19 +21,20 @@ from __future__ import annotations
 
 import abc
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from groupcf.embeddings._typing import ArrayLike, FloatArray, IntArray
 from groupcf.embeddings.radius import Radius
 from groupcf.embeddings.search import Incumbent, SearchProblem, default_radius, default_start, strategy_for
 from groupcf.utils import value_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from groupcf.features.domain import InputDomain
-    from groupcf.solvers.base import Backend
+    from groupcf.solvers.base import Backend, Solution
 
 
 @dataclass(frozen=True)
@@ -68,19 +69,19 @@ class Embedding(abc.ABC):
         """Number of (expanded) input columns."""
 
     @abc.abstractmethod
-    def score(self, Z: np.ndarray) -> np.ndarray:
+    def score(self, Z: ArrayLike) -> FloatArray:
         """Score (logit of the positive class) of each row of ``Z`` (shape ``(m, n)``);
         returns shape ``(m,)``. A 1-D ``Z`` is one point (result of shape ``(1,)``)."""
 
-    def predict(self, Z: np.ndarray, threshold: float = 0.0) -> np.ndarray:
+    def predict(self, Z: ArrayLike, threshold: float = 0.0) -> IntArray:
         """``1`` where ``score >= threshold`` (default: probability ``>= 0.5``), else ``0``."""
         return (self.score(Z) >= threshold).astype(np.int64)
 
-    def proba(self, Z: np.ndarray) -> np.ndarray:
+    def proba(self, Z: ArrayLike) -> FloatArray:
         """Probability of the positive class (:meth:`score_to_proba` of the score)."""
         return self.score_to_proba(self.score(Z))
 
-    def score_to_proba(self, s) -> np.ndarray:
+    def score_to_proba(self, s: ArrayLike) -> FloatArray:
         """The probability of the positive class at score ``s``: ``sigmoid(s)`` (a model
         whose score is already a probability returns ``s``)."""
         return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(s, dtype=float)))   # overflow-free sigmoid
@@ -91,12 +92,12 @@ class Embedding(abc.ABC):
         return math.log(p / (1.0 - p))
 
     @abc.abstractmethod
-    def partial(self, fixed_idx: Sequence[int], fixed_values: Sequence[float]) -> Embedding:
+    def partial(self, fixed_idx: ArrayLike, fixed_values: ArrayLike) -> Embedding:
         """The same model over the remaining inputs (kept in their original order), with
         the inputs ``fixed_idx`` fixed to ``fixed_values``."""
 
     @abc.abstractmethod
-    def add_to(self, backend: Backend, x_idx, domain: InputDomain,
+    def add_to(self, backend: Backend, x_idx: ArrayLike, domain: InputDomain,
                lo: float | None = None) -> EmbeddingConstr:
         """Add the model to ``backend``: a new free continuous variable ``constr.score``
         equals the score at the input variables ``x_idx`` (backend indices, one per
@@ -108,42 +109,52 @@ class Embedding(abc.ABC):
         columns, else ``None`` (the default)."""
         return None
 
-    def score_bounds(self, lb, ub) -> tuple[float, float]:
+    def score_bounds(self, lb: ArrayLike, ub: ArrayLike) -> tuple[float, float]:
         """Valid bounds ``(lo, hi)`` of the score over the input box ``[lb, ub]``."""
         raise NotImplementedError(f"{type(self).__name__} does not bound its score")
 
-    def gradient_bound(self, d, domain: InputDomain) -> float | None:
+    def gradient_bound(self, d: ArrayLike, domain: InputDomain) -> float | None:
         r"""An upper bound of :math:`|\nabla \mathrm{score}(z) \cdot d|` over ``domain`` (a
         Lipschitz constant of the score along the direction ``d``), or ``None`` when the
         model does not provide one (the default beyond additive scores, where it is exact)."""
         add = self.additive()
         return None if add is None else float(abs(add.weights @ np.asarray(d, dtype=float)))
 
-    def linear_upper(self, A, c, lo, hi):
+    def linear_upper(self, A: ArrayLike, c: ArrayLike, lo: ArrayLike,
+                     hi: ArrayLike) -> tuple[FloatArray, FloatArray] | None:
         """Batched linear upper bounds ``score(A_k y + c_k) <= a_k . y + d_k`` over boxes
         ``lo_k <= y <= hi_k`` (:func:`groupcf.embeddings.crown.linear_upper`), or ``None``
         when the model offers none (ReLU networks and additive scores do)."""
         from groupcf.embeddings.crown import linear_upper
         return linear_upper(self, np.asarray(A, float), np.asarray(c, float), lo, hi)
 
-    def split_points(self) -> list[np.ndarray] | None:
+    def split_points(self) -> list[FloatArray] | None:
         """Per input column, the sorted distinct values ``t_1 < ... < t_k`` at which the
         score can change when that column alone moves: the score is constant on
         ``(-inf, t_1]``, ``(t_1, t_2]``, ..., ``(t_k, inf)`` in that column (a tree's test
         ``x <= t``). ``None`` (the default): not known (smooth scores, black boxes)."""
         return None
 
-    def path_splits(self, z) -> tuple[np.ndarray, np.ndarray] | None:
+    def path_splits(self, z: ArrayLike) -> tuple[IntArray, FloatArray] | None:
         """``(columns, thresholds)``: the split tests the score at the point ``z`` goes
         through (a tree's nodes on ``z``'s path): moving column ``c`` alone just past
         ``t`` changes at least one tree's leaf. ``None`` (the default): not known."""
         return None
 
-    def first_crossing(self, z, d, t_max: float, lo: float) -> float | None:
+    def column_scores(self, z: ArrayLike, c: int, values: ArrayLike) -> FloatArray:
+        """Scores of the point ``z`` with column ``c`` set to each of ``values`` (shape
+        ``(m,)``). The default scores the ``m`` rows; tree ensembles sweep the leaves
+        reachable along the column."""
+        v = np.asarray(values, dtype=float).reshape(-1)
+        Z = np.repeat(np.asarray(z, dtype=float).reshape(1, -1), len(v), axis=0)
+        Z[:, c] = v
+        return self.score(Z)
+
+    def first_crossing(self, z: ArrayLike, d: ArrayLike, t_max: float, lo: float) -> float | None:
         """The smallest ``t`` in ``[0, t_max]`` with ``score(z + t d) >= lo`` (``None``
         when there is none); exact only when ``capabilities.line_search``. The default
         scans 64 points and bisects the first bracket found (a heuristic)."""
-        z, d = np.asarray(z, dtype=float), np.asarray(d, dtype=float)
+        z, d = np.asarray(z, dtype=np.float64), np.asarray(d, dtype=np.float64)
         ts = np.linspace(0.0, t_max, 65)
         s = self.score(z[None, :] + ts[:, None] * d[None, :])
         hit = np.flatnonzero(s >= lo)
@@ -165,7 +176,7 @@ class Embedding(abc.ABC):
         strategy = strategy_for(self)
         return Incumbent() if strategy is None else strategy.incumbent(self, problem)
 
-    def start_mip(self, problem: SearchProblem, mip, found: Incumbent) -> Incumbent:
+    def start_mip(self, problem: SearchProblem, mip: Any, found: Incumbent) -> Incumbent:
         """Offer ``found`` to the built nearest-counterfactual MIP ``mip`` (MIP start,
         radius). Default: the registered search's, else the point as MIP start with the
         radius' cardinality cut, or the greedy completion."""
@@ -179,19 +190,19 @@ class Embedding(abc.ABC):
         any model)."""
         return default_radius(problem, bound)
 
-    def delta_evaluator(self, z0) -> DeltaEvaluator:
+    def delta_evaluator(self, z0: ArrayLike) -> DeltaEvaluator:
         """Scores of points equal to ``z0`` except on a few columns
         (:class:`DeltaEvaluator`)."""
         return DeltaEvaluator(self, z0)
 
     # -- helpers for subclasses ------------------------------------------------------
-    def _check_points(self, Z) -> np.ndarray:
-        Z = np.asarray(Z, dtype=float)
-        if Z.ndim == 1:
-            Z = Z[None, :]
-        if Z.ndim != 2 or Z.shape[1] != self.n_inputs:
-            raise ValueError(f"expected points with {self.n_inputs} columns, got shape {Z.shape}")
-        return Z
+    def _check_points(self, Z: ArrayLike) -> FloatArray:
+        P = np.asarray(Z, dtype=np.float64)
+        if P.ndim == 1:
+            P = P[None, :]
+        if P.ndim != 2 or P.shape[1] != self.n_inputs:
+            raise ValueError(f"expected points with {self.n_inputs} columns, got shape {P.shape}")
+        return P
 
 
 @dataclass(frozen=True)
@@ -200,13 +211,13 @@ class AdditiveForm:
     contributes independently (logistic regression, linear classifiers, a network without
     hidden layers). Closed-form paths (best completion, per-feature gains) use it."""
 
-    weights: np.ndarray
+    weights: FloatArray
     bias: float
 
-    def score(self, Z) -> np.ndarray:
+    def score(self, Z: ArrayLike) -> FloatArray:
         """``bias + Z @ weights`` per row of ``Z`` (a 1-D ``Z`` is one point)."""
-        Z = np.asarray(Z, dtype=float)
-        return np.atleast_2d(Z) @ self.weights + self.bias
+        P: FloatArray = np.atleast_2d(np.asarray(Z, dtype=np.float64))
+        return P @ self.weights + self.bias
 
     def __repr__(self) -> str:
         return f"AdditiveForm(n_inputs={len(self.weights)}, bias={self.bias:.4g})"
@@ -220,15 +231,15 @@ class DeltaEvaluator:
     with a cheaper fold override it (:meth:`Embedding.delta_evaluator`).
     """
 
-    def __init__(self, embedding: Embedding, z0):
+    def __init__(self, embedding: Embedding, z0: ArrayLike) -> None:
         self.embedding = embedding
-        self.z0 = np.asarray(z0, dtype=float).reshape(-1)
+        self.z0: FloatArray = np.asarray(z0, dtype=np.float64).reshape(-1)
         if len(self.z0) != embedding.n_inputs:
             raise ValueError(f"z0 has {len(self.z0)} columns, the model {embedding.n_inputs} inputs")
-        self._cache: dict = {}
+        self._cache: dict[bytes, Any] = {}   # column set -> what _prepare made of it
         self.n_sets = 0        # distinct column sets prepared
 
-    def _prepared(self, cols: np.ndarray):
+    def _prepared(self, cols: IntArray) -> Any:
         key = value_key(cols)
         hit = self._cache.get(key)
         if hit is None:
@@ -237,23 +248,23 @@ class DeltaEvaluator:
             self.n_sets += 1
         return hit
 
-    def _prepare(self, cols: np.ndarray):
+    def _prepare(self, cols: IntArray) -> Any:
         keep = np.ones(len(self.z0), dtype=bool)
         keep[cols] = False
         fixed = np.flatnonzero(keep)
         return self.embedding.partial(fixed, self.z0[fixed])
 
     @staticmethod
-    def _args(cols, Zc) -> tuple[np.ndarray, np.ndarray]:
-        cols = np.asarray(cols, dtype=np.int64).reshape(-1)
-        Zc = np.asarray(Zc, dtype=float)
-        if Zc.ndim == 1:
-            Zc = Zc.reshape(-1, len(cols)) if len(cols) else Zc.reshape(-1, 0)
-        if Zc.shape[1] != len(cols):
-            raise ValueError(f"{len(cols)} columns but values of shape {Zc.shape}")
-        return cols, Zc
+    def _args(cols: ArrayLike, Zc: ArrayLike) -> tuple[IntArray, FloatArray]:
+        c = np.asarray(cols, dtype=np.int64).reshape(-1)
+        V = np.asarray(Zc, dtype=np.float64)
+        if V.ndim == 1:
+            V = V.reshape(-1, len(c)) if len(c) else V.reshape(-1, 0)
+        if V.shape[1] != len(c):
+            raise ValueError(f"{len(c)} columns but values of shape {V.shape}")
+        return c, V
 
-    def score(self, cols, Zc) -> np.ndarray:
+    def score(self, cols: ArrayLike, Zc: ArrayLike) -> FloatArray:
         """Scores ``(m,)`` of ``z0`` with the columns ``cols`` replaced by each row of
         ``Zc`` (shape ``(m, len(cols))``)."""
         return self.score_groups([(cols, Zc)])[0]
@@ -262,28 +273,28 @@ class DeltaEvaluator:
     #: cheaper than grouping the rows by their set of changed columns
     by_rows = False
 
-    def score_rows(self, Z, changed) -> np.ndarray:
+    def score_rows(self, Z: ArrayLike, changed: ArrayLike) -> FloatArray:
         """Scores ``(m,)`` of full rows ``Z`` (shape ``(m, n_inputs)``) that equal ``z0``
         outside the columns marked in ``changed`` (boolean, same shape). The default groups
         the rows by their changed columns (:meth:`score_groups`)."""
-        Z, changed = np.asarray(Z, dtype=float), np.asarray(changed, dtype=bool)
-        out = np.empty(len(Z))
-        if not len(Z):
+        P, mask = np.asarray(Z, dtype=np.float64), np.asarray(changed, dtype=np.bool_)
+        out = np.empty(len(P))
+        if not len(P):
             return out
-        keys, inv = np.unique(changed, axis=0, return_inverse=True)
+        keys, inv = np.unique(mask, axis=0, return_inverse=True)
         inv = inv.reshape(-1)
         rows = [np.flatnonzero(inv == g) for g in range(len(keys))]
-        groups = [(np.flatnonzero(k), Z[r][:, np.flatnonzero(k)]) for k, r in zip(keys, rows)]
+        groups = [(np.flatnonzero(k), P[r][:, np.flatnonzero(k)]) for k, r in zip(keys, rows)]
         for r, s in zip(rows, self.score_groups(groups)):
             out[r] = s
         return out
 
-    def score_groups(self, groups) -> list[np.ndarray]:
+    def score_groups(self, groups: Iterable[tuple[ArrayLike, ArrayLike]]) -> list[FloatArray]:
         """:meth:`score` for each ``(cols, Zc)`` of ``groups``, in one batch where the
         embedding allows it."""
-        out = []
-        for cols, Zc in groups:
-            cols, Zc = self._args(cols, Zc)
+        out: list[FloatArray] = []
+        for group_cols, group_Zc in groups:
+            cols, Zc = self._args(group_cols, group_Zc)
             if len(cols) == 0:
                 out.append(np.repeat(self.embedding.score(self.z0), len(Zc)))
             else:
@@ -312,9 +323,9 @@ class EmbeddingConstr:
     """
 
     embedding: Embedding
-    inputs: np.ndarray
+    inputs: IntArray
     score: int
-    rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    rows: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     lo_row: int | None = None
 
     @property
@@ -322,7 +333,7 @@ class EmbeddingConstr:
         """Binary variables added for the model (none for an additive model)."""
         return 0
 
-    def get_error(self, x) -> float:
+    def get_error(self, x: Solution | ArrayLike) -> float:
         """``|score variable − embedding.score(input values)|`` at a solution.
 
         ``x`` is a :class:`~groupcf.solvers.base.Solution` or the vector of all backend
@@ -332,11 +343,11 @@ class EmbeddingConstr:
         if values is None:
             raise ValueError("the solution has no variable values "
                              f"(status {getattr(x, 'status', None)})")
-        values = np.asarray(values, dtype=float)
-        expected = self.embedding.score(values[self.inputs])[0]
-        return float(abs(values[self.score] - expected))
+        v = np.asarray(values, dtype=np.float64)
+        expected = self.embedding.score(v[self.inputs])[0]
+        return float(abs(v[self.score] - expected))
 
-    def query_sides(self, z0) -> list[tuple[int, int, bool]]:
+    def query_sides(self, z0: ArrayLike) -> list[tuple[int, int, bool]]:
         """Binary indicators that decide which side of a model threshold input column
         ``c`` is on, with the side the point ``z0`` is on: ``(c, var, z0_side)`` meaning
         "``var`` ≠ ``z0_side`` ⇒ column ``c`` differs from ``z0[c]``". A formulation
@@ -345,7 +356,23 @@ class EmbeddingConstr:
         models without thresholds."""
         return []
 
-    def start_values(self, x_values) -> tuple[np.ndarray, np.ndarray]:
+    def distance_cuts(self, cell_distance: Callable[[FloatArray, FloatArray], FloatArray]
+                      ) -> list[tuple[IntArray, FloatArray]]:
+        """Rows ``sum_j d_j x[idx_j] <= distance`` valid at every solution, for groups of
+        this record's 0/1 variables of which exactly one is 1 and which each confine the
+        inputs to a box (a tree's leaves): ``d_j = cell_distance(lo, hi)`` bounds the
+        distance from the query of any input in box ``j`` (``lo``, ``hi`` of shape ``(m,
+        n_inputs)``). Returns ``[(idx, d), ...]``; none by default (no such structure)."""
+        return []
+
+    def move_cuts(self, z0: ArrayLike) -> list[tuple[int, IntArray, FloatArray, float]]:
+        """Lower bounds on how far an input column moved from ``z0`` in terms of this
+        record's variables: ``(column, idx, coefs, constant)`` meaning ``|x_c - z0_c| >=
+        constant + coefs @ x[idx]`` at every solution (tree ensembles: the split levels
+        passed); none by default."""
+        return []
+
+    def start_values(self, x_values: ArrayLike) -> tuple[IntArray, FloatArray]:
         """Values of every variable this record added, at input values ``x_values``
         (``idx, values``), e.g. to complete a MIP start. The base record has only the
         score variable; subclasses add their auxiliary variables."""

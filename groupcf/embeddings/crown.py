@@ -26,48 +26,63 @@ interval arithmetic.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+from groupcf.embeddings._typing import ArrayLike, FloatArray
 
-def linear_upper(emb, A: np.ndarray, c: np.ndarray, lo: np.ndarray, hi: np.ndarray):
+if TYPE_CHECKING:  # pragma: no cover
+    from groupcf.embeddings.base import Embedding
+
+#: an affine layer ``(W, b)``; ``W`` of shape ``(out, in)`` or batched ``(K, out, in)``
+Layer = tuple[FloatArray, FloatArray]
+#: pre-activation bounds ``(low, up)`` of one layer, per box ``(K, out)``
+Bounds = tuple[FloatArray, FloatArray]
+
+
+def linear_upper(emb: Embedding, A: FloatArray, c: ArrayLike, lo: ArrayLike,
+                 hi: ArrayLike) -> tuple[FloatArray, FloatArray] | None:
     """``(a, d)``, shapes ``(K, p)`` and ``(K,)``: ``score(A_k y + c_k) <= a_k . y + d_k``
     on ``lo_k <= y <= hi_k`` (``A``: ``(K, n, p)`` or ``(n, p)``, ``c``: ``(K, n)``), or
     ``None`` when the embedding has no such relaxation (only ReLU networks and additive
     scores do)."""
     from groupcf.embeddings.network import ReLUNetwork
-    lo, hi = np.atleast_2d(lo).astype(float), np.atleast_2d(hi).astype(float)
-    K = lo.shape[0]
+    low: FloatArray = np.atleast_2d(lo).astype(np.float64)
+    up: FloatArray = np.atleast_2d(hi).astype(np.float64)
+    K = low.shape[0]
     A = np.broadcast_to(A, (K, *A.shape[-2:])) if A.ndim == 2 else A
-    c = np.broadcast_to(np.asarray(c, float), (K, A.shape[1]))
+    cb: FloatArray = np.broadcast_to(np.asarray(c, np.float64), (K, A.shape[1]))
     if isinstance(emb, ReLUNetwork):
         layers = emb.layers
     else:
         add = emb.additive()
         if add is None:
             return None
-        w = np.asarray(add.weights, float)
-        return np.einsum("n,knp->kp", w, A), c @ w + float(add.bias)
+        w = np.asarray(add.weights, np.float64)
+        return np.einsum("n,knp->kp", w, A), cb @ w + float(add.bias)
     W1, b1 = layers[0]
     Wy = np.matmul(W1, A)                           # first layer as a function of y
-    by = c @ W1.T + b1
+    by = cb @ W1.T + b1
     if len(layers) == 1:
         return Wy[:, 0, :], by[:, 0]
-    eff = [(Wy, by), *layers[1:]]
-    bounds = [_box_range(Wy, by, lo, hi)]
+    eff: list[Layer] = [(Wy, by), *layers[1:]]
+    bounds = [_box_range(Wy, by, low, up)]
     for k in range(1, len(layers) - 1):
         m = layers[k][0].shape[0]
         eye = np.broadcast_to(np.eye(m), (K, m, m))
         ua, ud = _backward(eye, k, eff, bounds)
         la, ld = _backward(-eye, k, eff, bounds)
-        u = ud + _box_max(ua, lo, hi)
-        lw = -(ld + _box_max(la, lo, hi))
+        u = ud + _box_max(ua, low, up)
+        lw = -(ld + _box_max(la, low, up))
         il, iu = _interval_layer(layers[k], bounds[-1])     # interval arithmetic, intersected
         bounds.append((np.maximum(lw, il), np.minimum(u, iu)))
     a, d = _backward(np.ones((K, 1, 1)), len(layers) - 1, eff, bounds)
     return a[:, 0, :], d[:, 0]
 
 
-def _box_range(W, b, lo, hi):
+def _box_range(W: FloatArray, b: FloatArray, lo: FloatArray, hi: FloatArray) -> Bounds:
     """Exact range of ``W_k y + b_k`` over the boxes (``W``: ``(K, m, p)``)."""
     Wp, Wn = np.maximum(W, 0.0), np.minimum(W, 0.0)
     low = b + (Wp @ lo[:, :, None])[..., 0] + (Wn @ hi[:, :, None])[..., 0]
@@ -75,19 +90,20 @@ def _box_range(W, b, lo, hi):
     return low, up
 
 
-def _box_max(a, lo, hi):
+def _box_max(a: FloatArray, lo: FloatArray, hi: FloatArray) -> FloatArray:
     """``max over the box of a . y`` for ``a``: ``(K, m, p)``."""
-    return np.maximum(a * lo[:, None, :], a * hi[:, None, :]).sum(-1)
+    out: FloatArray = np.maximum(a * lo[:, None, :], a * hi[:, None, :]).sum(-1)
+    return out
 
 
-def _interval_layer(layer, prev):
+def _interval_layer(layer: Layer, prev: Bounds) -> Bounds:
     W, b = layer
     hl, hu = np.maximum(prev[0], 0.0), np.maximum(prev[1], 0.0)
     Wp, Wn = np.maximum(W, 0.0), np.minimum(W, 0.0)
     return hl @ Wp.T + hu @ Wn.T + b, hu @ Wp.T + hl @ Wn.T + b
 
 
-def _relax(low, up):
+def _relax(low: FloatArray, up: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Upper slope/intercept and lower slope of ``max(0, t)`` on ``[low, up]``."""
     unstable = (low < 0) & (up > 0)
     den = np.where(unstable, up - low, 1.0)
@@ -97,7 +113,7 @@ def _relax(low, up):
     return su, tu, sl
 
 
-def _backward(lam, k, eff, bounds):
+def _backward(lam: FloatArray, k: int, eff: Sequence[Layer], bounds: Sequence[Bounds]) -> tuple[FloatArray, FloatArray]:
     """An upper bound ``(coefficients on y, constant)`` of ``lam . t_k`` (``t_k`` the
     pre-activation of layer ``k``, ``k >= 1``)."""
     W, b = eff[k]

@@ -11,17 +11,27 @@ than ``binary``. Needs ``pip install 'groupcf[trees]'``.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
+from groupcf.embeddings._typing import TreeArrays
 from groupcf.embeddings.sklearn_trees import _concat
 from groupcf.embeddings.trees import TreeEnsemble
 from groupcf.exceptions import UnsupportedModelError
 
+if TYPE_CHECKING:  # pragma: no cover
+    from groupcf.embeddings.registry import Register
 
-def _tree_arrays(node) -> tuple:
-    feat, thr, left, right, value = [], [], [], [], []
 
-    def emit(nd) -> int:
+def _tree_arrays(node: dict[str, Any]) -> TreeArrays:
+    feat: list[int] = []
+    thr: list[float] = []
+    left: list[int] = []
+    right: list[int] = []
+    value: list[float] = []
+
+    def emit(nd: dict[str, Any]) -> int:
         k = len(feat)
         feat.append(-1)
         thr.append(0.0)
@@ -52,7 +62,7 @@ def _tree_arrays(node) -> tuple:
             np.array(right, dtype=np.int64), np.array(value))
 
 
-def lgbm_classifier(model) -> TreeEnsemble:
+def lgbm_classifier(model: Any) -> TreeEnsemble:
     """Embedding of a fitted binary ``lightgbm.LGBMClassifier``."""
     booster = model.booster_
     n_iter = getattr(model, "best_iteration_", None) or -1
@@ -69,7 +79,7 @@ def lgbm_classifier(model) -> TreeEnsemble:
     return _concat(trees, n, scale, 0.0, False, "LGBMClassifier")
 
 
-def register_all(register) -> None:
+def register_all(register: Register) -> None:
     """Register the LightGBM converters (called when lightgbm is imported)."""
     from lightgbm import LGBMClassifier
 

@@ -15,15 +15,17 @@ path (best completion, per-feature gains) applies.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from groupcf.embeddings._typing import ArrayLike, FloatArray
 from groupcf.embeddings.base import AdditiveForm, Embedding, EmbeddingConstr
 from groupcf.exceptions import UnsupportedModelError
 
 if TYPE_CHECKING:  # pragma: no cover
+    from groupcf.embeddings.registry import Register
     from groupcf.features.domain import InputDomain
     from groupcf.solvers.base import Backend
 
@@ -31,8 +33,8 @@ if TYPE_CHECKING:  # pragma: no cover
 class LinearModel(Embedding):
     """``score(z) = bias + z @ weights`` (a linear decision function)."""
 
-    def __init__(self, weights, bias: float = 0.0):
-        w = np.array(weights, dtype=float).reshape(-1)
+    def __init__(self, weights: ArrayLike, bias: float = 0.0) -> None:
+        w = np.array(weights, dtype=np.float64).reshape(-1)
         if not (np.all(np.isfinite(w)) and math.isfinite(float(bias))):
             raise ValueError("weights and bias must be finite")
         w.setflags(write=False)
@@ -45,39 +47,39 @@ class LinearModel(Embedding):
     def __repr__(self) -> str:
         return f"LinearModel(inputs={self.n_inputs})"
 
-    def score(self, Z) -> np.ndarray:
+    def score(self, Z: ArrayLike) -> FloatArray:
         return self._check_points(Z) @ self.weights + self.bias
 
     def additive(self) -> AdditiveForm:
         return AdditiveForm(self.weights, self.bias)
 
-    def partial(self, fixed_idx, fixed_values) -> LinearModel:
-        fixed_idx = np.asarray(fixed_idx, dtype=np.int64).reshape(-1)
-        fixed_values = np.asarray(fixed_values, dtype=float).reshape(-1)
-        if fixed_idx.shape != fixed_values.shape:
-            raise ValueError(f"{len(fixed_idx)} indices but {len(fixed_values)} values")
+    def partial(self, fixed_idx: ArrayLike, fixed_values: ArrayLike) -> LinearModel:
+        idx = np.asarray(fixed_idx, dtype=np.int64).reshape(-1)
+        values = np.asarray(fixed_values, dtype=np.float64).reshape(-1)
+        if idx.shape != values.shape:
+            raise ValueError(f"{len(idx)} indices but {len(values)} values")
         keep = np.ones(self.n_inputs, dtype=bool)
-        keep[fixed_idx] = False
-        return LinearModel(self.weights[keep], self.bias + float(self.weights[fixed_idx] @ fixed_values))
+        keep[idx] = False
+        return LinearModel(self.weights[keep], self.bias + float(self.weights[idx] @ values))
 
-    def score_bounds(self, lb, ub) -> tuple[float, float]:
+    def score_bounds(self, lb: ArrayLike, ub: ArrayLike) -> tuple[float, float]:
         """Exact over a box: each column at the end its weight favours."""
-        lb, ub = np.asarray(lb, dtype=float), np.asarray(ub, dtype=float)
+        low, up = np.asarray(lb, dtype=np.float64), np.asarray(ub, dtype=np.float64)
         w = self.weights
         with np.errstate(invalid="ignore"):
-            lo = np.where(w > 0, w * lb, np.where(w < 0, w * ub, 0.0))
-            hi = np.where(w > 0, w * ub, np.where(w < 0, w * lb, 0.0))
+            lo = np.where(w > 0, w * low, np.where(w < 0, w * up, 0.0))
+            hi = np.where(w > 0, w * up, np.where(w < 0, w * low, 0.0))
         return self.bias + float(lo.sum()), self.bias + float(hi.sum())
 
-    def add_to(self, backend: Backend, x_idx, domain: InputDomain,
+    def add_to(self, backend: Backend, x_idx: ArrayLike, domain: InputDomain,
                lo: float | None = None) -> EmbeddingConstr:
         """One row ``score - w x = bias`` (``score >= lo`` as a second row)."""
-        x_idx = np.asarray(x_idx, dtype=np.int64).reshape(-1)
-        if len(x_idx) != self.n_inputs:
-            raise ValueError(f"{len(x_idx)} input variables for a model with {self.n_inputs} inputs")
+        inputs = np.asarray(x_idx, dtype=np.int64).reshape(-1)
+        if len(inputs) != self.n_inputs:
+            raise ValueError(f"{len(inputs)} input variables for a model with {self.n_inputs} inputs")
         score = int(backend.add_vars(1, lb=-math.inf, ub=math.inf)[0])
         nz = np.flatnonzero(self.weights)
-        cols = np.concatenate([x_idx[nz], [score]])
+        cols = np.concatenate([inputs[nz], [score]])
         data = np.concatenate([-self.weights[nz], [1.0]])
         A = sp.csr_matrix((data, (np.zeros(len(cols), dtype=np.int64), cols)), shape=(1, backend.num_vars))
         rows = [np.asarray(backend.add_rows(A, [self.bias], [self.bias]), dtype=np.int64)]
@@ -85,11 +87,11 @@ class LinearModel(Embedding):
         if lo is not None:
             lo_row = int(backend.add_row([score], [1.0], float(lo), math.inf))
             rows.append(np.array([lo_row], dtype=np.int64))
-        return EmbeddingConstr(embedding=self, inputs=x_idx, score=score,
+        return EmbeddingConstr(embedding=self, inputs=inputs, score=score,
                                rows=np.concatenate(rows), lo_row=lo_row)
 
 
-def linear_classifier(model) -> LinearModel:
+def linear_classifier(model: Any) -> LinearModel:
     """Embedding of a fitted binary scikit-learn linear classifier (``coef_``,
     ``intercept_``, ``decision_function``)."""
     from sklearn.utils.validation import check_is_fitted
@@ -109,7 +111,7 @@ def linear_classifier(model) -> LinearModel:
     return LinearModel(coef[0], float(intercept[0]))
 
 
-def register_all(register) -> None:
+def register_all(register: Register) -> None:
     """Register scikit-learn's linear classifiers."""
     from sklearn.linear_model import Perceptron, RidgeClassifier, SGDClassifier
     from sklearn.svm import LinearSVC

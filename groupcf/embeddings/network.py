@@ -64,7 +64,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -72,6 +72,7 @@ import numpy as np
 
 from groupcf.embeddings._relu_line import first_crossing
 from groupcf.embeddings._relu_rows import add_relu_layer, affine_block
+from groupcf.embeddings._typing import ArrayLike, FloatArray, IntArray
 from groupcf.embeddings.base import AdditiveForm, DeltaEvaluator, Embedding, EmbeddingCapabilities, EmbeddingConstr
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -96,19 +97,19 @@ class ReLUNetwork(Embedding):
 
     capabilities = EmbeddingCapabilities(line_search=True)
 
-    def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray | None]]):
+    def __init__(self, layers: Sequence[tuple[ArrayLike, ArrayLike | None]]) -> None:
         if len(layers) == 0:
             raise ValueError("a ReLUNetwork needs at least one layer")
-        checked = []
+        checked: list[tuple[FloatArray, FloatArray]] = []
         n_in = None
-        for k, (W, b) in enumerate(layers):
-            W = np.array(W, dtype=float)
+        for k, (W_in, b_in) in enumerate(layers):
+            W = np.array(W_in, dtype=np.float64)
             if W.ndim == 1:
                 W = W[None, :]
             if W.ndim != 2:
                 raise ValueError(f"layer {k}: W must be 2-D (out, in), got shape {W.shape}")
             out, inp = W.shape
-            b = np.zeros(out) if b is None else np.array(b, dtype=float).reshape(-1)
+            b = np.zeros(out) if b_in is None else np.array(b_in, dtype=np.float64).reshape(-1)
             if b.shape != (out,):
                 raise ValueError(f"layer {k}: b has shape {b.shape}, expected ({out},)")
             if n_in is not None and inp != n_in:
@@ -121,12 +122,12 @@ class ReLUNetwork(Embedding):
             n_in = out
         if n_in != 1:
             raise ValueError(f"the last layer must have one output (the score), it has {n_in}")
-        self.layers: tuple[tuple[np.ndarray, np.ndarray], ...] = tuple(checked)
+        self.layers: tuple[tuple[FloatArray, FloatArray], ...] = tuple(checked)
 
     # -- description --------------------------------------------------------------------
     @property
     def n_inputs(self) -> int:
-        return self.layers[0][0].shape[1]
+        return int(self.layers[0][0].shape[1])
 
     @property
     def is_linear(self) -> bool:
@@ -140,7 +141,7 @@ class ReLUNetwork(Embedding):
 
     @property
     def hidden_sizes(self) -> list[int]:
-        return [W.shape[0] for W, _ in self.layers[:-1]]
+        return [int(W.shape[0]) for W, _ in self.layers[:-1]]
 
     def additive(self) -> AdditiveForm | None:
         """Exact for a network without hidden layers: ``score = b + W z``."""
@@ -149,10 +150,10 @@ class ReLUNetwork(Embedding):
         W, b = self.layers[0]
         return AdditiveForm(W[0], float(b[0]))
 
-    def score_bounds(self, lb, ub) -> tuple[float, float]:
+    def score_bounds(self, lb: ArrayLike, ub: ArrayLike) -> tuple[float, float]:
         """Interval arithmetic through the layers (valid, not tight with hidden layers)."""
-        ylo = np.asarray(lb, dtype=float).reshape(-1)
-        yhi = np.asarray(ub, dtype=float).reshape(-1)
+        ylo = np.asarray(lb, dtype=np.float64).reshape(-1)
+        yhi = np.asarray(ub, dtype=np.float64).reshape(-1)
         if ylo.shape != (self.n_inputs,) or yhi.shape != (self.n_inputs,):
             raise ValueError(f"bounds must have {self.n_inputs} entries")
         for k, (W, b) in enumerate(self.layers):
@@ -161,7 +162,7 @@ class ReLUNetwork(Embedding):
                 ylo, yhi = np.maximum(L, 0.0), np.maximum(U, 0.0)
         return float(L[0]), float(U[0])
 
-    def delta_evaluator(self, z0) -> _ReLUDelta:
+    def delta_evaluator(self, z0: ArrayLike) -> _ReLUDelta:
         """Folds ``z0`` into the first layer per column set; the hidden layers then run
         once for all groups of a batch."""
         return _ReLUDelta(self, z0)
@@ -170,11 +171,11 @@ class ReLUNetwork(Embedding):
         return f"ReLUNetwork(inputs={self.n_inputs}, hidden={self.hidden_sizes})"
 
     # -- numpy evaluation ---------------------------------------------------------------
-    def preactivations(self, Z: np.ndarray) -> list[np.ndarray]:
+    def preactivations(self, Z: ArrayLike) -> list[FloatArray]:
         """Pre-activations of every layer (hidden layers, then the output) at the rows of
         ``Z``: a list of arrays of shape ``(m, out_l)``."""
         Y = self._check_points(Z)
-        out = []
+        out: list[FloatArray] = []
         for k, (W, b) in enumerate(self.layers):
             A = Y @ W.T + b
             out.append(A)
@@ -182,43 +183,43 @@ class ReLUNetwork(Embedding):
                 Y = np.maximum(A, 0.0)
         return out
 
-    def score(self, Z: np.ndarray) -> np.ndarray:
+    def score(self, Z: ArrayLike) -> FloatArray:
         Y = self._check_points(Z)
         last = len(self.layers) - 1
         for k, (W, b) in enumerate(self.layers):
-            A = Y @ W.T + b
+            A: FloatArray = Y @ W.T + b
             if k == last:
                 return A[:, 0]
             Y = np.maximum(A, 0.0)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def first_crossing(self, z, d, t_max: float, lo: float) -> float | None:
+    def first_crossing(self, z: ArrayLike, d: ArrayLike, t_max: float, lo: float) -> float | None:
         """Smallest ``t`` in ``[0, t_max]`` with ``score(z + t d) >= lo``, exact up to
         floating point (walks the linear pieces, :mod:`._relu_line`); ``None`` if none."""
         return first_crossing(self.layers, z, d, t_max, lo)
 
     # -- partial evaluation -------------------------------------------------------------
-    def partial(self, fixed_idx, fixed_values) -> ReLUNetwork:
+    def partial(self, fixed_idx: ArrayLike, fixed_values: ArrayLike) -> ReLUNetwork:
         r"""Fix inputs ``fixed_idx`` to ``fixed_values``: with :math:`F` the fixed and
         :math:`R` the remaining inputs, the first layer becomes
         :math:`W_1[:, R]\, x_R + (b_1 + W_1[:, F]\, x_F)`. Other layers are shared."""
-        fixed_idx = np.asarray(fixed_idx, dtype=np.int64).reshape(-1)
-        fixed_values = np.asarray(fixed_values, dtype=float).reshape(-1)
+        idx = np.asarray(fixed_idx, dtype=np.int64).reshape(-1)
+        values = np.asarray(fixed_values, dtype=np.float64).reshape(-1)
         n = self.n_inputs
-        if fixed_idx.shape != fixed_values.shape:
-            raise ValueError(f"{len(fixed_idx)} indices but {len(fixed_values)} values")
-        if len(fixed_idx) and (fixed_idx.min() < 0 or fixed_idx.max() >= n):
+        if idx.shape != values.shape:
+            raise ValueError(f"{len(idx)} indices but {len(values)} values")
+        if len(idx) and (idx.min() < 0 or idx.max() >= n):
             raise ValueError(f"fixed indices must lie in [0, {n})")
-        if len(np.unique(fixed_idx)) != len(fixed_idx):
+        if len(np.unique(idx)) != len(idx):
             raise ValueError("fixed indices must be distinct")
         keep = np.ones(n, dtype=bool)
-        keep[fixed_idx] = False
+        keep[idx] = False
         W1, b1 = self.layers[0]
-        first = (W1[:, keep], b1 + W1[:, fixed_idx] @ fixed_values)
+        first = (W1[:, keep], b1 + W1[:, idx] @ values)
         return ReLUNetwork([first, *self.layers[1:]])
 
     # -- bounds ---------------------------------------------------------------------------
-    def gradient_bound(self, d, domain: InputDomain) -> float:
+    def gradient_bound(self, d: ArrayLike, domain: InputDomain) -> float:
         """Interval arithmetic through the Jacobian: a neuron whose pre-activation bounds
         over ``domain`` straddle 0 contributes a derivative in ``[0, 1]``."""
         v_lo = v_hi = self.layers[0][0] @ np.asarray(d, dtype=float)
@@ -230,7 +231,7 @@ class ReLUNetwork(Embedding):
             v_lo, v_hi = Wp @ h_lo + Wn @ h_hi, Wp @ h_hi + Wn @ h_lo
         return float(max(abs(v_lo[0]), abs(v_hi[0])))
 
-    def bounds(self, domain: InputDomain) -> list[tuple[np.ndarray, np.ndarray]]:
+    def bounds(self, domain: InputDomain) -> list[tuple[FloatArray, FloatArray]]:
         """Pre-activation bounds ``(L, U)`` of every layer (hidden layers, then the output)
         over ``domain``: exact for layer 1, interval arithmetic after (see module doc)."""
         if domain.n != self.n_inputs:
@@ -244,12 +245,12 @@ class ReLUNetwork(Embedding):
         return out
 
     # -- MIP formulation --------------------------------------------------------------
-    def add_to(self, backend: Backend, x_idx, domain: InputDomain,
+    def add_to(self, backend: Backend, x_idx: ArrayLike, domain: InputDomain,
                lo: float | None = None) -> NetworkConstr:
         """Add the network to ``backend`` (formulation in the module docstring)."""
-        x_idx = np.asarray(x_idx, dtype=np.int64).reshape(-1)
-        if len(x_idx) != self.n_inputs:
-            raise ValueError(f"{len(x_idx)} input variables for a model with {self.n_inputs} inputs")
+        inputs = np.asarray(x_idx, dtype=np.int64).reshape(-1)
+        if len(inputs) != self.n_inputs:
+            raise ValueError(f"{len(inputs)} input variables for a model with {self.n_inputs} inputs")
         bounds = self.bounds(domain)
         for k, (L, U) in enumerate(bounds[:-1]):
             bad = ~(np.isfinite(L) & np.isfinite(U))
@@ -258,10 +259,10 @@ class ReLUNetwork(Embedding):
                     f"layer {k + 1}: neurons {np.flatnonzero(bad).tolist()} have unbounded "
                     "pre-activations over the domain; give every continuous input finite bounds")
 
-        rows: list[np.ndarray] = []
-        hidden: list[np.ndarray] = []
-        binaries: list[np.ndarray] = []
-        prev = x_idx                                  # backend indices of y^{l-1}
+        rows: list[IntArray] = []
+        hidden: list[IntArray] = []
+        binaries: list[IntArray] = []
+        prev = inputs                                 # backend indices of y^{l-1}
         prev_cols = np.arange(self.n_inputs)          # their columns in W_l
         for (W, b), (L, U) in zip(self.layers[:-1], bounds[:-1]):
             Wl = W[:, prev_cols]
@@ -282,7 +283,7 @@ class ReLUNetwork(Embedding):
             lo_row = int(backend.add_row([score], [1.0], float(lo), INF))
             rows.append(np.array([lo_row], dtype=np.int64))
 
-        constr = NetworkConstr(embedding=self, inputs=x_idx, score=score, hidden=hidden,
+        constr = NetworkConstr(embedding=self, inputs=inputs, score=score, hidden=hidden,
                                  binaries=binaries, bounds=bounds,
                                  rows=np.concatenate(rows), lo_row=lo_row)
         logger.debug("added %r: %d binaries, %d always active, %d always inactive",
@@ -296,19 +297,22 @@ class _ReLUDelta(DeltaEvaluator):
     (the first layer of ``partial(other columns, z0[other])``), and the hidden layers
     run once for the stacked first-layer outputs of every group."""
 
-    def __init__(self, network: ReLUNetwork, z0):
+    embedding: ReLUNetwork
+
+    def __init__(self, network: ReLUNetwork, z0: ArrayLike) -> None:
         super().__init__(network, z0)
         W1, b1 = network.layers[0]
         self._base = b1 + W1 @ self.z0
 
-    def _prepare(self, cols):
+    def _prepare(self, cols: IntArray) -> tuple[FloatArray, FloatArray]:
         Wc = np.ascontiguousarray(self.embedding.layers[0][0][:, cols])
         return Wc.T.copy(), self._base - Wc @ self.z0[cols]
 
-    def score_groups(self, groups) -> list[np.ndarray]:
-        firsts, sizes = [], []
-        for cols, Zc in groups:
-            cols, Zc = self._args(cols, Zc)
+    def score_groups(self, groups: Iterable[tuple[ArrayLike, ArrayLike]]) -> list[FloatArray]:
+        firsts: list[FloatArray] = []
+        sizes: list[int] = []
+        for group_cols, group_Zc in groups:
+            cols, Zc = self._args(group_cols, group_Zc)
             if len(cols) == 0:
                 firsts.append(np.repeat(self._base[None, :], len(Zc), axis=0))
             else:
@@ -341,9 +345,10 @@ class NetworkConstr(EmbeddingConstr):
         used for the big-M constants.
     """
 
-    hidden: list[np.ndarray] = field(default_factory=list)
-    binaries: list[np.ndarray] = field(default_factory=list)
-    bounds: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    embedding: ReLUNetwork
+    hidden: list[IntArray] = field(default_factory=list)
+    binaries: list[IntArray] = field(default_factory=list)
+    bounds: list[tuple[FloatArray, FloatArray]] = field(default_factory=list)
 
     @property
     def n_binaries(self) -> int:
@@ -360,7 +365,7 @@ class NetworkConstr(EmbeddingConstr):
         return int(sum(int(np.count_nonzero((h >= 0) & (b < 0)))
                        for h, b in zip(self.hidden, self.binaries)))
 
-    def start_values(self, x_values) -> tuple[np.ndarray, np.ndarray]:
+    def start_values(self, x_values: ArrayLike) -> tuple[IntArray, FloatArray]:
         """Values of every variable this record added, at input values ``x_values``
         (``idx, values``): hidden outputs, activation binaries and the score."""
         pre = self.embedding.preactivations(np.asarray(x_values, dtype=float)[None, :])
@@ -382,13 +387,15 @@ class NetworkConstr(EmbeddingConstr):
                 f"rows={len(self.rows)})")
 
 
-def _interval_affine(W: np.ndarray, b: np.ndarray, ylo: np.ndarray, yhi: np.ndarray):
+def _interval_affine(W: FloatArray, b: FloatArray, ylo: FloatArray,
+                     yhi: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Bounds of ``W y + b`` for ``y`` in the box ``[ylo, yhi]`` (interval arithmetic);
     a zero weight times an infinite bound counts as 0."""
     Wp, Wn = np.maximum(W, 0.0), np.minimum(W, 0.0)
     if np.all(np.isfinite(ylo)) and np.all(np.isfinite(yhi)):
         return b + Wp @ ylo + Wn @ yhi, b + Wp @ yhi + Wn @ ylo
     with np.errstate(invalid="ignore"):
-        def dot(A, y):
-            return np.nan_to_num(A * y, nan=0.0, posinf=np.inf, neginf=-np.inf).sum(axis=1)
+        def dot(A: FloatArray, y: FloatArray) -> FloatArray:
+            out: FloatArray = np.nan_to_num(A * y, nan=0.0, posinf=np.inf, neginf=-np.inf).sum(axis=1)
+            return out
         return b + dot(Wp, ylo) + dot(Wn, yhi), b + dot(Wp, yhi) + dot(Wn, ylo)

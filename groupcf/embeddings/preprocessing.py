@@ -16,8 +16,11 @@ embedding, so the algorithms see an ordinary embedding over the space's columns:
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from groupcf.embeddings._typing import ArrayLike, FloatArray
 from groupcf.embeddings.base import Embedding
 from groupcf.embeddings.linear import LinearModel
 from groupcf.embeddings.network import ReLUNetwork
@@ -27,7 +30,8 @@ from groupcf.exceptions import UnsupportedModelError
 __all__ = ["compose_affine"]
 
 
-def compose_affine(embedding: Embedding, matrix, offset, names=None) -> Embedding:
+def compose_affine(embedding: Embedding, matrix: ArrayLike, offset: ArrayLike,
+                   names: Sequence[str] | None = None) -> Embedding:
     """``embedding`` evaluated at ``matrix @ z + offset``, as an embedding of ``z``.
 
     Parameters
@@ -55,8 +59,8 @@ def compose_affine(embedding: Embedding, matrix, offset, names=None) -> Embeddin
     >>> compose_affine(net, np.array([[1.0], [3.0]]), np.array([0.0, 1.0])).score(np.array([[1.0]]))
     array([-1.5])
     """
-    A = np.asarray(matrix, dtype=float)
-    c = np.asarray(offset, dtype=float).reshape(-1)
+    A = np.asarray(matrix, dtype=np.float64)
+    c = np.asarray(offset, dtype=np.float64).reshape(-1)
     if A.ndim != 2 or A.shape[0] != embedding.n_inputs or c.shape != (A.shape[0],):
         raise UnsupportedModelError(
             f"the preprocessing gives {A.shape[0] if A.ndim == 2 else '?'} columns but the classifier takes "
@@ -73,7 +77,7 @@ def compose_affine(embedding: Embedding, matrix, offset, names=None) -> Embeddin
         "FeatureSpace first (make_pipeline(gcf.FeatureSpace(), classifier)) or use method='geco'/'pso' with data=")
 
 
-def _trees(emb: TreeEnsemble, A: np.ndarray, c: np.ndarray, names) -> TreeEnsemble:
+def _trees(emb: TreeEnsemble, A: FloatArray, c: FloatArray, names: Sequence[str] | None) -> TreeEnsemble:
     feature = emb.feature.copy()
     threshold = emb.threshold.copy()
     for j in np.unique(feature[feature >= 0]):

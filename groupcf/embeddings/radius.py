@@ -15,14 +15,38 @@ distance's weights); used by the numpy upper bounds of tree ensembles
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
+
+from groupcf.embeddings._typing import BoolArray, FloatArray
+
+if TYPE_CHECKING:  # pragma: no cover
+    from groupcf.features.space import Feature, FeatureSpace
 
 __all__ = ["Radius", "category_changes", "deltas", "max_changes", "radius_box"]
 
 
-def category_changes(f, z0, lb, ub) -> list[np.ndarray] | None:
+class DistanceWeights(Protocol):
+    """What the radius needs of MACE's distance (:class:`groupcf.formulations.distances.Distance`):
+    the weights of the normalised l0, l1 and linf norms, and their mix of per-feature
+    distances."""
+
+    @property
+    def l0(self) -> float: ...
+
+    @property
+    def l1(self) -> float: ...
+
+    @property
+    def linf(self) -> float: ...
+
+    def aggregate(self, D: FloatArray) -> FloatArray:
+        """Distances ``(m,)`` from per-feature distances ``D`` (shape ``(m, |T|)``)."""
+        ...
+
+
+def category_changes(f: Feature, z0: FloatArray, lb: FloatArray, ub: FloatArray) -> list[FloatArray] | None:
     """The single changes of a one-hot or binary feature ``f`` allowed by the bounds
     ``lb``/``ub`` (each other category), as values of its columns; ``None`` for any other
     encoding. Shared by the tree and network upper bounds."""
@@ -36,7 +60,7 @@ def category_changes(f, z0, lb, ub) -> list[np.ndarray] | None:
     return None
 
 
-def deltas(space, z0, Z):
+def deltas(space: FeatureSpace, z0: FloatArray, Z: FloatArray) -> FloatArray:
     """Per-feature distances (MACE's measure) of expanded rows ``Z`` from ``z0``."""
     D = np.zeros((len(Z), len(space)))
     for l, f in enumerate(space):
@@ -55,7 +79,7 @@ def deltas(space, z0, Z):
     return D
 
 
-def max_changes(space, distance, bound: float):
+def max_changes(space: FeatureSpace, distance: DistanceWeights, bound: float) -> int | None:
     """Most features a solution of objective ``<= bound`` can change (each costs at least
     :math:`w_0/|T|`), ``None`` without an l0 weight."""
     w0 = distance.l0 / max(len(space), 1)
@@ -67,14 +91,15 @@ def max_changes(space, distance, bound: float):
 class Radius(NamedTuple):
     """What a bound ``U`` on the objective implies (module doc, step 3)."""
 
-    lb: np.ndarray            # column bounds (the box; fixed features at the instance)
-    ub: np.ndarray
-    can_change: np.ndarray    # per feature
+    lb: FloatArray            # column bounds (the box; fixed features at the instance)
+    ub: FloatArray
+    can_change: BoolArray     # per feature
     k: int | None             # most changed features (None without an l0 weight)
     budget: float             # sum of |v_c - x0_c| over continuous columns (inf without l1)
 
 
-def radius_box(space, distance, bound: float, z0, lb, ub, can_change) -> Radius:
+def radius_box(space: FeatureSpace, distance: DistanceWeights, bound: float, z0: FloatArray, lb: FloatArray,
+               ub: FloatArray, can_change: BoolArray) -> Radius:
     """The box, fixed features, cardinality and l1 budget of the solutions of objective
     ``<= bound`` (module doc, step 3)."""
     n = max(len(space), 1)

@@ -13,23 +13,34 @@ import logging
 import sys
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from groupcf.embeddings.base import Embedding, EmbeddingConstr
 from groupcf.exceptions import GroupCFWarning, InvalidInputError, UnsupportedModelError
 
+if TYPE_CHECKING:  # pragma: no cover
+    from groupcf.embeddings._typing import ArrayLike
+    from groupcf.features.domain import InputDomain
+    from groupcf.features.space import FeatureSpace
+    from groupcf.solvers.base import Backend
+
 logger = logging.getLogger(__name__)
 
+#: ``converter(model) -> Embedding`` for one model type
 Converter = Callable[[Any], Embedding]
+#: :func:`register` as handed to a framework module's ``register_all``
+Register = Callable[[type, Converter], None]
 
 _REGISTRY: dict[type, Converter] = {}
-# framework module -> (groupcf modules holding its converters, loaded?)
-_FRAMEWORKS: dict[str, list] = {
-    "sklearn": [("groupcf.embeddings.sklearn", "groupcf.embeddings.linear", "groupcf.embeddings.sklearn_trees"), False],
-    "torch": [("groupcf.embeddings.torch",), False],
-    "xgboost": [("groupcf.embeddings.xgboost",), False],
-    "lightgbm": [("groupcf.embeddings.lightgbm",), False],
+# framework module -> groupcf modules holding its converters
+_FRAMEWORKS: dict[str, tuple[str, ...]] = {
+    "sklearn": ("groupcf.embeddings.sklearn", "groupcf.embeddings.linear", "groupcf.embeddings.sklearn_trees"),
+    "torch": ("groupcf.embeddings.torch",),
+    "xgboost": ("groupcf.embeddings.xgboost",),
+    "lightgbm": ("groupcf.embeddings.lightgbm",),
 }
+# frameworks whose converters are registered
+_LOADED: set[str] = set()
 
 
 def register(model_type: type, converter: Converter) -> None:
@@ -41,11 +52,11 @@ def register(model_type: type, converter: Converter) -> None:
 
 
 def _load_frameworks() -> None:
-    for framework, entry in _FRAMEWORKS.items():
-        if entry[1] or framework not in sys.modules:
+    for framework, modules in _FRAMEWORKS.items():
+        if framework in _LOADED or framework not in sys.modules:
             continue
-        entry[1] = True
-        for module in entry[0]:
+        _LOADED.add(framework)
+        for module in modules:
             try:
                 importlib.import_module(module).register_all(register)
             except ImportError as exc:  # pragma: no cover - broken optional install
@@ -61,11 +72,11 @@ def registered_types() -> list[type]:
 
 def _supported_names() -> str:
     names = [f"{t.__module__.split('.')[0]}.{t.__name__}" for t in registered_types()]
-    extra = [f"{fw} models (once {fw} is imported)" for fw, e in _FRAMEWORKS.items() if not e[1]]
+    extra = [f"{fw} models (once {fw} is imported)" for fw in _FRAMEWORKS if fw not in _LOADED]
     return ", ".join(["groupcf ReLUNetwork / Embedding", *names, *extra])
 
 
-def embedding_for(model) -> Embedding:
+def embedding_for(model: Any) -> Embedding:
     """The embedding of a bare (non-pipeline) model."""
     if isinstance(model, Embedding):
         return model
@@ -79,7 +90,7 @@ def embedding_for(model) -> Embedding:
         f"supported: {_supported_names()}")
 
 
-def get_embedding(model, space=None):
+def get_embedding(model: Any, space: FeatureSpace | None = None) -> tuple[FeatureSpace | None, Embedding]:
     """``(space, embedding)`` of a trained model.
 
     ``model`` is a fitted ``Pipeline(FeatureSpace, classifier)`` — its FeatureSpace is
@@ -127,7 +138,7 @@ def get_embedding(model, space=None):
     return space, embedding
 
 
-def _preprocessed(steps, reference):
+def _preprocessed(steps: list[Any], reference: FeatureSpace | None) -> tuple[FeatureSpace, Embedding]:
     """``(space, embedding)`` of a Pipeline of scikit-learn preprocessing then a classifier
     (:mod:`groupcf.features.preprocessing`, :mod:`groupcf.embeddings.preprocessing`); a
     fitted FeatureSpace given as ``reference`` supplies numeric ranges and actionability."""
@@ -144,7 +155,7 @@ def _preprocessed(steps, reference):
     return pre.space, compose_affine(inner, pre.matrix, pre.offset, pre.output_names)
 
 
-def _pipeline_steps(model):
+def _pipeline_steps(model: Any) -> list[Any] | None:
     """The non-passthrough steps of an sklearn Pipeline, or None for other models."""
     if "sklearn" not in sys.modules:
         return None
@@ -155,7 +166,8 @@ def _pipeline_steps(model):
     return [est for _, est in model.steps if est is not None and not isinstance(est, str)]
 
 
-def add_predictor_constr(backend, model, x_idx, domain, lo: float | None = None) -> EmbeddingConstr:
+def add_predictor_constr(backend: Backend, model: Any, x_idx: ArrayLike, domain: InputDomain,
+                         lo: float | None = None) -> EmbeddingConstr:
     """Embed ``model`` (anything :func:`get_embedding` accepts) in ``backend`` at the input
     variables ``x_idx`` over ``domain``; with ``lo``, also require ``score >= lo``."""
     _, embedding = get_embedding(model)

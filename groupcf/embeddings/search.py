@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from groupcf.embeddings.radius import Radius, radius_box
+from groupcf.embeddings._typing import BoolArray, FloatArray
+from groupcf.embeddings.radius import DistanceWeights, Radius, radius_box
 
 if TYPE_CHECKING:  # pragma: no cover
     from groupcf.embeddings.base import Embedding
@@ -48,7 +49,7 @@ class SearchProblem:
         Bounds of every expanded column (actionability and the data's ranges).
     can_change : numpy.ndarray
         Per feature, whether it may change.
-    distance : object
+    distance : DistanceWeights
         MACE's distance (``l0``, ``l1``, ``linf`` weights and ``aggregate``).
     strict : float
         A score bound valid for every margin retry (points returned satisfy it).
@@ -67,11 +68,11 @@ class SearchProblem:
     """
 
     space: FeatureSpace
-    z0: np.ndarray
-    lb: np.ndarray
-    ub: np.ndarray
-    can_change: np.ndarray
-    distance: Any
+    z0: FloatArray
+    lb: FloatArray
+    ub: FloatArray
+    can_change: BoolArray
+    distance: DistanceWeights
     strict: float
     score_lo: float
     Tmax: int | None = None
@@ -99,8 +100,8 @@ class Incumbent:
         model's own.
     """
 
-    stats: dict = field(default_factory=dict)
-    point: np.ndarray | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
+    point: FloatArray | None = None
     box: Radius | None = None
     embedding: Embedding | None = None
 

@@ -13,14 +13,19 @@ The positive class is ``classes_[1]`` (as for ``decision_function`` and
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from groupcf.embeddings.network import ReLUNetwork
 from groupcf.exceptions import UnsupportedModelError
 
+if TYPE_CHECKING:  # pragma: no cover
+    from groupcf.embeddings.registry import Register
 
-def _check_binary(model) -> None:
+
+def _check_binary(model: Any) -> None:
     classes = getattr(model, "classes_", None)
     if classes is None or np.ndim(classes) != 1 or len(classes) != 2:
         n = "?" if classes is None else (len(classes) if np.ndim(classes) == 1 else "multi-output")
@@ -29,7 +34,7 @@ def _check_binary(model) -> None:
             f"{n} classes; refit it on a 0/1 target")
 
 
-def logistic_regression(model) -> ReLUNetwork:
+def logistic_regression(model: Any) -> ReLUNetwork:
     """Embedding of a fitted binary ``sklearn.linear_model.LogisticRegression``."""
     check_is_fitted(model)
     _check_binary(model)
@@ -41,7 +46,7 @@ def logistic_regression(model) -> ReLUNetwork:
     return ReLUNetwork([(coef, intercept)])
 
 
-def mlp_classifier(model) -> ReLUNetwork:
+def mlp_classifier(model: Any) -> ReLUNetwork:
     """Embedding of a fitted binary ``sklearn.neural_network.MLPClassifier`` with ReLU."""
     check_is_fitted(model)
     if model.activation != "relu":
@@ -58,7 +63,7 @@ def mlp_classifier(model) -> ReLUNetwork:
     return ReLUNetwork(layers)
 
 
-def register_all(register) -> None:
+def register_all(register: Register) -> None:
     """Register LogisticRegression and MLPClassifier."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.neural_network import MLPClassifier

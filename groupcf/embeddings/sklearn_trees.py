@@ -16,19 +16,29 @@ models and other losses raise :class:`~groupcf.exceptions.UnsupportedModelError`
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from groupcf.embeddings._typing import FloatArray, TreeArrays
 from groupcf.embeddings.sklearn import _check_binary
-from groupcf.embeddings.trees import TreeEnsemble, le_threshold_f32
+from groupcf.embeddings.split_rules import le_threshold_f32
+from groupcf.embeddings.trees import TreeEnsemble
 from groupcf.exceptions import UnsupportedModelError
 
+if TYPE_CHECKING:  # pragma: no cover
+    from groupcf.embeddings.registry import Register
 
-def _concat(trees, n_inputs, scale, base, averaging, name) -> TreeEnsemble:
+
+def _concat(trees: Sequence[TreeArrays], n_inputs: int, scale: float, base: float, averaging: bool,
+            name: str) -> TreeEnsemble:
     """``trees``: list of ``(feature, threshold_le, left, right, value)`` with local
     indices (``-1`` children at leaves)."""
-    parts = [[] for _ in range(5)]
-    roots, off = [], 0
+    parts: list[list[np.ndarray]] = [[] for _ in range(5)]
+    roots: list[int] = []
+    off = 0
     for feat, thr, lft, rgt, val in trees:
         n = len(feat)
         roots.append(off)
@@ -39,12 +49,12 @@ def _concat(trees, n_inputs, scale, base, averaging, name) -> TreeEnsemble:
         parts[3].append(np.where(leaf, -1, np.asarray(rgt) + off))
         parts[4].append(val)
         off += n
-    cat = [np.concatenate(p) for p in parts]
-    return TreeEnsemble(n_inputs, *cat, roots=np.array(roots), scale=scale, base=base,
-                        averaging=averaging, name=name)
+    feature, threshold, left, right, value = (np.concatenate(p) for p in parts)
+    return TreeEnsemble(n_inputs, feature, threshold, left, right, value, roots=np.array(roots), scale=scale,
+                        base=base, averaging=averaging, name=name)
 
 
-def _sk_tree(tree, value) -> tuple:
+def _sk_tree(tree: Any, value: FloatArray) -> TreeArrays:
     """One fitted ``sklearn.tree._tree.Tree`` with leaf values ``value``."""
     feat = tree.feature.astype(np.int64)
     leaf = tree.children_left < 0
@@ -52,20 +62,21 @@ def _sk_tree(tree, value) -> tuple:
     return feat, thr, tree.children_left, tree.children_right, value
 
 
-def _class1_fraction(tree) -> np.ndarray:
-    v = np.asarray(tree.value[:, 0, :], dtype=float)
+def _class1_fraction(tree: Any) -> FloatArray:
+    v = np.asarray(tree.value[:, 0, :], dtype=np.float64)
     tot = v.sum(axis=1)
     tot[tot == 0] = 1.0
-    return v[:, 1] / tot
+    out: FloatArray = v[:, 1] / tot
+    return out
 
 
-def _check_single_output(model) -> None:
+def _check_single_output(model: Any) -> None:
     _check_binary(model)
     if getattr(model, "n_outputs_", 1) != 1:
         raise UnsupportedModelError(f"{type(model).__name__} with {model.n_outputs_} outputs is not supported")
 
 
-def decision_tree(model) -> TreeEnsemble:
+def decision_tree(model: Any) -> TreeEnsemble:
     """Embedding of a fitted binary ``DecisionTreeClassifier`` (score = P(class 1))."""
     check_is_fitted(model)
     _check_single_output(model)
@@ -74,7 +85,7 @@ def decision_tree(model) -> TreeEnsemble:
                    type(model).__name__)
 
 
-def forest(model) -> TreeEnsemble:
+def forest(model: Any) -> TreeEnsemble:
     """Embedding of a fitted binary ``RandomForestClassifier`` / ``ExtraTreesClassifier``
     (score = mean P(class 1) over the trees)."""
     check_is_fitted(model)
@@ -83,7 +94,7 @@ def forest(model) -> TreeEnsemble:
     return _concat(trees, model.n_features_in_, 1.0 / len(trees), 0.0, True, type(model).__name__)
 
 
-def gradient_boosting(model) -> TreeEnsemble:
+def gradient_boosting(model: Any) -> TreeEnsemble:
     """Embedding of a fitted binary ``GradientBoostingClassifier`` with log-loss."""
     check_is_fitted(model)
     _check_binary(model)
@@ -106,7 +117,7 @@ def gradient_boosting(model) -> TreeEnsemble:
     return _concat(trees, n, float(model.learning_rate), base, False, "GradientBoostingClassifier")
 
 
-def hist_gradient_boosting(model) -> TreeEnsemble:
+def hist_gradient_boosting(model: Any) -> TreeEnsemble:
     """Embedding of a fitted binary ``HistGradientBoostingClassifier`` (log-loss)."""
     check_is_fitted(model)
     _check_binary(model)
@@ -115,7 +126,7 @@ def hist_gradient_boosting(model) -> TreeEnsemble:
     if type(model._loss).__name__ != "HalfBinomialLoss":
         raise UnsupportedModelError(
             f"HistGradientBoostingClassifier with loss {type(model._loss).__name__} is not supported")
-    trees = []
+    trees: list[TreeArrays] = []
     for (pred,) in model._predictors:
         nd = pred.nodes
         if np.any(nd["is_categorical"] & ~nd["is_leaf"].astype(bool)):
@@ -131,7 +142,7 @@ def hist_gradient_boosting(model) -> TreeEnsemble:
     return _concat(trees, model.n_features_in_, 1.0, base, False, "HistGradientBoostingClassifier")
 
 
-def register_all(register) -> None:
+def register_all(register: Register) -> None:
     """Register scikit-learn's trees, forests and boosting."""
     from sklearn.ensemble import (
         ExtraTreesClassifier,

@@ -19,10 +19,15 @@ so :func:`check_model_space` checks what can be checked, before any work:
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from groupcf.exceptions import GroupCFWarning, InvalidInputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from groupcf.embeddings.base import Embedding
+    from groupcf.features.space import FeatureSpace
 
 __all__ = ["check_model_space"]
 
@@ -30,7 +35,7 @@ __all__ = ["check_model_space"]
 N_SAMPLE = 256
 
 
-def check_model_space(model, embedding, space, stacklevel: int = 4) -> None:
+def check_model_space(model: Any, embedding: Embedding, space: FeatureSpace, stacklevel: int = 4) -> None:
     """Check a bare ``model`` (with its ``embedding``) against a fitted ``space``.
 
     Parameters
@@ -76,7 +81,7 @@ def check_model_space(model, embedding, space, stacklevel: int = 4) -> None:
     _sample_check(model, embedding, space, stacklevel + 1)
 
 
-def _sample_check(model, embedding, space, stacklevel: int) -> None:
+def _sample_check(model: Any, embedding: Embedding, space: FeatureSpace, stacklevel: int) -> None:
     feats = list(space)
     if not feats or any(f.encoding != "continuous" for f in feats):
         return                              # raw rows are not numeric vectors of this width

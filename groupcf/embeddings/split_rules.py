@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from groupcf.embeddings._typing import ArrayLike, FloatArray
 
-def le_threshold_f32(t) -> np.ndarray:
+
+def le_threshold_f32(t: ArrayLike) -> FloatArray:
     """The largest float64 ``x`` with ``float32(x) <= t`` (round to nearest even), per
     element: scikit-learn's tree test as a float64 ``x <= result``."""
     t = np.asarray(t, dtype=np.float64)
@@ -19,7 +21,7 @@ def le_threshold_f32(t) -> np.ndarray:
     return np.where(np.isinf(f), np.where(f > 0, np.inf, -np.inf), out)
 
 
-def lt_threshold_f32(t) -> np.ndarray:
+def lt_threshold_f32(t: ArrayLike) -> FloatArray:
     """The largest float64 ``x`` with ``float32(x) < float32(t)``: XGBoost's split test."""
     s = np.asarray(t, dtype=np.float64).astype(np.float32)
     return le_threshold_f32(np.nextafter(s, np.float32(-np.inf)).astype(np.float64))

@@ -24,13 +24,25 @@ unchanged.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from groupcf.embeddings._typing import ArrayLike, FloatArray, IntArray
 from groupcf.embeddings.network import ReLUNetwork
 from groupcf.solvers.base import Status
+
+if TYPE_CHECKING:  # pragma: no cover
+    from groupcf.embeddings.base import Embedding
+    from groupcf.features.domain import InputDomain
+    from groupcf.solvers.base import Backend
+
+#: pre-activation bounds ``(L, U)`` of one layer
+Bounds = tuple[FloatArray, FloatArray]
+#: what :func:`tightened`'s ``build`` returns: the MIP so far (backend, three blocks of
+#: variables the caller uses), the model's input variables and their domain
+Built = tuple["Backend", Any, Any, Any, ArrayLike, "InputDomain"]
 
 INF = math.inf
 
@@ -38,15 +50,15 @@ INF = math.inf
 class _Tight(ReLUNetwork):
     """The same network with precomputed (tighter) pre-activation bounds."""
 
-    def __init__(self, layers, bounds):
+    def __init__(self, layers: Sequence[tuple[ArrayLike, ArrayLike | None]], bounds: list[Bounds]) -> None:
         super().__init__(layers)
         self._bounds = bounds
 
-    def bounds(self, domain):
+    def bounds(self, domain: InputDomain) -> list[Bounds]:
         return self._bounds
 
 
-def tightened(emb, build) -> ReLUNetwork:
+def tightened(emb: Embedding, build: Callable[[], Built]) -> Embedding:
     """LP-based tightening of the second layer's pre-activation bounds: maximise and
     minimise each neuron over the LP relaxation (layer 1 by its exact big-M hull) of the
     whole MIP without the rest of the network; later layers by interval arithmetic."""
@@ -69,8 +81,8 @@ def tightened(emb, build) -> ReLUNetwork:
             if sol.status is Status.INFEASIBLE:
                 return _Tight(emb.layers, [(np.full_like(lo, 1.0), np.full_like(lo, -1.0))
                                            for lo, _ in bounds])   # empty: caller sees infeasible
-            if sol.status.has_solution:
-                v = sol.dual_bound if sol.dual_bound is not None else sol.objective
+            v = sol.dual_bound if sol.dual_bound is not None else sol.objective
+            if sol.status.has_solution and v is not None:      # a solution has an objective
                 if sense == "min":
                     L[k] = max(L[k], v - 1e-7)
                 else:
@@ -85,7 +97,7 @@ def tightened(emb, build) -> ReLUNetwork:
     return _Tight(emb.layers, out)
 
 
-def _knapsack(A: np.ndarray, room: np.ndarray, budget: float) -> np.ndarray:
+def _knapsack(A: FloatArray, room: FloatArray, budget: float) -> FloatArray:
     """Per row ``j``: max of ``sum_i A[j, i] d_i`` over ``0 <= d_i <= room[j, i]``,
     ``sum_i d_i <= budget`` (``A >= 0``; greedy by decreasing ``A``: exact for a
     fractional knapsack)."""
@@ -94,38 +106,40 @@ def _knapsack(A: np.ndarray, room: np.ndarray, budget: float) -> np.ndarray:
     r = np.take_along_axis(room, order, axis=1)
     before = np.cumsum(r, axis=1) - r                  # budget spent by the better items
     take = np.clip(budget - before, 0.0, r)
-    return (a * take).sum(axis=1)
+    out: FloatArray = (a * take).sum(axis=1)
+    return out
 
 
 class Option(NamedTuple):
     """A discrete change in the budget: columns ``cols`` set to ``values``, costing
     ``cost`` (> 0); in the LP its indicator is ``const + sign * x[col]``."""
 
-    cols: np.ndarray
-    values: np.ndarray
+    cols: IntArray
+    values: FloatArray
     cost: float
     col: int
     sign: float
     const: float
 
 
-def budget_tightened(emb, domain, z: np.ndarray, cols: np.ndarray, budget: float, lp: bool = False,
-                     options: Sequence[Option] = ()):
+def budget_tightened(emb: Embedding, domain: InputDomain, z: FloatArray, cols: ArrayLike, budget: float,
+                     lp: bool = False, options: Sequence[Option] = ()) -> Embedding:
     """``emb`` with pre-activation bounds over ``domain`` and the budget (module doc):
     continuous columns ``cols`` cost ``|x_c - z_c|``, discrete changes their ``options``."""
     if not isinstance(emb, ReLUNetwork) or emb.is_linear or not np.isfinite(budget):
         return emb
     from groupcf.features.domain import InputDomain
 
-    cols = np.asarray(cols, dtype=np.int64)
+    budgeted = np.asarray(cols, dtype=np.int64)
     lb, ub = domain.lb.copy(), domain.ub.copy()
-    for c in [cols, *(o.cols for o in options)]:
+    for c in [budgeted, *(o.cols for o in options)]:
         lb[c] = ub[c] = z[c]
     rest = InputDomain(lb, ub, domain.integer, domain.onehot, domain.grids)
     W, b = emb.layers[0]
     lo, hi = rest.interval_bounds(W, b)
-    Wc = W[:, cols]
-    up, down = np.maximum(domain.ub[cols] - z[cols], 0.0), np.maximum(z[cols] - domain.lb[cols], 0.0)
+    Wc = W[:, budgeted]
+    up = np.maximum(domain.ub[budgeted] - z[budgeted], 0.0)
+    down = np.maximum(z[budgeted] - domain.lb[budgeted], 0.0)
     cost = np.array([o.cost for o in options])
     G = np.array([W[:, o.cols] @ (o.values - z[o.cols]) for o in options]).reshape(len(options), len(W)).T / cost
     room_o = np.broadcast_to(cost, G.shape)
@@ -142,11 +156,12 @@ def budget_tightened(emb, domain, z: np.ndarray, cols: np.ndarray, budget: float
         k = len(out)
         out.append((np.maximum(L, base[k][0]), np.minimum(U, base[k][1])))
         if lp and k == 1 and len(emb.layers) > 2:
-            out[1] = _lp_second_layer(emb, domain, z, cols, budget, options, out[0], out[1])
+            out[1] = _lp_second_layer(emb, domain, z, budgeted, budget, options, out[0], out[1])
     return _Tight(emb.layers, out)
 
 
-def _lp_second_layer(emb, domain, z, cols, budget, options, first, second):
+def _lp_second_layer(emb: ReLUNetwork, domain: InputDomain, z: FloatArray, cols: IntArray, budget: float,
+                     options: Sequence[Option], first: Bounds, second: Bounds) -> Bounds:
     """Second-layer bounds by LP over the budget (module doc); ``second`` where the LP
     does not improve them."""
     from groupcf.solvers import make_backend

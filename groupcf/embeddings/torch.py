@@ -24,12 +24,17 @@ offending module. Weights are read with ``.detach().cpu().double().numpy()``.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import torch
 from torch import nn
 
 from groupcf.embeddings.network import ReLUNetwork
 from groupcf.exceptions import UnsupportedModelError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from groupcf.embeddings.registry import Register
 
 _SKIPPED = (nn.Identity, nn.Dropout, nn.Flatten)
 _FINAL = (nn.Sigmoid, nn.Softmax, nn.LogSoftmax)
@@ -108,7 +113,7 @@ def sequential(model: nn.Module) -> ReLUNetwork:
     return ReLUNetwork(layers)
 
 
-def register_all(register) -> None:
+def register_all(register: Register) -> None:
     """Register torch ``Sequential`` and ``Linear`` modules."""
     register(nn.Sequential, sequential)
     register(nn.Linear, sequential)

@@ -35,6 +35,7 @@ class TreeConstr(EmbeddingConstr):
     level_up: np.ndarray = field(default_factory=lambda: np.zeros(0))
     lb: np.ndarray | None = None
     ub: np.ndarray | None = None
+    leaf_tree: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def n_binaries(self) -> int:
@@ -85,6 +86,82 @@ class TreeConstr(EmbeddingConstr):
         near = np.minimum(np.abs(z - self.level_thr), np.abs(z - self.level_up)) <= window
         return [(int(c), int(y), bool(lf)) for c, y, lf, rt, nr in
                 zip(self.level_col, self.levels, left, right, near) if (lf or rt) and nr]
+
+    def leaf_boxes(self, leaves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The input cell of each leaf (nodes of ``folded``) inside the domain: ``(lo, hi)``
+        of shape ``(len(leaves), n_inputs)``; a left branch ``x <= t`` gives ``hi <= t``, a
+        right branch ``lo >= nextafter(t)``. Every input reaching the leaf lies in its cell."""
+        e = self.folded
+        split = np.flatnonzero(e.feature >= 0)
+        parent = np.full(len(e.feature), -1, dtype=np.int64)
+        parent[e.left[split]] = split
+        parent[e.right[split]] = split
+        is_left = np.zeros(len(e.feature), dtype=bool)
+        is_left[e.left[split]] = True
+        lo = np.tile(np.asarray(self.lb, dtype=float), (len(leaves), 1))
+        hi = np.tile(np.asarray(self.ub, dtype=float), (len(leaves), 1))
+        rows, cur = np.arange(len(leaves)), np.asarray(leaves, dtype=np.int64)
+        while len(cur):
+            up = parent[cur]
+            ok = up >= 0
+            rows, left, up = rows[ok], is_left[cur[ok]], up[ok]
+            col, t = e.feature[up], e.threshold[up]
+            np.minimum.at(hi, (rows[left], col[left]), t[left])
+            np.maximum.at(lo, (rows[~left], col[~left]), np.nextafter(t[~left], np.inf))
+            cur = up
+        return lo, hi
+
+    def distance_cuts(self, cell_distance, chunk: int = 2_000_000) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per tree, ``sum_leaf d_leaf w_leaf <= distance`` (one leaf flow is 1 at every
+        solution): ``d_leaf = cell_distance(lo, hi)`` of the leaf's cell
+        (:meth:`leaf_boxes`), a lower bound of the distance from the query of any input
+        reaching it. Returns ``(leaf variables, d)`` per tree with a positive ``d``."""
+        m, n = len(self.leaf_vars), max(int(self.embedding.n_inputs), 1)
+        if m == 0:
+            return []
+        d = np.empty(m)
+        step = max(1, chunk // n)
+        for a in range(0, m, step):
+            lo, hi = self.leaf_boxes(self.leaf_nodes[a:a + step])
+            d[a:a + step] = cell_distance(lo, hi)
+        out = []
+        bounds = np.flatnonzero(np.diff(self.leaf_tree)) + 1
+        for idx, dk in zip(np.split(self.leaf_vars, bounds), np.split(d, bounds)):
+            if dk.max() > 0:
+                out.append((idx, dk))
+        return out
+
+    def move_cuts(self, z0) -> list[tuple[int, np.ndarray, np.ndarray, float]]:
+        """Per column with split levels on both sides or either side of ``z0``:
+        ``(column, level binaries, coefficients, constant)`` with
+        ``|x_c - z0_c| >= constant + coefficients @ levels`` at every solution. The levels
+        above ``z0_c`` telescope: leaving the ``j``-th one (``y_j = 0``, ``x_c >= t+_j``)
+        means moving up by ``t+_j - z0_c``, the sum of the gaps ``t+_i - t+_{i-1}`` of the
+        levels passed; below ``z0_c`` likewise with ``y_j = 1`` (``x_c <= t_j``). The
+        levels of a column are ordered (``y_j <= y_{j+1}``), so at most one side is
+        non-zero and each side is exact at a level's own bound."""
+        z = np.asarray(z0, dtype=float)
+        out = []
+        for c in np.unique(self.level_col):
+            at = np.flatnonzero(self.level_col == c)          # ascending thresholds
+            x0 = z[c]
+            above = at[self.level_thr[at] >= x0]              # y = 1 at z0
+            below = at[self.level_up[at] <= x0]               # y = 0 at z0
+            idx, coef, const = [], [], 0.0
+            if len(above):
+                up = self.level_up[above]
+                gaps = np.diff(np.concatenate([[x0], up]))
+                idx.append(self.levels[above])
+                coef.append(-gaps)                            # sum g (1 - y)
+                const += float(gaps.sum())
+            if len(below):
+                t = self.level_thr[below]
+                gaps = np.diff(np.concatenate([t, [x0]]))     # t_{j+1} - t_j, last: x0 - t_j
+                idx.append(self.levels[below])
+                coef.append(gaps)                             # sum h y
+            if idx:
+                out.append((int(c), np.concatenate(idx), np.concatenate(coef), const))
+        return out
 
     def fix_levels(self, backend, lb, ub) -> int:
         """Fix every split level that the input bounds ``[lb, ub]`` decide (e.g. after

@@ -96,3 +96,44 @@ class TreeDelta(DeltaEvaluator):
             return []
         s = self.score_rows(np.vstack(blocks), np.vstack(masks))
         return np.split(s, np.cumsum(sizes)[:-1])
+
+
+def column_scores(ens, z, c: int, values) -> np.ndarray:
+    """Scores of the point ``z`` with column ``c`` set to each of ``values`` (shape ``(m,)``),
+    exactly, from each tree's leaves reachable when only column ``c`` varies: every tree is
+    walked once from its root, following ``z`` at the nodes testing another column and
+    both ways at the nodes testing ``c`` (each branch keeps the interval ``(lo, hi]`` of
+    ``x_c`` that reaches it), and each leaf's value is added to the values in its interval
+    (a difference array over the sorted values)."""
+    z = np.asarray(z, dtype=float).reshape(-1)
+    values = np.asarray(values, dtype=float).reshape(-1)
+    node = ens.roots.copy()
+    lo, hi = np.full(len(node), -np.inf), np.full(len(node), np.inf)
+    out_node, out_lo, out_hi = [], [], []
+    while len(node):
+        f = ens.feature[node]
+        leaf = f < 0
+        out_node.append(node[leaf])
+        out_lo.append(lo[leaf])
+        out_hi.append(hi[leaf])
+        node, lo, hi, f = node[~leaf], lo[~leaf], hi[~leaf], f[~leaf]
+        t = ens.threshold[node]
+        on_c = f == c
+        other = ~on_c
+        nxt = np.where(z[np.where(other, f, 0)] <= t, ens.left[node], ens.right[node])
+        n_o, lo_o, hi_o = nxt[other], lo[other], hi[other]
+        n_c, lo_c, hi_c, t_c = node[on_c], lo[on_c], hi[on_c], t[on_c]
+        left_hi, right_lo = np.minimum(hi_c, t_c), np.maximum(lo_c, t_c)
+        go_l, go_r = lo_c < left_hi, right_lo < hi_c              # non-empty intervals
+        node = np.concatenate([n_o, ens.left[n_c[go_l]], ens.right[n_c[go_r]]])
+        lo = np.concatenate([lo_o, lo_c[go_l], right_lo[go_r]])
+        hi = np.concatenate([hi_o, left_hi[go_l], hi_c[go_r]])
+    leaves, lo, hi = np.concatenate(out_node), np.concatenate(out_lo), np.concatenate(out_hi)
+    order = np.argsort(values, kind="stable")
+    v = values[order]
+    diff = np.zeros(len(v) + 1)
+    np.add.at(diff, np.searchsorted(v, lo, side="right"), ens.value[leaves])   # first value > lo
+    np.add.at(diff, np.searchsorted(v, hi, side="right"), -ens.value[leaves])  # first value > hi
+    out = np.empty(len(v))
+    out[order] = ens.base + ens.scale * np.cumsum(diff)[:-1]
+    return out

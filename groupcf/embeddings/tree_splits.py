@@ -4,10 +4,17 @@ protocol's :meth:`~groupcf.embeddings.base.Embedding.split_points` and
 along one column, and which tests one point's evaluation goes through."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+from groupcf.embeddings._typing import ArrayLike, FloatArray, IntArray
 
-def split_points(ens) -> list[np.ndarray]:
+if TYPE_CHECKING:  # pragma: no cover
+    from groupcf.embeddings.trees import TreeEnsemble
+
+
+def split_points(ens: TreeEnsemble) -> list[FloatArray]:
     """Per input column, the sorted distinct thresholds of the nodes splitting on it (a
     node sends ``x`` left iff ``x[c] <= t``)."""
     split = ens.feature >= 0
@@ -18,12 +25,13 @@ def split_points(ens) -> list[np.ndarray]:
     return [np.unique(t[ends[c]:ends[c + 1]]) for c in range(ens.n_inputs)]
 
 
-def path_splits(ens, z) -> tuple[np.ndarray, np.ndarray]:
+def path_splits(ens: TreeEnsemble, z: ArrayLike) -> tuple[IntArray, FloatArray]:
     """``(columns, thresholds)`` of every split node on the path of the point ``z`` in
     each tree (with repeats across trees)."""
-    z = np.asarray(z, dtype=float).reshape(-1)
+    point = np.asarray(z, dtype=np.float64).reshape(-1)
     idx = ens.roots.copy()
-    cols, ths = [], []
+    cols: list[IntArray] = []
+    ths: list[FloatArray] = []
     for _ in range(ens.depth):
         split = ens.feature[idx] >= 0
         if not split.any():
@@ -32,7 +40,7 @@ def path_splits(ens, z) -> tuple[np.ndarray, np.ndarray]:
         f, t = ens.feature[idx], ens.threshold[idx]
         cols.append(f)
         ths.append(t)
-        idx = np.where(z[f] <= t, ens.left[idx], ens.right[idx])
+        idx = np.where(point[f] <= t, ens.left[idx], ens.right[idx])
     if not cols:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
     return np.concatenate(cols), np.concatenate(ths)

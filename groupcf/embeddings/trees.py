@@ -77,12 +77,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from groupcf.embeddings.base import Embedding, EmbeddingCapabilities
 from groupcf.embeddings.split_rules import le_threshold_f32, lt_threshold_f32  # noqa: F401 (re-export)
 from groupcf.embeddings.tree_constr import TreeConstr
-from groupcf.embeddings.tree_delta import TreeDelta
+from groupcf.embeddings.tree_delta import TreeDelta, column_scores
+from groupcf.embeddings.tree_mip import add_ensemble
 from groupcf.embeddings.tree_splits import path_splits, split_points
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -200,6 +200,11 @@ class TreeEnsemble(Embedding):
         """``(columns, thresholds)`` of the split nodes on the paths of the point ``z``."""
         return path_splits(self, z)
 
+    def column_scores(self, z, c: int, values) -> np.ndarray:
+        """Scores of ``z`` with column ``c`` set to each of ``values``: one walk of the
+        leaves reachable along the column (:func:`groupcf.embeddings.tree_delta.column_scores`)."""
+        return column_scores(self, z, c, values)
+
     def delta_evaluator(self, z0) -> TreeDelta:
         """Scores of points equal to ``z0`` except on a few columns: only the trees whose
         path of ``z0`` tests a changed column are walked, each from the first such node
@@ -210,27 +215,44 @@ class TreeEnsemble(Embedding):
     def _fold(self, direction: np.ndarray, remap: np.ndarray | None, n_inputs: int,
               extra_base: float = 0.0) -> TreeEnsemble:
         """Ensemble where each node with ``direction`` 0 / 1 is replaced by its left /
-        right child (``-1``: kept); columns renumbered by ``remap``."""
-        feat, thr, lft, rgt, val, roots = [], [], [], [], [], []
-
-        def emit(n: int) -> int:
-            while direction[n] >= 0:
-                n = self.left[n] if direction[n] == 0 else self.right[n]
-            k = len(feat)
-            leaf = self.feature[n] < 0
-            feat.append(-1 if leaf else (self.feature[n] if remap is None else remap[self.feature[n]]))
-            thr.append(self.threshold[n])
-            val.append(self.value[n])
-            lft.append(-1)
-            rgt.append(-1)
-            if not leaf:
-                lft[k] = emit(self.left[n])
-                rgt[k] = emit(self.right[n])
-            return k
-
-        for r in self.roots:
-            roots.append(emit(int(r)))
-        return TreeEnsemble(n_inputs, feat, thr, lft, rgt, val, roots, self.scale,
+        right child (``-1``: kept); columns renumbered by ``remap``. The kept nodes are
+        numbered in depth-first preorder (left first), tree after tree (vectorised: one
+        pass per level)."""
+        res = np.arange(len(self.feature))
+        while True:                       # each node -> the first kept node below it
+            d = direction[res]
+            act = np.flatnonzero(d >= 0)
+            if not len(act):
+                break
+            r = res[act]
+            res[act] = np.where(d[act] == 0, self.left[r], self.right[r])
+        levels, frontier = [], res[self.roots]
+        while len(frontier):
+            sp = frontier[self.feature[frontier] >= 0]
+            kids = (res[self.left[sp]], res[self.right[sp]])
+            levels.append((sp, *kids))
+            frontier = np.concatenate(kids)
+        size = np.ones(len(self.feature), dtype=np.int64)
+        for sp, a, b in reversed(levels):
+            size[sp] = 1 + size[a] + size[b]
+        tops = res[self.roots]
+        pos = np.zeros(len(self.feature), dtype=np.int64)
+        pos[tops] = np.cumsum(size[tops]) - size[tops]
+        for sp, a, b in levels:
+            pos[a] = pos[sp] + 1
+            pos[b] = pos[sp] + 1 + size[a]
+        total = int(size[tops].sum())
+        kept = np.concatenate([tops] + [np.concatenate([a, b]) for _, a, b in levels]) if levels else tops
+        at = pos[kept]
+        feat = np.full(total, -1, dtype=np.int64)
+        thr, val = np.zeros(total), np.zeros(total)
+        lft, rgt = np.full(total, -1, dtype=np.int64), np.full(total, -1, dtype=np.int64)
+        f = self.feature[kept]
+        feat[at] = np.where(f >= 0, f if remap is None else remap[np.maximum(f, 0)], -1)
+        thr[at], val[at] = self.threshold[kept], self.value[kept]
+        for sp, a, b in levels:
+            lft[pos[sp]], rgt[pos[sp]] = pos[a], pos[b]
+        return TreeEnsemble(n_inputs, feat, thr, lft, rgt, val, pos[tops], self.scale,
                             self.base + extra_base, self.averaging, self.name)
 
     def partial(self, fixed_idx: Sequence[int], fixed_values: Sequence[float]) -> TreeEnsemble:
@@ -265,133 +287,25 @@ class TreeEnsemble(Embedding):
         direction[split & (lb[f] > self.threshold)] = 1
         return self._fold(direction, None, self._n)
 
-    def _leaf_ranges(self):
-        """Per tree: leaves (global indices, DFS order) and per split node the ranges
-        ``[a, b)`` / ``[b, c)`` of its left / right subtree's leaves in that order."""
-        def walk(n: int, leaves: list, ranges: dict) -> None:
-            if self.feature[n] < 0:
-                leaves.append(n)
-                return
-            a = len(leaves)
-            walk(self.left[n], leaves, ranges)
-            b = len(leaves)
-            walk(self.right[n], leaves, ranges)
-            ranges[n] = (a, b, len(leaves))
-
-        out = []
-        for r in self.roots:
-            leaves, ranges = [], {}
-            walk(int(r), leaves, ranges)
-            out.append((np.array(leaves, dtype=np.int64), ranges))
-        return out
-
     def score_bounds(self, lb, ub) -> tuple[float, float]:
         """Interval bounds of the score over the box ``[lb, ub]``: per tree (folded over
         the box) its smallest and largest reachable leaf value."""
         folded = self.restrict(lb, ub)
-        lo = hi = 0.0
-        for leaves, _ in folded._leaf_ranges():
-            v = folded.value[leaves]
-            lo += float(v.min())
-            hi += float(v.max())
+        leaves = np.flatnonzero(folded.feature < 0)
+        tree = np.searchsorted(folded.roots, leaves, side="right") - 1    # preorder: trees are contiguous
+        v_lo, v_hi = np.full(folded.n_trees, INF), np.full(folded.n_trees, -INF)
+        np.minimum.at(v_lo, tree, folded.value[leaves])
+        np.maximum.at(v_hi, tree, folded.value[leaves])
+        lo, hi = float(v_lo.sum()), float(v_hi.sum())
         s = self.scale
         return (folded.base + min(s * lo, s * hi), folded.base + max(s * lo, s * hi))
 
     # -- MIP formulation --------------------------------------------------------------
     def add_to(self, backend: Backend, x_idx, domain: InputDomain,
                lo: float | None = None) -> TreeConstr:
-        """Add the ensemble to ``backend`` (formulation in the module docstring)."""
-        from groupcf.solvers.base import VarType
-
+        """Add the ensemble to ``backend`` (formulation in the module docstring; rows
+        assembled by :func:`groupcf.embeddings.tree_mip.add_ensemble`)."""
         x_idx = np.asarray(x_idx, dtype=np.int64).reshape(-1)
         if len(x_idx) != self._n:
             raise ValueError(f"{len(x_idx)} input variables for a model with {self._n} inputs")
-        lb, ub = np.asarray(domain.lb, float), np.asarray(domain.ub, float)
-        folded = self.restrict(lb, ub)
-        split = folded.feature >= 0
-        cols = folded.feature[split]
-        if np.any(~np.isfinite(lb[cols]) | ~np.isfinite(ub[cols])):
-            raise ValueError("every column a tree splits on needs finite bounds in the domain")
-        integer = np.asarray(domain.integer, dtype=bool)
-        binary = integer & (lb >= 0.0) & (ub <= 1.0)
-        # levels: (column, snapped threshold) -> level number; binary columns use x directly
-        t_snap = folded.threshold.copy()
-        t_snap[split & integer[np.where(split, folded.feature, 0)]] = np.floor(
-            t_snap[split & integer[np.where(split, folded.feature, 0)]])
-        grids = getattr(domain, "grids", None) or {}
-        for n in np.flatnonzero(split):
-            if int(folded.feature[n]) in grids:
-                t_snap[n] = grid_threshold(folded.threshold[n], *grids[int(folded.feature[n])])
-        raw = sorted({(int(c), float(t)) for c, t in zip(folded.feature[split], t_snap[split])
-                      if not binary[c]})
-        # one level per group of a column's thresholds closer than MERGE_TOL (its range):
-        # y = 1 => x <= smallest, y = 0 => x >= the next value above the largest
-        keys, level_of = [], {}
-        for c, t in raw:
-            width = MERGE_TOL * max(ub[c] - lb[c], 1.0)
-            if keys and keys[-1][0] == c and not integer[c] and t - keys[-1][1] <= width:
-                keys[-1][2] = t
-            else:
-                keys.append([c, t, t])
-            level_of[(c, t)] = len(keys) - 1
-        level_col = np.array([k[0] for k in keys], dtype=np.int64)
-        level_thr = np.array([k[1] for k in keys], dtype=float)
-        level_up = np.array([k[2] + 1.0 if integer[k[0]] else float(np.nextafter(k[2], INF))
-                             for k in keys])
-        levels = np.asarray(backend.add_vars(len(keys), lb=0.0, ub=1.0, vtype=VarType.BINARY),
-                            dtype=np.int64) if keys else np.zeros(0, dtype=np.int64)
-        R, C, V, LO, HI = [], [], [], [], []
-        r = 0
-
-        def row(idx, coef, lo_, hi_):
-            nonlocal r
-            R.extend([r] * len(idx))
-            C.extend(idx)
-            V.extend(coef)
-            LO.append(lo_)
-            HI.append(hi_)
-            r += 1
-
-        for j, (c, t, _) in enumerate(keys):
-            xv, y, u, lo_c, t_up = int(x_idx[c]), int(levels[j]), ub[c], lb[c], level_up[j]
-            row([xv, y], [1.0, u - t], -INF, u)                     # y = 1 => x <= t
-            row([xv, y], [1.0, t_up - lo_c], t_up, INF)             # y = 0 => x >= t+
-            if j + 1 < len(keys) and keys[j + 1][0] == c:
-                row([y, int(levels[j + 1])], [1.0, -1.0], -INF, 0.0)   # ordered levels
-        leaf_vars, leaf_nodes = [], []
-        const = 0.0
-        for leaves, ranges in folded._leaf_ranges():
-            if len(leaves) == 1:
-                const += folded.value[leaves[0]]
-                continue
-            w = np.asarray(backend.add_vars(len(leaves), lb=0.0, ub=1.0), dtype=np.int64)
-            leaf_vars.append(w)
-            leaf_nodes.append(leaves)
-            row(w.tolist(), [1.0] * len(w), 1.0, 1.0)
-            for n, (a, b, e) in ranges.items():
-                c = int(folded.feature[n])
-                if binary[c]:              # indicator 1 - x
-                    xv = int(x_idx[c])
-                    row(w[a:b].tolist() + [xv], [1.0] * (b - a) + [1.0], -INF, 1.0)
-                    row(w[b:e].tolist() + [xv], [1.0] * (e - b) + [-1.0], -INF, 0.0)
-                else:
-                    y = int(levels[level_of[(c, float(t_snap[n]))]])
-                    row(w[a:b].tolist() + [y], [1.0] * (b - a) + [-1.0], -INF, 0.0)
-                    row(w[b:e].tolist() + [y], [1.0] * (e - b) + [1.0], -INF, 1.0)
-        s_lo, s_hi = folded.score_bounds(lb, ub)
-        score = int(backend.add_vars(1, lb=s_lo - 1e-9 * (1 + abs(s_lo)), ub=s_hi + 1e-9 * (1 + abs(s_hi)))[0])
-        all_w = np.concatenate(leaf_vars) if leaf_vars else np.zeros(0, dtype=np.int64)
-        all_l = np.concatenate(leaf_nodes) if leaf_nodes else np.zeros(0, dtype=np.int64)
-        b0 = folded.base + folded.scale * const
-        row([score] + all_w.tolist(), [1.0] + (-folded.scale * folded.value[all_l]).tolist(), b0, b0)
-        lo_row = None
-        if lo is not None:
-            lo_row = r
-            row([score], [1.0], float(lo), INF)
-        A = sp.csr_matrix((V, (R, C)), shape=(r, backend.num_vars))
-        rows = np.asarray(backend.add_rows(A, np.array(LO), np.array(HI)), dtype=np.int64)
-        return TreeConstr(embedding=self, inputs=x_idx, score=score, rows=rows,
-                          lo_row=None if lo_row is None else int(rows[lo_row]),
-                          folded=folded, levels=levels, level_col=level_col,
-                          level_thr=level_thr, leaf_vars=all_w, leaf_nodes=all_l,
-                          level_up=level_up, lb=lb, ub=ub)
+        return add_ensemble(self, backend, x_idx, domain, lo, MERGE_TOL)

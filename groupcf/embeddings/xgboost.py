@@ -14,19 +14,25 @@ from __future__ import annotations
 
 import json
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from groupcf.embeddings._typing import TreeArrays
 from groupcf.embeddings.sklearn_trees import _concat
-from groupcf.embeddings.trees import TreeEnsemble, lt_threshold_f32
+from groupcf.embeddings.split_rules import lt_threshold_f32
+from groupcf.embeddings.trees import TreeEnsemble
 from groupcf.exceptions import UnsupportedModelError
 
+if TYPE_CHECKING:  # pragma: no cover
+    from groupcf.embeddings.registry import Register
 
-def _float(text) -> float:
+
+def _float(text: object) -> float:
     return float(str(text).strip("[]").split(",")[0])
 
 
-def xgb_classifier(model) -> TreeEnsemble:
+def xgb_classifier(model: Any) -> TreeEnsemble:
     """Embedding of a fitted binary ``xgboost.XGBClassifier``."""
     booster = model.get_booster()
     learner = json.loads(bytes(booster.save_raw("json")))["learner"]
@@ -48,7 +54,7 @@ def xgb_classifier(model) -> TreeEnsemble:
     best = getattr(model, "best_iteration", None) if _has_best(model) else None
     if best is not None:
         trees_json = trees_json[:(int(best) + 1) * n_parallel]
-    trees = []
+    trees: list[TreeArrays] = []
     for t in trees_json:
         left = np.asarray(t["left_children"], dtype=np.int64)
         right = np.asarray(t["right_children"], dtype=np.int64)
@@ -65,14 +71,14 @@ def xgb_classifier(model) -> TreeEnsemble:
     return _concat(trees, n, 1.0, base, False, "XGBClassifier")
 
 
-def _has_best(model) -> bool:
+def _has_best(model: Any) -> bool:
     try:
         return getattr(model, "best_iteration", None) is not None
     except AttributeError:
         return False
 
 
-def register_all(register) -> None:
+def register_all(register: Register) -> None:
     """Register the XGBoost converters (called when xgboost is imported)."""
     from xgboost import XGBClassifier
 

@@ -3,7 +3,9 @@ column the transformer reads, with the encoder's categories and the numeric rang
 reference FeatureSpace (training rows) or of the scalers' statistics."""
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,19 +26,22 @@ class Spec:
     """What the transformer needs of one raw column."""
 
     kind: str                       # "numeric" | "categorical" | "ordinal"
-    categories: list | None = None
+    categories: list[Any] | None = None
     binary: bool = False            # encoded as one 0/1 column (value == categories[1])
-    stats: tuple | None = None      # (low, high, how) estimated from the first scaler
-    clip: tuple | None = None       # MinMaxScaler(clip=True): the range it clips to
-    dtype: object = None
+    stats: tuple[float, float, str] | None = None  # (low, high, how) estimated from the first scaler
+    clip: tuple[float, float] | None = None        # MinMaxScaler(clip=True): the range it clips to
+    dtype: np.dtype[Any] | None = None
 
 
 
-def build_space(specs, order, reference):
-    feats, estimated = [], {}
+def build_space(specs: Mapping[str, Spec], order: Sequence[str], reference: FeatureSpace | None,
+                ) -> tuple[FeatureSpace, dict[str, tuple[float, float]]]:
+    feats: list[Feature] = []
+    estimated: dict[str, tuple[float, float]] = {}
     for name in [n for n in order if n in specs]:
         sp = specs[name]
         ref = _ref_feature(reference, name)
+        cats = list(sp.categories or ())   # set for every encoded (non-numeric) column
         if sp.kind == "numeric":
             lo, hi, integer = _numeric_range(name, sp, ref)
             if sp.stats is not None and ref is None and not sp.stats[2].startswith("MinMaxScaler"):
@@ -44,12 +49,12 @@ def build_space(specs, order, reference):
             f = Feature(name, "numeric", "continuous", low=lo, high=hi if hi > lo else lo + 1.0,
                         integer=integer, dtype=np.dtype(float))
         elif sp.binary:
-            f = Feature(name, "binary", "binary", categories=list(sp.categories), dtype=_dtype(ref, sp))
-        elif ref is not None and ref.kind == "ordinal" and _same_set(ref.categories, sp.categories):
+            f = Feature(name, "binary", "binary", categories=cats, dtype=_dtype(ref, sp))
+        elif ref is not None and ref.kind == "ordinal" and _same_set(ref.categories, cats):
             # the data declares an order: keep it (distances, increase-only); columns map by value
             f = Feature(name, "ordinal", "onehot", categories=list(ref.categories), dtype=_dtype(ref, sp))
         else:
-            f = Feature(name, sp.kind, "onehot", categories=list(sp.categories), dtype=_dtype(ref, sp))
+            f = Feature(name, sp.kind, "onehot", categories=cats, dtype=_dtype(ref, sp))
         if ref is not None:
             f.immutable = bool(ref.immutable)
             if ref.increase_only and f.ordered:
@@ -61,11 +66,11 @@ def build_space(specs, order, reference):
     return space._set_features(feats), estimated
 
 
-def _same_set(a, b) -> bool:
+def _same_set(a: Sequence[Any], b: Sequence[Any]) -> bool:
     return sorted(map(str, a)) == sorted(map(str, b)) and len(a) == len(b)
 
 
-def _ref_feature(reference, name):
+def _ref_feature(reference: FeatureSpace | None, name: str) -> Feature | None:
     if reference is None:
         return None
     if not hasattr(reference, "features_"):
@@ -76,7 +81,7 @@ def _ref_feature(reference, name):
         return None
 
 
-def _ref_range(ref):
+def _ref_range(ref: Feature) -> tuple[float, float, bool | None] | None:
     if ref.encoding == "continuous" or ref.edges is not None:
         return float(ref.low), float(ref.high), bool(ref.integer) if ref.encoding == "continuous" else None
     vals = [c for c in ref.categories if isinstance(c, (int, float, np.integer, np.floating))
@@ -86,7 +91,7 @@ def _ref_range(ref):
     return None
 
 
-def _numeric_range(name, sp: Spec, ref):
+def _numeric_range(name: str, sp: Spec, ref: Feature | None) -> tuple[float, float, bool]:
     rng = _ref_range(ref) if ref is not None else None
     if ref is not None and rng is None:
         raise UnsupportedModelError(f"column {name!r} reaches the classifier as a number (passthrough or a "
@@ -106,7 +111,7 @@ def _numeric_range(name, sp: Spec, ref):
     return float(lo), float(hi), integer
 
 
-def _dtype(ref, sp: Spec):
+def _dtype(ref: Feature | None, sp: Spec) -> object:
     if ref is not None and ref.dtype is not None:
         dt = ref.dtype
         if not isinstance(dt, pd.CategoricalDtype) or set(map(str, sp.categories or ())) <= set(

@@ -13,10 +13,13 @@ the bin gives the same model input.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from .space import Feature
 
 __all__ = ["bin_bounds", "bin_label", "bin_value", "show_value"]
 
@@ -26,11 +29,11 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
-def _is_bin(feature: Any, v: Any) -> bool:
+def _is_bin(feature: Feature | None, v: Any) -> bool:
     return isinstance(v, pd.Interval) and getattr(feature, "edges", None) is not None
 
 
-def bin_bounds(feature: Any, v: pd.Interval) -> tuple[float, float, bool]:
+def bin_bounds(feature: Feature, v: pd.Interval) -> tuple[float, float, bool]:
     """``(low, high, closed_right)`` of the bin ``v`` clipped to the feature's training range:
     an infinite edge becomes the training min / max (and the last bin is closed there)."""
     lo = float(v.left) if math.isfinite(v.left) else float(feature.low)
@@ -39,7 +42,7 @@ def bin_bounds(feature: Any, v: pd.Interval) -> tuple[float, float, bool]:
     return lo, max(hi, lo), closed_right
 
 
-def bin_value(feature: Any, v: pd.Interval) -> float | int:
+def bin_value(feature: Feature, v: pd.Interval) -> float | int:
     """The bin's representative value: the midpoint of the clipped bin (module docstring);
     for an integer column the largest integer not above it, kept inside the bin."""
     lo, hi, closed_right = bin_bounds(feature, v)
@@ -53,18 +56,18 @@ def bin_value(feature: Any, v: pd.Interval) -> float | int:
     return float(mid)
 
 
-def bin_label(feature: Any, v: pd.Interval) -> str:
+def bin_label(feature: Feature, v: pd.Interval) -> str:
     """The clipped bin as text: ``"[4, 12)"``, the last one ``"[24, 72]"``."""
     lo, hi, closed_right = bin_bounds(feature, v)
     left = "[" if v.closed in ("left", "both") else "("
     return f"{left}{_num(lo)}, {_num(hi)}{']' if closed_right else ')'}"
 
 
-def show_value(feature: Any, v: Any) -> str:
+def show_value(feature: Feature | None, v: Any) -> str:
     """A value for a table or a summary: a bin as ``"[4, 12) (~8)"`` (label and
     representative value), a number without numpy's wrapper or float noise (``|x| < 1e-9``
     shows as 0), anything else by ``str``."""
-    if _is_bin(feature, v):
+    if feature is not None and _is_bin(feature, v):
         lo, hi, _ = bin_bounds(feature, v)
         if lo == hi:          # a bin holding one training value
             return _num(lo)
@@ -81,7 +84,7 @@ def show_value(feature: Any, v: Any) -> str:
     return str(v)
 
 
-def _integer(feature: Any) -> bool:
+def _integer(feature: Feature) -> bool:
     dtype = getattr(feature, "dtype", None)
     try:
         return dtype is not None and pd.api.types.is_integer_dtype(dtype)

@@ -8,25 +8,29 @@ fixed, categories forbidden) with :meth:`InputDomain.restrict`.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+import numpy.typing as npt
+
+from ..utils import BoolArray, FloatArray, IntArray
 
 
 @dataclass(frozen=True)
 class InputDomain:
     """The valid region of the expanded input space: bounds, integrality and one-hot groups."""
 
-    lb: np.ndarray                       # (n,) lower bound per expanded column
-    ub: np.ndarray                       # (n,) upper bound per expanded column
-    integer: np.ndarray                  # (n,) bool, column takes integer (0/1) values
-    onehot: tuple[np.ndarray, ...] = field(default_factory=tuple)  # groups with sum == 1
+    lb: FloatArray                       # (n,) lower bound per expanded column
+    ub: FloatArray                       # (n,) upper bound per expanded column
+    integer: BoolArray                   # (n,) bool, column takes integer (0/1) values
+    onehot: tuple[IntArray, ...] = field(default_factory=tuple)  # groups with sum == 1
     # continuous columns of integer-valued features: column -> (low, high), the column
     # being (raw - low) / (high - low) with integer raw values (tree embeddings snap
     # their thresholds to midpoints of this grid)
-    grids: dict = field(default_factory=dict)
+    grids: dict[int, tuple[float, float]] = field(default_factory=dict)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         n = len(self.lb)
         if self.ub.shape != (n,) or self.integer.shape != (n,):
             raise ValueError("lb, ub and integer must have the same length")
@@ -38,18 +42,19 @@ class InputDomain:
         return len(self.lb)
 
     @classmethod
-    def box(cls, n: int, lb=0.0, ub=1.0, integer=True, onehot=()) -> InputDomain:
+    def box(cls, n: int, lb: float = 0.0, ub: float = 1.0, integer: bool = True,
+            onehot: Iterable[npt.ArrayLike] = ()) -> InputDomain:
         """``n`` columns in ``[lb, ub]``; by default binary."""
         return cls(np.full(n, float(lb)), np.full(n, float(ub)), np.full(n, bool(integer)),
                    tuple(np.asarray(g, dtype=np.int64) for g in onehot))
 
-    def restrict(self, lb=None, ub=None) -> InputDomain:
+    def restrict(self, lb: npt.ArrayLike | None = None, ub: npt.ArrayLike | None = None) -> InputDomain:
         """A sub-domain with tighter bounds (e.g. fixed or forbidden columns)."""
         new_lb = self.lb if lb is None else np.maximum(self.lb, lb)
         new_ub = self.ub if ub is None else np.minimum(self.ub, ub)
         return replace(self, lb=np.asarray(new_lb, float), ub=np.asarray(new_ub, float))
 
-    def interval_bounds(self, W: np.ndarray, b: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def interval_bounds(self, W: npt.ArrayLike, b: npt.ArrayLike | None = None) -> tuple[FloatArray, FloatArray]:
         """Exact bounds of ``W @ x + b`` over the domain's box with its one-hot groups.
 
         For a free column ``h`` the contribution is ``min/max(W[:, h] * lb_h, W[:, h] * ub_h)``.
@@ -57,8 +62,8 @@ class InputDomain:
         weight over its *allowed* columns (``ub > 0``), not a sum. These bounds are tight
         for each row separately (the box is a product of simplices and intervals).
         """
-        W = np.atleast_2d(np.asarray(W, dtype=float))
-        m, n = W.shape
+        Wm = np.atleast_2d(np.asarray(W, dtype=np.float64))
+        m, n = Wm.shape
         if n != self.n:
             raise ValueError(f"W has {n} columns, the domain {self.n}")
         lo = np.zeros(m) if b is None else np.array(b, dtype=float).reshape(m)
@@ -70,22 +75,22 @@ class InputDomain:
             allowed = forced if len(forced) else g[self.ub[g] >= 0.5]
             if len(allowed) == 0:
                 raise ValueError(f"one-hot group {g.tolist()} has no allowed column")
-            Wg = W[:, allowed]
+            Wg = Wm[:, allowed]
             lo += Wg.min(axis=1)
             hi += Wg.max(axis=1)
         free = ~in_group
         if free.any():
-            a = W[:, free] * self.lb[free]
-            c = W[:, free] * self.ub[free]
+            a = Wm[:, free] * self.lb[free]
+            c = Wm[:, free] * self.ub[free]
             lo += np.minimum(a, c).sum(axis=1)
             hi += np.maximum(a, c).sum(axis=1)
         return lo, hi
 
-    def sample(self, size: int, rng=None) -> np.ndarray:
+    def sample(self, size: int, rng: int | np.random.Generator | None = None) -> FloatArray:
         """Random valid points: one column per one-hot group, free integer columns 0/1
         within bounds, continuous columns uniform in ``[lb, ub]``."""
-        rng = np.random.default_rng(rng)
-        X = rng.uniform(self.lb, self.ub, size=(size, self.n))
+        gen = np.random.default_rng(rng)
+        X = gen.uniform(self.lb, self.ub, size=(size, self.n))
         ints = self.integer
         X[:, ints] = np.round(X[:, ints])
         X = np.clip(X, self.lb, self.ub)
@@ -93,5 +98,5 @@ class InputDomain:
             forced = g[self.lb[g] >= 0.5]
             allowed = forced if len(forced) else g[self.ub[g] >= 0.5]
             X[:, g] = 0.0
-            X[np.arange(size), rng.choice(allowed, size=size)] = 1.0
+            X[np.arange(size), gen.choice(allowed, size=size)] = 1.0
         return X

@@ -40,11 +40,14 @@ Rows must be complete (no NaN) and use the encoder's known categories.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from ..exceptions import UnsupportedModelError
+from ..utils import FloatArray
 from ._preprocessing_space import HOW as _HOW
 from ._preprocessing_space import Spec as _Spec
 from ._preprocessing_space import build_space as _build_space
@@ -71,20 +74,23 @@ class Preprocessing:
     """
 
     space: FeatureSpace
-    matrix: np.ndarray
-    offset: np.ndarray
-    output_names: list = field(default_factory=list)
-    ignored: list = field(default_factory=list)
-    estimated: dict = field(default_factory=dict)
+    matrix: FloatArray
+    offset: FloatArray
+    output_names: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    estimated: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
 # an output column: ({(feature, key): coef}, const); key ("v",) is the raw numeric value,
 # ("c", category) the indicator of a category
-_Col = tuple[dict, float]
+_Col = tuple[dict[tuple[str, tuple[Any, ...]], float], float]
+#: a fitted scikit-learn estimator (scikit-learn ships no type stubs)
+_Estimator = Any
 
 
-def translate_preprocessing(steps, reference: FeatureSpace | None = None, *,
-                            check_rows: int = 64, random_state=0) -> Preprocessing:
+def translate_preprocessing(steps: Sequence[_Estimator], reference: FeatureSpace | None = None, *,
+                            check_rows: int = 64, random_state: int | np.random.Generator | None = 0,
+                            ) -> Preprocessing:
     """Translate fitted preprocessing ``steps`` (a Pipeline's steps before the classifier).
 
     Parameters
@@ -147,7 +153,7 @@ def translate_preprocessing(steps, reference: FeatureSpace | None = None, *,
 
 
 # ---------------------------------------------------------------------------- parsing
-def _column_transformer(ct, specs, ignored) -> list[_Col]:
+def _column_transformer(ct: _Estimator, specs: dict[str, _Spec], ignored: list[str]) -> list[_Col]:
     names = [str(n) for n in ct.feature_names_in_]
     out: list[tuple[int, list[_Col]]] = []
     for name, trans, columns in ct.transformers_:
@@ -168,7 +174,7 @@ def _column_transformer(ct, specs, ignored) -> list[_Col]:
     return [c for _, block in out for c in block]
 
 
-def _resolve_columns(columns, names: list[str]) -> list[str]:
+def _resolve_columns(columns: Any, names: list[str]) -> list[str]:
     if isinstance(columns, (str, int, np.integer)):
         columns = [columns]
     if isinstance(columns, slice):
@@ -179,8 +185,8 @@ def _resolve_columns(columns, names: list[str]) -> list[str]:
     return [names[int(c)] if isinstance(c, (int, np.integer)) else str(c) for c in arr.tolist()]
 
 
-def _flatten(steps) -> list:
-    flat = []
+def _flatten(steps: Iterable[_Estimator]) -> list[_Estimator]:
+    flat: list[_Estimator] = []
     for s in steps:
         if type(s).__name__ == "Pipeline":
             flat.extend(_flatten([e for _, e in s.steps]))
@@ -189,7 +195,7 @@ def _flatten(steps) -> list:
     return flat
 
 
-def _chain(steps, used: list[str], specs) -> list[_Col]:
+def _chain(steps: Iterable[_Estimator], used: list[str], specs: dict[str, _Spec]) -> list[_Col]:
     """Output columns of a chain of transformers applied to the raw columns ``used``."""
     steps = _flatten(steps)
     cols: list[_Col] | None = None
@@ -217,7 +223,7 @@ def _chain(steps, used: list[str], specs) -> list[_Col]:
     return cols
 
 
-def _encoder(enc, used, specs) -> list[_Col]:
+def _encoder(enc: _Estimator, used: list[str], specs: dict[str, _Spec]) -> list[_Col]:
     kind = type(enc).__name__
     if getattr(enc, "infrequent_categories_", None) is not None and \
             any(c is not None for c in enc.infrequent_categories_):
@@ -240,7 +246,7 @@ def _encoder(enc, used, specs) -> list[_Col]:
     return cols
 
 
-def _scaler_params(step, width: int):
+def _scaler_params(step: _Estimator, width: int) -> tuple[FloatArray, FloatArray]:
     """``(a, b)`` of an element-wise affine step ``y = a x + b`` (arrays of ``width``)."""
     kind = type(step).__name__
     ones, zeros = np.ones(width), np.zeros(width)
@@ -265,7 +271,7 @@ def _scaler_params(step, width: int):
     return a, b
 
 
-def _elementwise(step, cols: list[_Col], context: str) -> list[_Col]:
+def _elementwise(step: _Estimator, cols: list[_Col], context: str) -> list[_Col]:
     for s in _flatten([step]):
         if type(s).__name__ == "MinMaxScaler" and s.clip and any(k != ("v",) for c in cols for _, k in c[0]):
             raise UnsupportedModelError(f"MinMaxScaler(clip=True) {context} is only supported on raw numeric "
@@ -276,7 +282,7 @@ def _elementwise(step, cols: list[_Col], context: str) -> list[_Col]:
     return cols
 
 
-def _record_stats(step, used, specs) -> None:
+def _record_stats(step: _Estimator, used: list[str], specs: dict[str, _Spec]) -> None:
     """Range of raw numeric columns from the first scaler that reads them."""
     kind = type(step).__name__
     for i, n in enumerate(used):
@@ -299,7 +305,7 @@ def _record_stats(step, used, specs) -> None:
             sp.stats = (-s, s, "MaxAbsScaler: ± max |value|")
 
 
-def _merge(specs, name, spec: _Spec) -> None:
+def _merge(specs: dict[str, _Spec], name: str, spec: _Spec) -> None:
     old = specs.get(name)
     if old is None:
         specs[name] = spec
@@ -312,7 +318,7 @@ def _merge(specs, name, spec: _Spec) -> None:
 
 
 # ---------------------------------------------------------------------------- the map
-def _affine(cols: list[_Col], space: FeatureSpace):
+def _affine(cols: list[_Col], space: FeatureSpace) -> tuple[FloatArray, FloatArray]:
     A = np.zeros((len(cols), space.n_features_out_))
     c = np.zeros(len(cols))
     for j, (terms, const) in enumerate(cols):
@@ -334,14 +340,15 @@ def _affine(cols: list[_Col], space: FeatureSpace):
     return A, c
 
 
-def _output_names(step, n: int) -> list:
+def _output_names(step: _Estimator, n: int) -> list[str]:
     try:
         return [str(s) for s in step.get_feature_names_out()]
     except Exception:  # noqa: BLE001 - names are cosmetic
         return [f"x{j}" for j in range(n)]
 
 
-def _check(pre: Preprocessing, steps, n: int, random_state) -> None:
+def _check(pre: Preprocessing, steps: Sequence[_Estimator], n: int,
+           random_state: int | np.random.Generator | None) -> None:
     """The translation equals the transformer on ``n`` rows of the domain."""
     rng = np.random.default_rng(random_state)
     space = pre.space

@@ -33,13 +33,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import InvalidInputError
+from ..utils import AnyArray, FloatArray, IntArray
+from ._values import _key, _numbers, _sort_key
 from .domain import InputDomain
 
 log = logging.getLogger(__name__)
@@ -61,12 +65,12 @@ class Feature:
     name: str
     kind: str
     encoding: str
-    categories: list = field(default_factory=list)
-    columns: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    categories: list[Any] = field(default_factory=list)
+    columns: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     column_names: list[str] = field(default_factory=list)
     immutable: bool = False
     increase_only: bool = False
-    edges: np.ndarray | None = None      # bin edges of a binned numeric feature
+    edges: FloatArray | None = None      # bin edges of a binned numeric feature
     low: float = 0.0                     # range of a continuous feature
     high: float = 1.0
     integer: bool = False                # continuous feature with integer values
@@ -81,7 +85,7 @@ class Feature:
     def is_onehot(self) -> bool:
         return self.encoding == "onehot"
 
-    def __setattr__(self, key, value):
+    def __setattr__(self, key: str, value: object) -> None:
         if key == "increase_only" and value and getattr(self, "kind", None) == "categorical":
             raise InvalidInputError(
                 f"feature {self.name!r} is categorical (unordered): increase_only needs an "
@@ -96,7 +100,7 @@ class Feature:
                 f"{cats}{rng}{', ' + ', '.join(flags) if flags else ''})")
 
 
-class FeatureSpace(TransformerMixin, BaseEstimator):
+class FeatureSpace(TransformerMixin, BaseEstimator):  # type: ignore[misc, unused-ignore]  # scikit-learn has no stubs: its bases are Any
     """Raw DataFrame -> expanded 0/1 matrix, with feature kinds, groups and actionability.
 
     Parameters
@@ -135,7 +139,7 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
     def __init__(self, immutable: Sequence[str] = (), increase_only: Sequence[str] = (),
                  kinds: Mapping[str, str] | None = None, numeric: str | Mapping[str, str] = "bin",
                  n_bins: int = 4, bins: Mapping[str, Sequence[float]] | None = None,
-                 features: Sequence[str] | None = None):
+                 features: Sequence[str] | None = None) -> None:
         self.immutable = immutable
         self.increase_only = increase_only
         self.kinds = kinds
@@ -145,7 +149,7 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
         self.features = features
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X: pd.DataFrame, y=None):
+    def fit(self, X: pd.DataFrame, y: object = None) -> FeatureSpace:
         X = self._as_frame(X, fitting=True)
         cols = list(self.features) if self.features is not None else list(X.columns)
         missing = [c for c in cols if c not in X.columns]
@@ -238,7 +242,7 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
         return Feature(name, "numeric", "onehot", categories=intervals, edges=edges, dtype=dtype,
                        low=float(values.min()), high=float(values.max()))
 
-    def _bin_edges(self, name: str, values: np.ndarray) -> np.ndarray:
+    def _bin_edges(self, name: str, values: FloatArray) -> FloatArray:
         if self.bins and name in self.bins:
             inner = np.asarray(self.bins[name], dtype=float)
         else:
@@ -250,7 +254,7 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
         return np.concatenate([[-np.inf], inner, [np.inf]])
 
     # ------------------------------------------------------------------ transform
-    def transform(self, X) -> np.ndarray:
+    def transform(self, X: pd.DataFrame | pd.Series) -> FloatArray:
         """Encode raw rows into the expanded matrix (float, 0/1 except continuous columns)."""
         check_is_fitted(self, "features_")
         X = self._as_frame(X)
@@ -271,7 +275,7 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
                 Z[np.arange(len(X)), f.columns[codes]] = 1.0
         return Z
 
-    def _codes(self, f: Feature, col: pd.Series) -> np.ndarray:
+    def _codes(self, f: Feature, col: pd.Series) -> IntArray:
         """Index of each value's category (bin for binned numerics)."""
         if f.edges is not None:
             if pd.api.types.is_numeric_dtype(col.dtype):
@@ -293,13 +297,13 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
             codes[r] = i
         return codes
 
-    def inverse_transform(self, Z) -> pd.DataFrame:
+    def inverse_transform(self, Z: npt.ArrayLike) -> pd.DataFrame:
         """Decode expanded rows back to raw values (category, interval, or number)."""
         check_is_fitted(self, "features_")
-        Z = np.atleast_2d(np.asarray(Z, dtype=float))
+        Z = np.atleast_2d(np.asarray(Z, dtype=np.float64))
         if Z.shape[1] != self.n_features_out_:
             raise InvalidInputError(f"expected {self.n_features_out_} columns, got {Z.shape[1]}")
-        out = {}
+        out: dict[str, Any] = {}
         for f in self.features_:
             block = Z[:, f.columns]
             if f.encoding == "continuous":
@@ -316,7 +320,7 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
                 out[f.name] = pd.Series(vals, dtype=f.dtype if f.dtype is not None else object).to_numpy()
         return pd.DataFrame(out)
 
-    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+    def get_feature_names_out(self, input_features: object = None) -> AnyArray:
         check_is_fitted(self, "features_")
         return np.array([n for f in self.features_ for n in f.column_names], dtype=object)
 
@@ -337,12 +341,12 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
         return len(self.features_)
 
     @property
-    def groups(self) -> list[np.ndarray]:
+    def groups(self) -> list[IntArray]:
         """``T_l``: the expanded columns of each original feature, in order."""
         return [f.columns for f in self]
 
     @property
-    def column_feature(self) -> np.ndarray:
+    def column_feature(self) -> IntArray:
         """For each expanded column, the index of its original feature."""
         out = np.empty(self.n_features_out_, dtype=np.int64)
         for i, f in enumerate(self):
@@ -361,7 +365,7 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
         return InputDomain(np.zeros(n), np.ones(n), integer,
                            tuple(f.columns for f in self if f.is_onehot), grids)
 
-    def codes(self, X) -> np.ndarray:
+    def codes(self, X: pd.DataFrame | pd.Series) -> FloatArray:
         """Raw rows -> integer category code per original feature (``n × |T|``; the
         scaled value for continuous features). Handy for grouping and enumeration."""
         X = self._as_frame(X)
@@ -389,14 +393,14 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
         return self
 
     def __repr__(self) -> str:  # sklearn's repr of params, plus the fitted shape
-        base = super().__repr__()
+        base: str = super().__repr__()
         if hasattr(self, "features_"):
             return f"{base} [{len(self.features_)} features -> {self.n_features_out_} columns]"
         return base
 
     # ------------------------------------------------------------------ helpers
     @staticmethod
-    def _as_frame(X, fitting: bool = False) -> pd.DataFrame:
+    def _as_frame(X: object, fitting: bool = False) -> pd.DataFrame:
         if isinstance(X, pd.Series):
             X = X.to_frame().T
         if not isinstance(X, pd.DataFrame):
@@ -412,30 +416,3 @@ class FeatureSpace(TransformerMixin, BaseEstimator):
             raise InvalidInputError(f"missing value (NaN) in column {name!r} at rows {rows[:10]}"
                                     f"{' ...' if len(rows) > 10 else ''}")
 
-
-def _key(v):
-    """Hashable lookup key that equates 1, 1.0 and np.int64(1) but keeps strings apart."""
-    if isinstance(v, (bool, np.bool_)):
-        return ("b", bool(v))
-    if isinstance(v, (int, float, np.integer, np.floating)):
-        return ("n", float(v))
-    return ("o", v)
-
-
-def _sort_key(v):
-    return (0, float(v), "") if isinstance(v, (int, float, np.integer, np.floating)) else (1, 0.0, str(v))
-
-
-def _numbers(col: pd.Series, name: str) -> np.ndarray:
-    """A numeric column as floats; a value that is not a number is named with its column
-    and row (instead of numpy's bare "could not convert string to float")."""
-    if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
-        return col.to_numpy(dtype=float)
-    num = pd.to_numeric(col, errors="coerce")
-    bad = num.isna() & col.notna()
-    if bad.any():
-        rows = col.index[bad.to_numpy()]
-        label = rows[0].item() if hasattr(rows[0], "item") else rows[0]
-        raise InvalidInputError(f"column {name!r} is numeric but row {label!r} holds {col[rows[0]]!r}"
-                                + (f" (and {len(rows) - 1} more row(s))" if len(rows) > 1 else ""))
-    return num.to_numpy(dtype=float)

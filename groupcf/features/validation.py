@@ -2,16 +2,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import InvalidInputError
 
+if TYPE_CHECKING:
+    from .space import FeatureSpace
+
 __all__ = ["validate_instance"]
 
 
-def validate_instance(x, space=None, columns: Iterable[str] | None = None) -> pd.Series:
+def validate_instance(x: pd.Series | pd.DataFrame, space: FeatureSpace | None = None,
+                      columns: Iterable[str] | None = None) -> pd.Series:
     """One raw instance as a Series (from a one-row DataFrame or a Series).
 
     ``columns``: feature names the instance must have; ``space`` (a fitted

@@ -51,7 +51,7 @@ class CounterfactualBlock:
     tmax_row: int | None = None
 
 
-def add_counterfactual(backend: Backend, space: FeatureSpace, embedding: Embedding, score_lo: float,
+def add_counterfactual(backend: Backend, space: FeatureSpace, embedding: Embedding, score_lo: float | None,
                        lb: np.ndarray | None = None, ub: np.ndarray | None = None,
                        can_change: np.ndarray | None = None, Tmax: int | None = None,
                        y: int | None = None) -> CounterfactualBlock:

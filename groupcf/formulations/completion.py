@@ -38,7 +38,7 @@ import logging
 
 import numpy as np
 
-from ..embeddings.base import Embedding
+from ..embeddings.base import AdditiveForm, Embedding
 from ..features.space import FeatureSpace
 from ..solvers import make_backend
 from ..solvers.base import Status
@@ -113,8 +113,9 @@ class Completions:
     def gains(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Additive model: scores ``s`` of the rows of ``Z`` and ``G[i, l] >= 0``, the
         largest score gain from freeing feature ``l`` of row ``i``."""
-        w = self._weights()
-        s = self.form.score(Z)
+        form = self._additive()
+        w = form.weights
+        s = form.score(Z)
         G = np.zeros((len(Z), len(self.space)))
         for l, f in enumerate(self.space):
             wc = w[f.columns]
@@ -132,10 +133,13 @@ class Completions:
             v[cols] = opts[int(np.argmax(opts @ w[cols]))]
         return v
 
-    def _weights(self) -> np.ndarray:
+    def _additive(self) -> AdditiveForm:
         if self.form is None:
             raise TypeError("closed-form completions need an additive model (Embedding.additive())")
-        return self.form.weights
+        return self.form
+
+    def _weights(self) -> np.ndarray:
+        return self._additive().weights
 
     # ------------------------------------------------------------------ best completion
     def best(self, z: np.ndarray, F, low: np.ndarray | None = None,
@@ -158,6 +162,7 @@ class Completions:
         allowed = [self.candidates(l, lo) for l, lo in zip(F, lows)]
         n_comb = int(np.prod([len(a) for a in allowed])) if allowed else 1
         continuous = any(space.features_[l].encoding == "continuous" for l in F)
+        res: tuple[float, np.ndarray | None]
         if self.form is not None:
             self.calls["closed_form"] += 1
             v = self.completion(z, F, None if low is None else low)
@@ -166,7 +171,7 @@ class Completions:
             self.calls["enumeration"] += 1
             V = np.repeat(np.asarray(z, dtype=float)[None, :], n_comb, axis=0)
             # every combination of the allowed values, as row indices per feature of F
-            idx = np.indices([len(a) for a in allowed]).reshape(len(F), -1) if F else None
+            idx = np.indices([len(a) for a in allowed]).reshape(len(F), -1) if F else np.zeros((0, 1), dtype=np.int64)
             for t, (l, a) in enumerate(zip(F, allowed)):
                 V[:, self._columns[l]] = a[idx[t]]
             s = self.embedding.score(V)
@@ -203,7 +208,7 @@ class Completions:
             return -np.inf, None
         if sol.status != Status.OPTIMAL:   # unknown: never claim infeasibility
             return np.inf, None
-        v = self._rounded(sol.x[blk.v])
+        v = self._rounded(sol.values[blk.v])
         return float(self.embedding.score(v[None, :])[0]), v
 
     # ------------------------------------------------------------------ with a budget
@@ -291,7 +296,7 @@ class Completions:
             return False, None
         if not sol.status.has_solution:
             return None, None
-        v = self._rounded(sol.x[blk.v])
+        v = self._rounded(sol.values[blk.v])
         if float(self.embedding.score(v[None, :])[0]) < self.accept:
             log.debug("completion MIP point rejected by the exact score; answer unknown")
             return None, None

@@ -44,12 +44,13 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from ..embeddings.base import Embedding, EmbeddingConstr
 from ..features.space import FeatureSpace
 from ..solvers.base import INF, Backend, VarType
 from .blocks import add_agreement, add_counterfactual
-from .distances import Distance, feature_measure
+from .distances import Distance, box_distance, feature_measure
 from .rows import RowBuffer
 
 #: integer features with a wider range are solved continuous and rounded when decoded
@@ -169,6 +170,8 @@ class NearestCounterfactual:
     integer: bool = True
     box: tuple | None = None      # (lb, ub, can_change): a tighter region (e.g. a radius)
     scale_objective: bool = False  # solver sees the objective / its smallest cost (see build)
+    distance_cuts: bool = False    # the embedding's distance cuts (tree ensembles: per leaf)
+    n_distance_cuts: int = field(init=False, default=0)
     objective_scale: float = field(init=False, default=1.0)
     v: np.ndarray = field(init=False)
     f: np.ndarray = field(init=False)
@@ -243,7 +246,28 @@ class NearestCounterfactual:
             # relative at MACE's distances); the solver's objective is this many times ours
             self.objective_scale = 1.0 / float(self.objective_coefs.min())
         be.set_objective(self.objective_idx, self.objective_coefs * self.objective_scale, sense="min")
+        if self.distance_cuts and len(self.objective_idx):
+            cuts = RowBuffer()
+            for leaves, d_leaf in self.constr.distance_cuts(self.cell_distance):
+                cuts.add(np.concatenate([leaves, self.objective_idx]),
+                         np.concatenate([d_leaf, -self.objective_coefs]), -INF, 0.0)
+            col_feature = {int(f.columns[0]): k for k, f in enumerate(self.space) if f.encoding == "continuous"}
+            for col, levels, coefs, const in self.constr.move_cuts(self.z0):
+                k_feat = col_feature.get(col)
+                if k_feat is not None and k_feat in self.delta:   # delta >= |v_c - x0_c| >= const + coefs @ y
+                    cuts.add(np.concatenate([[self.delta[k_feat]], levels]), np.concatenate([[1.0], -coefs]),
+                             const, INF)
+            self.n_distance_cuts = len(cuts.lo)
+            cuts.flush(be)
         return self
+
+    def cell_distance(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """A lower bound of the objective at any point of each box ``[lo_k, hi_k]`` (rows of
+        expanded column bounds, inside the MIP's own bounds):
+        :func:`~groupcf.formulations.distances.box_distance`. The distance cuts
+        (:meth:`~groupcf.embeddings.base.EmbeddingConstr.distance_cuts`) weigh each tree's
+        leaves by it."""
+        return box_distance(self.space, self.distance, self.z0, self.can_change, lo, hi)
 
     def _tight_indicators(self, rows: RowBuffer) -> None:
         """In a box narrower than the range: :math:`v_l - x^0_l \\le (U_l - x^0_l) f_l` and
@@ -341,7 +365,7 @@ class NearestCounterfactual:
 
         k = len(self.space) if self.Tmax is None else int(self.Tmax)
         ok, v, _ = Completions(self.space, self.embedding, self.score_lo).check(self.z0, (), k, prove=False)
-        return bool(ok) and self.start_from(v)
+        return bool(ok) and v is not None and self.start_from(v)
 
     def start_from(self, v: np.ndarray) -> bool:
         """Offer the accepted point ``v`` as a complete MIP start (``v``, ``f``, the
@@ -355,7 +379,8 @@ class NearestCounterfactual:
             return False
         f = np.zeros(len(self.space))
         f[changed] = 1.0
-        idx, vals = [self.v, self.f], [v, f]
+        idx: list[npt.ArrayLike] = [self.v, self.f]
+        vals: list[npt.ArrayLike] = [v, f]
         i_e, v_e = self.constr.start_values(v)
         idx.append(i_e)
         vals.append(v_e)

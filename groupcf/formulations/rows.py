@@ -10,8 +10,15 @@ from ..solvers.base import Backend
 class RowBuffer:
     """Collects sparse rows and adds them to a backend in one call."""
 
-    def __init__(self):
-        self.indptr, self.indices, self.data, self.lo, self.hi = [0], [], [], [], []
+    def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        self.indptr: list[int] = [0]
+        self.indices: list[int] = []
+        self.data: list[float] = []
+        self.lo: list[float] = []
+        self.hi: list[float] = []
 
     def add(self, idx, coefs, lo, hi) -> None:
         idx = np.asarray(idx, dtype=np.int64).ravel()
@@ -26,5 +33,5 @@ class RowBuffer:
             return np.zeros(0, dtype=np.int64)
         A = sp.csr_matrix((self.data, self.indices, self.indptr), shape=(len(self.lo), backend.num_vars))
         out = backend.add_rows(A, np.array(self.lo), np.array(self.hi))
-        self.__init__()
+        self._reset()
         return out

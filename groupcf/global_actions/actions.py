@@ -104,7 +104,12 @@ class ActionSpace:
             raise InvalidInputError(f"Tmax must be a positive integer or None, got {Tmax!r}")
         if numeric not in ("shift", "set"):
             raise InvalidInputError(f"numeric must be 'shift' or 'set', got {numeric!r}")
+        if tm.space is None:
+            raise InvalidInputError("global actions need the model's FeatureSpace: pass a Pipeline(FeatureSpace, "
+                                    "classifier) or space=")
+        assert tm.embedding is not None   # resolve_model without allow_black_box: a model groupcf embeds
         self.tm, self.S, self.numeric, self.margin = tm, S, numeric, float(margin)
+        self.embedding = tm.embedding
         space = self.space = tm.space
         Zs = space.transform(S)
         accepted = tm.is_positive(S)
@@ -181,7 +186,7 @@ class ActionSpace:
         Zp, valid = self.apply(action)
         out = np.zeros(self.n_types, dtype=bool)
         if valid.any():
-            out[valid] = self.tm.embedding.score(Zp[valid]) >= self.tau
+            out[valid] = self.embedding.score(Zp[valid]) >= self.tau
         return out
 
     def action_to(self, t: int, v: np.ndarray) -> Action:
@@ -210,7 +215,7 @@ class ActionSpace:
             Z, V = np.concatenate(Zs), np.concatenate(Vs)
             ok = np.zeros(len(Z), dtype=bool)
             if V.any():
-                ok[V] = self.tm.embedding.score(Z[V]) >= self.tau
+                ok[V] = self.embedding.score(Z[V]) >= self.tau
             out[s:s + len(chunk)] = ok.reshape(len(chunk), self.n_types)
         return out
 

@@ -116,7 +116,9 @@ def fit_tree(X: pd.DataFrame, cover: np.ndarray, cost: np.ndarray, max_depth: in
                 side.append((float(leaf_v), [label], [int(leaf_j)], mask, None))
         value = side[0][0] + side[1][0]
         if value > best[0] + 1e-12:
-            rules, acts, leaf = [], [], np.zeros(n, dtype=int)
+            rules: list[str] = []
+            acts: list[int] = []
+            leaf = np.zeros(n, dtype=int)
             for _, rs, js, m1, m2 in side:
                 for rule, j, m in zip(rs, js, (m1, m2)):
                     leaf[m] = len(rules)

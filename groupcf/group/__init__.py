@@ -4,13 +4,15 @@ from __future__ import annotations
 import logging
 import time
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import GroupCFWarning, InvalidInputError, NoCounterfactualError
 from ..models import DEFAULT_MARGIN, resolve_model
-from ..options import nearest_names, positional_tmax
+from ..options import Options, nearest_names, positional_tmax
 from ..progress import show_progress
 from ..results.group import GroupExplanation
 from ..solvers import make_backend
@@ -22,7 +24,8 @@ from .problem import GroupProblem
 log = logging.getLogger(__name__)
 
 #: method name -> (algorithm, its options dataclass)
-METHODS = {"colgen": (column_generation, ColgenOptions), "compact": (compact_mip, CompactOptions)}
+METHODS: dict[str, tuple[Callable[..., Any], type[Options]]] = {
+    "colgen": (column_generation, ColgenOptions), "compact": (compact_mip, CompactOptions)}
 
 
 def method_options(method: str, options: dict):
@@ -117,6 +120,7 @@ def explain_group(S: pd.DataFrame, model, *args, Tmax: int | None = None, space=
     t0 = time.perf_counter()
     tm = resolve_model(model, space=space, threshold=threshold)
     make_backend(solver)  # fail fast: not installed / unknown name
+    assert tm.space is not None   # resolve_model (no black box) found the model's space
     if Tmax is None:
         Tmax = max(1, sum(not f.immutable for f in tm.space))
     problem = GroupProblem(S, tm, Tmax, margin=margin)

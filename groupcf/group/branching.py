@@ -126,8 +126,8 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
             C = np.array([full[k].cover for k in keys])[:, active]
             left = deadline.left()
             sol = solve_set_cover(C, solver, time_limit=5 * ip_cap if left is None else min(5 * ip_cap, left))
-            if sol.status.has_solution and round(sol.objective) < best:
-                best_cols = [full[keys[j]] for j in np.flatnonzero(sol.x[: len(keys)] > 0.5)]
+            if sol.status.has_solution and sol.objective is not None and round(sol.objective) < best:
+                best_cols = [full[keys[j]] for j in np.flatnonzero(sol.values[: len(keys)] > 0.5)]
                 best = len(best_cols)
                 log.debug("branch-and-price: pooled integer master, incumbent %d", best)
                 if best <= root_lower:
@@ -170,6 +170,7 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
         if bound >= best:
             continue                   # pruned
         z, lam = run.lp_value, run.x
+        assert lam is not None   # the node's LP converged (else it was kept open above)
         if (lam[:n_art] > 1e-9).any():
             continue                   # some type cannot be covered in this node
         lam = lam[n_art:]
@@ -181,11 +182,11 @@ def branch_and_price(problem, columns: list[Column], pricing, solver, deadline, 
                 log.debug("branch-and-price: integral node, incumbent %d", best)
             continue
         left = deadline.left()
-        sol = None
+        ip = None
         if len(branching) % ip_every == 0:
-            sol = solve_set_cover(C[:, active], solver, time_limit=ip_cap if left is None else min(ip_cap, left))
-        if sol is not None and sol.status.has_solution:
-            chosen = [node_cols[k] for k in np.flatnonzero(sol.x[: len(node_cols)] > 0.5)]
+            ip = solve_set_cover(C[:, active], solver, time_limit=ip_cap if left is None else min(ip_cap, left))
+        if ip is not None and ip.status.has_solution:
+            chosen = [node_cols[k] for k in np.flatnonzero(ip.values[: len(node_cols)] > 0.5)]
             if len(chosen) < best:
                 best, best_cols = len(chosen), chosen
                 log.debug("branch-and-price: node %d integer master, incumbent %d", nodes, best)

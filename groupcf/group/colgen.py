@@ -59,10 +59,12 @@ import math
 import time
 import warnings
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
 from ..colgen import CGRun, ColumnPool, PricingLevel, SetCoverMaster
+from ..colgen import Column as PoolColumn
 from ..colgen import column_generation as generic_column_generation
 from ..exceptions import GroupCFWarning, InvalidInputError, SolverLicenseError
 from ..options import Options
@@ -79,7 +81,7 @@ from .formulations.pricing import PricingMIP
 from .formulations.seed import SeedPricing
 from .heuristics import maximal_change_sets
 from .levels import CompleteColumnsLevel, ExactLevel, GroupData, KnownChangeSetsLevel, PoolLevel
-from .problem import GroupProblem
+from .problem import Column, GroupProblem
 
 log = logging.getLogger(__name__)
 
@@ -182,7 +184,7 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
         if pool.add(c) is not None:
             master.add(c)
             pool.in_master[-1] = True
-    best_ip, best_cols = integer_master(_covers(master), master.columns, solver, deadline, stats, active)
+    best_ip, best_cols = integer_master(_covers(master), _columns(master), solver, deadline, stats, active)
     levels, full = _levels(problem, solver, opt, completions, seed, deadline, stats)
 
     def on_round(it, z, bound):
@@ -195,7 +197,7 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
         if _lower(bound) >= best_ip:
             return True           # the bound meets the incumbent: optimal already
         if it % opt.ip_every == 0:
-            ip, cols = integer_master(_covers(master), master.columns, solver, deadline, stats, active, cap=IP_CAP)
+            ip, cols = integer_master(_covers(master), _columns(master), solver, deadline, stats, active, cap=IP_CAP)
             if ip < best_ip:
                 best_ip, best_cols = ip, cols
         return False
@@ -207,19 +209,19 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
                                     phase="column generation", progress=progress, incumbent=lambda: best_ip)
     stats.iterations, stats.time_master, stats.converged = run.lp_solves, run.time_master, run.converged
     lower, status = _lower(run.bound), _status(run, deadline)
-    outside = [pool.columns[j] for j in pool.outside()]
+    outside = [_column(pool.columns[j]) for j in pool.outside()]
     with Phase("integer master", progress, logger=log) as ph:
         if stats.converged or lower < best_ip:
             # with seed pricing, branch-and-price certifies whatever this finds: keep it short
-            ip, cols = integer_master(_covers(master), master.columns, solver, deadline, stats, active,
+            ip, cols = integer_master(_covers(master), _columns(master), solver, deadline, stats, active,
                                       cap=2 * IP_CAP if seed is not None else None)
             if ip < best_ip:
                 best_ip, best_cols = ip, cols
         ph.set(explanations=best_ip, bound=lower)
     split = None
-    if best_ip > lower and stats.converged and seed is not None and opt.components:
+    if best_ip > lower and stats.converged and seed is not None and opt.components and run.x is not None:
         # the bound per component of the compatibility graph: sum of rounded-up LP values
-        split = split_by_components(seed.compat, _covers(master), run.x, active, master.columns + outside)
+        split = split_by_components(seed.compat, _covers(master), run.x, active, _columns(master) + outside)
         if split is not None:
             stats.extra.update(components=len(split[1]), components_bound=int(split[1].sum()))
             lower = max(lower, int(split[1].sum()))
@@ -241,7 +243,7 @@ def column_generation(problem: GroupProblem, solver="highs", time_limit: float |
         # the integer master is above the LP bound: branch-and-price certifies, one
         # component of the compatibility graph at a time (components) or on the whole
         t = time.perf_counter()
-        cols = master.columns + outside
+        cols = _columns(master) + outside
         with Phase("branch and price", progress, logger=log, unit="nodes") as ph:
             def on_node(nodes: int, best: int, bound: int) -> None:
                 ph.update(incumbent=best, bound=bound, gap=f"{(best - bound) / max(best, 1):.1%}")
@@ -304,6 +306,16 @@ def _levels(problem, solver, opt: ColgenOptions, completions, seed, deadline, st
 def _lower(bound: float) -> int:
     """The integer lower bound from the engine's (Farley / LP) bound: its ceiling."""
     return max(1, math.ceil(bound - EPS))
+
+
+def _column(c: PoolColumn) -> Column:
+    """A column of the generic engine, which in this engine is a group :class:`Column`."""
+    return cast(Column, c)
+
+
+def _columns(master: SetCoverMaster) -> list[Column]:
+    """The master's columns (group :class:`Column` objects)."""
+    return [_column(c) for c in master.columns]
 
 
 def _covers(master: SetCoverMaster) -> np.ndarray:

@@ -84,7 +84,7 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
     (and in the returned mask, so no algorithm tries to cover it) instead of failing the
     whole call: the answer then explains everyone else, and ``explain_group`` lists the
     unreached rows with the time limit as the reason."""
-    space, emb = problem.space, problem.tm.embedding
+    space, emb = problem.space, problem.embedding
     best_F = BestChangeSet(problem, solver)
     mutable = np.array([not f.immutable for f in space])
     inc = np.array([f.increase_only and not f.immutable for f in space])
@@ -99,7 +99,7 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
         if deadline.passed:
             ok, v = (completions.check(problem.Z[i], (), problem.Tmax, prove=False)[:2]
                      if completions is not None else (None, None))
-            if ok:
+            if ok and v is not None:
                 col = problem.make_column(v, np.flatnonzero(problem.differences(v)[i]), "initial")
                 cols.setdefault(col.key, col)
                 covered |= col.cover
@@ -134,7 +134,7 @@ def initial_columns(problem: GroupProblem, solver, deadline: Deadline, progress=
                 problem.unreached[i] = no_cf[i] = True
                 continue
             raise SolverError(f"initial counterfactual MIP ended with status {sol.status.value}")
-        covered |= _add_initial(problem, best_F, cols, covered, i, sol.x[mip.v])
+        covered |= _add_initial(problem, best_F, cols, covered, i, sol.values[mip.v])
     problem.unreached &= ~covered         # a later column covered it after all
     no_cf &= ~covered
     return list(cols.values()), no_cf
@@ -165,7 +165,7 @@ def integer_master(covers: np.ndarray, cols: list[Column], solver, deadline: Dea
     sol = solve_set_cover(C, solver, time_limit=limit)
     stats.time_final_ip += time.perf_counter() - t
     if sol.status.has_solution:
-        chosen = [cols[j] for j in np.flatnonzero(sol.x[: len(cols)] > 0.5)]
+        chosen = [cols[j] for j in np.flatnonzero(sol.values[: len(cols)] > 0.5)]
     else:
         chosen = [cols[j] for j in greedy_cover(C)]
     return len(chosen), chosen

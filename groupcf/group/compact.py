@@ -44,7 +44,7 @@ def compact_mip(problem: GroupProblem, solver="highs", time_limit: float | None 
     active = ~no_cf
     C = np.array([c.cover & active for c in init])
     start = solve_set_cover(C[:, active], solver, time_limit=deadline.left())
-    chosen = [init[j] for j in np.flatnonzero(start.x[: len(init)] > 0.5)]
+    chosen = [init[j] for j in np.flatnonzero(start.values[: len(init)] > 0.5)]
     stats.time_initial = time.perf_counter() - t
     K = len(chosen)
     if K <= 1:   # one counterfactual explains everything: nothing can be better
@@ -64,7 +64,8 @@ def compact_mip(problem: GroupProblem, solver="highs", time_limit: float | None 
         if len(cols) > K:
             cols = chosen
         cols = _accepted_columns(problem, mip, cols, chosen, deadline, stats)
-        bound = sol.dual_bound if sol.dual_bound is not None else (sol.objective if sol.status == Status.OPTIMAL else 1)
+        bound = sol.dual_bound if sol.dual_bound is not None else (
+            sol.objective if sol.status == Status.OPTIMAL and sol.objective is not None else 1)
         lower = max(1, math.ceil(bound - EPS))
         ph.set(explanations=len(cols), bound=lower)
     status = Status.OPTIMAL if sol.status == Status.OPTIMAL else sol.status

@@ -41,11 +41,13 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..exceptions import SolverError
+from ..formulations.completion import Completions
 from .enumeration import class_covers, classes_of
 from .formulations.master import set_cover_by_components
 from .problem import Column, GroupProblem
@@ -62,7 +64,7 @@ class CompleteColumns:
     a member type and lower codes from which :meth:`column` builds its point."""
 
     problem: GroupProblem
-    completions: object
+    completions: Completions
     sets: list[frozenset]
     covers: np.ndarray
     set_of: np.ndarray           # change-set index per cover
@@ -85,7 +87,7 @@ class CompleteColumns:
             raise SolverError(f"internal error: complete column {j} does not cover its enumerated types")
         return col
 
-    def solve(self, active: np.ndarray, solver, deadline, incumbent: list[Column] = ()
+    def solve(self, active: np.ndarray, solver, deadline, incumbent: Sequence[Column] = ()
               ) -> tuple[int, list[Column] | None]:
         """The exact optimum over the ``active`` types: ``(lower bound, optimal columns or
         None when a set cover stopped at the deadline)``.

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -150,7 +151,7 @@ class GapResult:
 
 
 def close_gap_by_enumeration(problem: GroupProblem, classes: Classes, checker, active: np.ndarray,
-                             solver, deadline, incumbent: list[Column] = ()) -> GapResult:
+                             solver, deadline, incumbent: Sequence[Column] = ()) -> GapResult:
     """Solve the set cover over ``classes`` (a relaxation unless every class is known to be
     feasible) and verify the classes it chooses; see the module docstring.
 
@@ -173,7 +174,7 @@ def close_gap_by_enumeration(problem: GroupProblem, classes: Classes, checker, a
     covers = np.vstack([classes.covers] + [c.cover[None, :] for c in extra]) if extra else classes.covers
     C = covers[:, active]
     n_cls = len(classes.covers)
-    alive = C.any(axis=1)
+    alive = np.asarray(C.any(axis=1))
     verified: dict[int, Column] = {n_cls + t: c for t, c in enumerate(extra)}
     lower, rounds, removed, unknown = 0, 0, 0, set()
     while not deadline.passed:
@@ -194,6 +195,7 @@ def close_gap_by_enumeration(problem: GroupProblem, classes: Classes, checker, a
             else:
                 answer, col = _verify(problem, classes, checker, r, deadline)
             if answer is True:
+                assert col is not None   # a verified class comes with its column
                 verified[r] = col
             elif answer is False:
                 alive[r] = False

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from ..utils import EPS
 from .formulations.pricing import BestChangeSet, PricingMIP
 from .formulations.seed import SeedPricing
 from .heuristics import price_known_change_sets
-from .problem import GroupProblem
+from .problem import Column, GroupProblem
 
 __all__ = ["CompleteColumnsLevel", "ExactLevel", "GroupData", "GroupLevel", "KnownChangeSetsLevel", "PoolLevel"]
 
@@ -46,7 +47,7 @@ class GroupLevel(PricingLevel):
     def __call__(self, duals: Duals, ctx: PricingContext) -> Priced | None:
         res = super().__call__(duals, ctx)
         if res is not None:
-            ctx.data.known_F.update(c.F for c in res.columns)
+            ctx.data.known_F.update(c.F for c in cast("list[Column]", res.columns))   # this engine's columns
         return res
 
 

@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from ..colgen.pool import Column as PoolColumn
-from ..exceptions import InvalidInputError, NotRejectedError
+from ..embeddings.base import Embedding
+from ..exceptions import InvalidInputError, NotRejectedError, UnsupportedModelError
 from ..formulations.completion import Completions
 from ..models import DEFAULT_MARGIN, TrainedModel
 from ..utils import TOL, value_key
@@ -54,8 +55,8 @@ class Column(PoolColumn):
         self.cover = cover      # bool over types
         self.source = source    # which generator produced it (initial, pricing, aux-v, ...)
 
-    @property  # type: ignore[override]
-    def key(self) -> bytes:
+    @property
+    def key(self) -> bytes:  # type: ignore[override]  # read from v and the current cover
         return value_key(self.v, self.cover)
 
     def value(self, pi: np.ndarray) -> float:
@@ -113,6 +114,13 @@ class GroupProblem:
         return self.tm.space
 
     @property
+    def embedding(self) -> Embedding:
+        """The model's embedding (the group methods work on models groupcf embeds)."""
+        if self.tm.embedding is None:
+            raise UnsupportedModelError("the group methods need a model groupcf can embed, not a black box")
+        return self.tm.embedding
+
+    @property
     def n_types(self) -> int:
         return len(self.Z)
 
@@ -127,7 +135,7 @@ class GroupProblem:
     def completions(self, solver="highs") -> Completions:
         """The completion service for this problem's model and threshold (a MIP's point
         is accepted at the bare threshold, below the margin the MIP enforced)."""
-        return Completions(self.space, self.tm.embedding, self.score_lo, solver,
+        return Completions(self.space, self.embedding, self.score_lo, solver,
                            accept=self.tm.logit_threshold)
 
     # ------------------------------------------------------------------ classes
@@ -173,4 +181,4 @@ class GroupProblem:
     def is_positive(self, v: np.ndarray) -> bool:
         """The embedding's exact numpy score accepts ``v`` (at the threshold itself; the MIPs
         add a small safety margin on top)."""
-        return bool(self.tm.embedding.score(v[None, :])[0] >= self.tm.logit_threshold)
+        return bool(self.embedding.score(v[None, :])[0] >= self.tm.logit_threshold)

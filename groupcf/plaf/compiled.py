@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -12,7 +14,7 @@ from .program import Constraints
 
 
 # ====================================================================== compiled form
-class FeatureTable:
+class FeatureTable(Protocol):
     """What PLAF needs to know about the features to compile against them (implemented
     by GeCo's active domain): names, kinds, and per feature the sorted *keys* of the
     domain values (the number for numeric features, the category index otherwise),
@@ -57,11 +59,11 @@ class _XOnly:
 @dataclass
 class _Clause:
     rule: Rule
-    cond: object               # callable(ctx) -> bool array / bool, or None
+    cond: Callable[[Any], Any] | None   # callable(ctx) -> bool array / bool, or None
     cond_x_only: bool
     target: int
     op: str
-    rhs: object                # callable(ctx) -> array / scalar (Compare)
+    rhs: Callable[[Any], Any] | None    # callable(ctx) -> array / scalar (Compare), None for isin
     rhs_x_only: bool
     keyset: np.ndarray | None  # isin / notin keys
 
@@ -184,7 +186,7 @@ class BoundConstraints:
     def _holds(cl: _Clause, ctx, value) -> np.ndarray:
         if cl.keyset is not None:
             return np.isin(value, cl.keyset) != (cl.op == "notin")
-        return _OPS[cl.op](value, cl.rhs(ctx))
+        return _OPS[cl.op](value, _rhs(cl, ctx))
 
     def allowed(self, xkeys) -> list[np.ndarray | None]:
         """Per feature, the domain values every candidate may take at this instance
@@ -229,12 +231,13 @@ class BoundConstraints:
         keys = self.table.keys[l]
         xk = cand.xkeys[l]
         sub = Candidates(cand.M[rows], cand.V[rows], cand.keys, cand.xkeys)
-        if cl.keyset is None:
-            rhs = np.broadcast_to(np.asarray(cl.rhs(sub), dtype=float), (len(rows),))
+        keyset = cl.keyset
+        if keyset is None:
+            rhs = np.broadcast_to(np.asarray(_rhs(cl, sub), dtype=float), (len(rows),))
             x_ok = _OPS[cl.op](xk, rhs)
         else:
-            rhs = None
-            x_ok = np.full(len(rows), bool(np.isin(xk, cl.keyset) != (cl.op == "notin")))
+            rhs = np.full(len(rows), np.nan)    # isin / notin: no right-hand side (not read)
+            x_ok = np.full(len(rows), bool(np.isin(xk, keyset) != (cl.op == "notin")))
         idx = np.full(len(rows), -1, dtype=np.int64)
         cand_idx = np.flatnonzero(allowed) if allowed is not None else np.arange(len(keys))
         ak = keys[cand_idx]
@@ -257,8 +260,8 @@ class BoundConstraints:
                 for pos in range(min(2, len(by_freq))):
                     fill = (idx < 0) & (fk[pos] != rhs)
                     idx[fill] = by_freq[pos]
-            else:
-                good = np.isin(fk, cl.keyset) != (cl.op == "notin")
+            elif keyset is not None:
+                good = np.isin(fk, keyset) != (cl.op == "notin")
                 if good.any():
                     idx[:] = by_freq[np.argmax(good)]
         M, V = cand.M, cand.V
@@ -270,6 +273,13 @@ class BoundConstraints:
         same = keys[v] == xk
         M[r, l] = ~same
         V[r, l] = np.where(same, -1, v)
+
+
+def _rhs(cl: _Clause, ctx: Any) -> Any:
+    """The right-hand side of a comparison clause at ``ctx``."""
+    if cl.rhs is None:                          # pragma: no cover - the compiler sets one
+        raise PLAFError(f"{cl.rule!r}: a comparison without a right-hand side")
+    return cl.rhs(ctx)
 
 
 def _all(it):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from ..exceptions import InvalidInputError
 
@@ -264,6 +265,8 @@ class Consequence:
     def cond(self) -> Cond:
         if self.values is not None:
             return InSet(cf(self.target), self.values, negate=self.op == "notin")
+        if self.rhs is None:
+            raise PLAFError(f"the consequence on {self.target!r} has neither values nor a right-hand side")
         return Compare(self.op, cf(self.target), self.rhs)
 
     def refs(self) -> set[tuple[str, str]]:
@@ -273,7 +276,7 @@ class Consequence:
         return repr(self.cond)
 
 
-def _is_cf_ref(e) -> bool:
+def _is_cf_ref(e: object) -> TypeGuard[Ref]:
     return isinstance(e, Ref) and e.side == "cf"
 
 
@@ -337,7 +340,8 @@ class Group:
 
 def rule(*parts) -> Rule:
     """``rule(If(cond), Then(c, ...))``, ``rule(Then(c, ...))`` or ``rule(c, ...)``."""
-    cond, cons = None, []
+    cond = None
+    cons: list[Consequence] = []
     for part in parts:
         if isinstance(part, _If):
             if cond is not None:

@@ -208,7 +208,7 @@ class _RawEnv:
             name = na or nb
             if c.op in _ORDER_OPS and name is not None:
                 a, b = self._rank(name, a), self._rank(name, b)
-            elif isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
+            elif isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
                 a, b = float(a), float(b)
             return bool(_OPS[c.op](a, b))
         if isinstance(c, InSet):
@@ -225,6 +225,6 @@ class _RawEnv:
 
 
 def _same(a, b) -> bool:
-    if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
+    if isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
         return float(a) == float(b)
     return a == b

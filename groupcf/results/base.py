@@ -18,13 +18,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import ValidationError
 from ..solvers.base import Status
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..features.space import FeatureSpace
+    from ..models import TrainedModel
 
 __all__ = ["ResultBase", "Stats", "Status", "ValidationReport", "denoise", "frame_records", "html_pre", "plain"]
 
@@ -174,6 +178,15 @@ class ResultBase:
 
     def _validation(self, tm: Any) -> ValidationReport:  # pragma: no cover - every subclass implements it
         raise NotImplementedError
+
+
+def space_of(tm: TrainedModel) -> FeatureSpace:
+    """The FeatureSpace of the model a result is validated with (the checks read raw rows
+    through it); :class:`~groupcf.exceptions.ValidationError` for a model without one."""
+    if tm.space is None:
+        raise ValidationError("validate() needs a model with a FeatureSpace (a pipeline that starts with "
+                              "one, or space=); this model takes raw rows")
+    return tm.space
 
 
 def plain(v: Any) -> Any:

@@ -3,25 +3,27 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..features.display import show_value
-from .base import ResultBase, Stats, Status, ValidationReport, denoise, frame_records, plain
+from .base import ResultBase, Stats, Status, ValidationReport, denoise, frame_records, plain, space_of
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..features.space import FeatureSpace
     from ..models import TrainedModel
 
 _plain = plain  # older name, still imported by callers
 
 
-def describe_changes(instance: pd.Series, cf: pd.Series, features: list[str], space=None) -> str:
+def describe_changes(instance: pd.Series, cf: pd.Series, features: list[str],
+                     space: FeatureSpace | None = None) -> str:
     """``"AgeGroup: Less25 -> 25-45, Race: ..."`` for the listed features; with the
     ``space``, a bin shows its real bounds and a representative value
     (:func:`groupcf.features.display.show_value`: ``duration: 24 -> [4, 12) (~8)``)."""
-    def show(c, v):
+    def show(c: str, v: Any) -> str:
         return show_value(None if space is None else space[c], v)
 
     return ", ".join(f"{c}: {show(c, instance[c])} -> {show(c, cf[c])}" for c in features) or "(no change)"
@@ -125,13 +127,13 @@ class Explanation(ResultBase):
         """One line per counterfactual: its distance, probability, the changes, and the
         unchanged features in which counterfactuals differ from each other (so two
         counterfactuals never print identically)."""
-        lines = []
+        lines: list[str] = []
         for k, (_, cf) in enumerate(self.counterfactuals.iterrows()):
             lines.append(f"  #{k} distance={self.distances[k]:.4g} p={self.probabilities[k]:.3f}: "
                          + describe_changes(self.instance, cf, self.changes[k], self._space()))
         return lines
 
-    def _space(self):
+    def _space(self) -> FeatureSpace | None:
         return None if self.model is None else self.model.space
 
     def __repr__(self) -> str:
@@ -162,7 +164,7 @@ class Explanation(ResultBase):
         df["changed"] = [", ".join(c) for c in self.changes]
         return denoise(df)
 
-    def plot(self, ax=None):
+    def plot(self, ax: Any = None) -> Any:
         """Counterfactuals × changed features: each cell shows the new value of a feature
         a counterfactual changes (blank: kept). Returns the matplotlib axes."""
         import matplotlib.pyplot as plt
@@ -185,7 +187,7 @@ class Explanation(ResultBase):
         return ax
 
     # ------------------------------------------------------------------ checks
-    def _validation(self, tm) -> ValidationReport:
+    def _validation(self, tm: TrainedModel) -> ValidationReport:
         """Every counterfactual accepted by the model, its change set as reported,
         immutable features unchanged, increase-only ones not decreased, at most ``Tmax``
         changes."""
@@ -198,9 +200,9 @@ class Explanation(ResultBase):
             rep.failures.append("the explanation has no counterfactual")
             return rep
         pos = tm.is_positive(self.counterfactuals)
-        for k in np.flatnonzero(~np.asarray(pos, dtype=bool)):
+        for k in np.flatnonzero(~np.asarray(pos, dtype=bool)).tolist():
             rep.failures.append(f"counterfactual {k} is not accepted by the model")
-        space = tm.space
+        space = space_of(tm)
         c0 = space.codes(self.instance.to_frame().T)[0]
         codes = space.codes(self.counterfactuals)
         for k in range(len(self.counterfactuals)):
@@ -217,7 +219,7 @@ class Explanation(ResultBase):
         return rep
 
     # ------------------------------------------------------------------ export
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable dict (``from_dict`` rebuilds the result, without the model;
         binned values come back as their interval's text)."""
         return {
@@ -237,7 +239,7 @@ class Explanation(ResultBase):
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> Explanation:
+    def from_dict(cls, d: dict[str, Any]) -> Explanation:
         """Rebuild an :class:`Explanation` from :meth:`to_dict`'s output."""
         cfs = pd.DataFrame(d["counterfactuals"], columns=list(d["instance"]))
         return cls(
@@ -250,7 +252,7 @@ class Explanation(ResultBase):
             objectives=list(d.get("objectives", [])), Tmax=d.get("Tmax"))
 
 
-def _dual_bound(self):
+def _dual_bound(self: Explanation) -> float | None:
     warnings.warn("Explanation.dual_bound is deprecated; use lower_bound", DeprecationWarning, stacklevel=2)
     return self.lower_bound
 
@@ -258,7 +260,8 @@ def _dual_bound(self):
 _init = Explanation.__init__
 
 
-def _compat_init(self, *args, dual_bound=None, distance=None, **kwargs):
+def _compat_init(self: Explanation, *args: Any, dual_bound: float | None = None, distance: object = None,
+                 **kwargs: Any) -> None:
     """Accept the old constructor arguments ``dual_bound=`` (now ``lower_bound``) and
     ``distance=`` (now ``distance_name``)."""
     if dual_bound is not None and kwargs.get("lower_bound") is None:
@@ -269,14 +272,16 @@ def _compat_init(self, *args, dual_bound=None, distance=None, **kwargs):
 
 
 _compat_init.__doc__ = _init.__doc__
-Explanation.__init__ = _compat_init
-Explanation.dual_bound = property(_dual_bound, doc="Deprecated name of :attr:`lower_bound`.")
+Explanation.__init__ = _compat_init  # type: ignore[method-assign]  # the old keywords, kept for one release
+Explanation.dual_bound = property(  # type: ignore[attr-defined]  # deprecated alias, added after the class
+    _dual_bound, doc="Deprecated name of :attr:`lower_bound`.")
 
 
-def _distance(self):
+def _distance(self: Explanation) -> object:
     warnings.warn("Explanation.distance is renamed distance_name (the values are in distances)",
                   FutureWarning, stacklevel=2)
     return self.distance_name
 
 
-Explanation.distance = property(_distance, doc="Deprecated name of :attr:`distance_name`.")
+Explanation.distance = property(  # type: ignore[attr-defined]  # deprecated alias, added after the class
+    _distance, doc="Deprecated name of :attr:`distance_name`.")

@@ -6,36 +6,39 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ..solvers.base import Status
-from .base import ResultBase, Stats, ValidationReport, denoise, html_pre
+from .base import ResultBase, Stats, ValidationReport, denoise, html_pre, space_of
 from .base import plain as _plain
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..models import TrainedModel
 
+#: one action in raw terms: ``[{"feature", "op": "set" | "shift", "value"}]``
+ActionSpec = list[dict[str, Any]]
+
 CURVE_COLUMNS = ["k", "n_covered", "coverage", "mean_cost", "upper_bound", "upper_bound_coverage", "status"]
 
 
-def _value_to_json(v):
+def _value_to_json(v: Any) -> Any:
     """An action's value as JSON: a bin (``pd.Interval``) as ``{"interval": [l, r, closed]}``."""
     if isinstance(v, pd.Interval):
         return {"interval": [_plain(v.left), _plain(v.right), v.closed]}
     return _plain(v)
 
 
-def _value_from_json(v):
+def _value_from_json(v: Any) -> Any:
     if isinstance(v, dict) and "interval" in v:
         left, right, closed = v["interval"]
         return pd.Interval(float(left), float(right), closed=closed)
     return v
 
 
-def apply_spec(X: pd.DataFrame, spec: list[dict]) -> pd.DataFrame:
+def apply_spec(X: pd.DataFrame, spec: ActionSpec) -> pd.DataFrame:
     """Raw rows ``X`` after one action given in raw terms (``[{"feature", "op", "value"}]``:
     ``"set"`` a value, ``"shift"`` by an amount)."""
     out = X.copy()
@@ -101,7 +104,7 @@ class GlobalExplanation(ResultBase):
     kind: ClassVar[str] = "global"
 
     actions: pd.DataFrame
-    specs: list
+    specs: list[ActionSpec]
     assignment: pd.Series
     cost: pd.Series
     coverage: float
@@ -167,7 +170,8 @@ class GlobalExplanation(ResultBase):
         return pd.DataFrame(rows, columns=["action_id", "rule", "precision", "recall", "f1", "n_selected"]
                             ).set_index("action_id")
 
-    def by_group(self, groups, n_boot: int = 1000, level: float = 0.95, random_state=None) -> pd.DataFrame:
+    def by_group(self, groups: str | pd.Series, n_boot: int = 1000, level: float = 0.95,
+                 random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
         """Coverage and mean cost per group with bootstrap intervals, and each group's gap
         to the largest group (:func:`~groupcf.results.subgroups.bootstrap_gaps`).
 
@@ -190,14 +194,14 @@ class GlobalExplanation(ResultBase):
         return bootstrap_gaps(self.covered.to_numpy(), self.cost.to_numpy(), g.to_numpy(), n_boot, level,
                               random_state)
 
-    def actions_by_group(self, groups) -> pd.DataFrame:
+    def actions_by_group(self, groups: str | pd.Series) -> pd.DataFrame:
         """Share of each group assigned to each action (columns; ``"uncovered"`` last)."""
         g = self._groups(groups)
         text = {j: f"{j}: {t}" for j, t in self.actions["action"].items()}
         a = self.assignment.map(text).astype(object).where(self.covered, "uncovered")
         return pd.crosstab(g.rename("group"), a.rename("action"), normalize="index")
 
-    def _groups(self, groups) -> pd.Series:
+    def _groups(self, groups: str | pd.Series) -> pd.Series:
         if isinstance(groups, str):
             return self.S[groups]
         g = pd.Series(groups)
@@ -252,7 +256,8 @@ class GlobalExplanation(ResultBase):
         return denoise(pd.DataFrame({"action": self.assignment, "action_text": self.assignment.map(text),
                                      "cost": self.cost, "covered": self.covered}, index=self.assignment.index))
 
-    def plot(self, kind: str = "curve", ax=None, *, groups=None):
+    def plot(self, kind: Any = "curve", ax: Any = None, *,  # type: ignore[override]  # plot(ax) still works: below
+             groups: str | pd.Series | None = None) -> Any:
         """Draw one view of the answer (:mod:`groupcf.results.global_plots`).
 
         Parameters
@@ -289,7 +294,7 @@ class GlobalExplanation(ResultBase):
             return gp.plot_groups(self, groups, ax)
         raise ValueError(f"unknown plot kind {kind!r}; expected 'curve', 'actions' or 'groups'")
 
-    def _validation(self, tm) -> ValidationReport:
+    def _validation(self, tm: TrainedModel) -> ValidationReport:
         """Every covered person's counterfactual accepted by the model; every action within
         ``Tmax`` and free of immutable features; no increase-only feature decreased; numeric
         values inside the space's domain; the coverage figures match the assignment."""
@@ -299,7 +304,7 @@ class GlobalExplanation(ResultBase):
             "no increase-only feature decreases, every numeric value is inside its domain",
             "coverage, n_covered and mean_cost match the assignment and the costs"])
         fail = rep.failures
-        space = tm.space
+        space = space_of(tm)
         for j, spec in enumerate(self.specs):
             feats = [s["feature"] for s in spec]
             if self.Tmax is not None and len(feats) > self.Tmax:
@@ -333,7 +338,7 @@ class GlobalExplanation(ResultBase):
         return rep
 
     # ------------------------------------------------------------------ serialisation
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-friendly dict (``S`` as records; the model is not included)."""
         return {
             "kind": self.kind,
@@ -355,11 +360,11 @@ class GlobalExplanation(ResultBase):
             "tree": None if self.tree is None else {c: _plain(list(self.tree[c])) for c in self.tree.columns},
         }
 
-    def to_json(self, **kwargs) -> str:
+    def to_json(self, **kwargs: Any) -> str:
         return json.dumps(self.to_dict(), **kwargs)
 
     @classmethod
-    def from_dict(cls, d: dict) -> GlobalExplanation:
+    def from_dict(cls, d: dict[str, Any]) -> GlobalExplanation:
         cls.check_kind(d)
         idx = d["assignment"]["index"]
         acts = pd.DataFrame(d["actions"]["rows"], index=pd.Index(d["actions"]["index"], name="action_id"))

@@ -13,7 +13,7 @@ Three views, all drawn with matplotlib on a given or new axis:
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["action_feature_table", "plot_actions", "plot_curve", "plot_groups"]
 
 
-def _axes(ax, figsize):
+def _axes(ax: Any, figsize: tuple[float, float]) -> Any:
     import matplotlib.pyplot as plt
 
     if ax is None:
@@ -32,7 +32,7 @@ def _axes(ax, figsize):
     return ax
 
 
-def plot_curve(res: GlobalExplanation, ax=None):
+def plot_curve(res: GlobalExplanation, ax: Any = None) -> Any:
     """Coverage found and its certified upper bound against ``k``; mean cost on the right."""
     ax = _axes(ax, (5.5, 3.6))
     c = res.curve
@@ -76,7 +76,7 @@ def action_feature_table(res: GlobalExplanation) -> tuple[pd.DataFrame, pd.DataF
     return text, share
 
 
-def plot_actions(res: GlobalExplanation, ax=None):
+def plot_actions(res: GlobalExplanation, ax: Any = None) -> Any:
     """Actions × features heat map (module docstring)."""
     text, share = action_feature_table(res)
     ax = _axes(ax, (1.9 + 1.5 * max(1, text.shape[1]), 0.9 + 0.6 * max(1, text.shape[0])))
@@ -94,7 +94,8 @@ def plot_actions(res: GlobalExplanation, ax=None):
     return ax
 
 
-def plot_groups(res: GlobalExplanation, groups, ax=None, n_boot: int = 1000, random_state=0):
+def plot_groups(res: GlobalExplanation, groups: str | pd.Series, ax: Any = None, n_boot: int = 1000,
+                random_state: int | np.random.Generator | None = 0) -> Any:
     """Coverage (bars) and mean cost (points) per group with bootstrap intervals."""
     gaps = res.by_group(groups, n_boot=n_boot, random_state=random_state)
     ax = _axes(ax, (1.5 + 1.1 * len(gaps), 3.6))

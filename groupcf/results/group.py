@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..features.display import bin_label, show_value
 from ..solvers.base import Status
-from .base import ResultBase, Stats, ValidationReport
+from .base import ResultBase, Stats, ValidationReport, space_of
 from .base import plain as _plain
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -64,7 +64,7 @@ class GroupExplanation(ResultBase):
     solve_time: float
     S: pd.DataFrame = field(repr=False)
     expanded: np.ndarray = field(repr=False)              # counterfactuals, expanded
-    unexplained: list = field(default_factory=list)
+    unexplained: list[Any] = field(default_factory=list)
     stats: Stats = field(default_factory=Stats)
     model: TrainedModel | None = field(default=None, repr=False, compare=False)
 
@@ -100,10 +100,11 @@ class GroupExplanation(ResultBase):
             lines.append(f"  unexplained (no counterfactual within Tmax): {self.unexplained}")
         return "\n".join(lines)
 
-    def _show(self, c: str, v, representative: bool = True) -> str:
+    def _show(self, c: str, v: Any, representative: bool = True) -> str:
         """``v`` of feature ``c`` as text (a bin: real bounds, and its representative value
         when ``representative``)."""
-        f = None if self.model is None else self.model.space[c]
+        space = None if self.model is None else self.model.space
+        f = None if space is None else space[c]
         if not representative and isinstance(v, pd.Interval) and f is not None and f.edges is not None:
             return bin_label(f, v)
         return show_value(f, v)
@@ -133,7 +134,7 @@ class GroupExplanation(ResultBase):
         """One row per instance of ``S`` (indexed like it): its explanation id (``-1``:
         unexplained), the number and names of the features it changes, and the values it
         moves to (a bin with its real bounds and representative value)."""
-        rows = []
+        rows: list[dict[str, Any]] = []
         for k in self.assignment.to_numpy():
             feats = self.changed_features.get(k, []) if k != -1 else []
             cf = self.counterfactuals.loc[k] if k != -1 else None
@@ -141,12 +142,13 @@ class GroupExplanation(ResultBase):
                          "to": ", ".join(f"{c}={self._show(c, cf[c])}" for c in feats) if cf is not None else ""})
         return pd.DataFrame(rows, index=self.S.index)
 
-    def plot(self, ax=None):
+    def plot(self, ax: Any = None) -> Any:
         """The explanations × features heat map (:meth:`plot_heatmap`)."""
         return self.plot_heatmap(ax=ax)
 
     # ------------------------------------------------------------------ audits
-    def feature_frequencies(self, per: str = "explanation", by: str | pd.Series | None = None):
+    def feature_frequencies(self, per: str = "explanation", by: str | pd.Series | None = None,
+                            ) -> pd.Series | pd.DataFrame:
         """How often each original feature is perturbed.
 
         ``per="explanation"`` counts explanations whose change set contains the feature;
@@ -164,7 +166,7 @@ class GroupExplanation(ResultBase):
                 counts = {f: int(sum(f in self.changed_features.get(k, []) for k in self.assignment)) for f in features}
             return pd.Series(counts, name=f"per_{per}").sort_values(ascending=False)
         groups = self.S[by] if isinstance(by, str) else pd.Series(by).reindex(self.S.index)
-        rows = {}
+        rows: dict[Any, dict[str, int]] = {}
         for g, idx in groups.groupby(groups, observed=True).groups.items():
             sub = self.assignment.loc[idx]
             if per == "instance":
@@ -174,7 +176,7 @@ class GroupExplanation(ResultBase):
                 rows[g] = {f: sum(f in self.changed_features[k] for k in ks) for f in features}
         return pd.DataFrame(rows).loc[features]
 
-    def plot_heatmap(self, ax=None, expanded: bool = True):
+    def plot_heatmap(self, ax: Any = None, expanded: bool = True) -> Any:
         """Explanations × features heatmap (paper Figs. 1–2): which expanded columns each
         counterfactual sets, with the changed ones highlighted."""
         import matplotlib.pyplot as plt
@@ -204,7 +206,7 @@ class GroupExplanation(ResultBase):
         ax.figure.tight_layout()
         return ax
 
-    def plot_frequencies(self, per: str = "instance", by: str | None = None, ax=None):
+    def plot_frequencies(self, per: str = "instance", by: str | None = None, ax: Any = None) -> Any:
         """Bar chart of perturbed-feature frequencies (paper Figs. 3–5), optionally split
         by a column of ``S`` (e.g. race or sex)."""
         import matplotlib.pyplot as plt
@@ -219,7 +221,7 @@ class GroupExplanation(ResultBase):
         return ax
 
     # ------------------------------------------------------------------ checks
-    def _validation(self, tm) -> ValidationReport:
+    def _validation(self, tm: TrainedModel) -> ValidationReport:
         """Every counterfactual accepted by the model; each change set within ``Tmax``
         and free of immutable features; every instance covered (or listed unexplained),
         equal to its counterfactual outside the change set, never decreasing an
@@ -233,11 +235,11 @@ class GroupExplanation(ResultBase):
         problems = rep.failures
         if len(self.counterfactuals):
             pos = tm.is_positive(self.counterfactuals)
-            for k in np.flatnonzero(~pos):
+            for k in np.flatnonzero(~pos).tolist():
                 problems.append(f"explanation {k} is not accepted by the model")
-        space = tm.space
+        space = space_of(tm)
         codes_S = space.codes(self.S)
-        codes_cf = space.codes(self.counterfactuals) if len(self.counterfactuals) else None
+        codes_cf = space.codes(self.counterfactuals) if len(self.counterfactuals) else np.zeros((0, len(space)))
         names = [f.name for f in space]
         for k, feats in self.changed_features.items():
             if len(feats) > self.Tmax:
@@ -265,7 +267,7 @@ class GroupExplanation(ResultBase):
         return rep
 
     # ------------------------------------------------------------------ export
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable dict (``from_dict`` rebuilds the result, without the model)."""
         return {
             "kind": self.kind,
@@ -283,7 +285,7 @@ class GroupExplanation(ResultBase):
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> GroupExplanation:
+    def from_dict(cls, d: dict[str, Any]) -> GroupExplanation:
         cls.check_kind(d)
         index = d["index"]
         S = pd.DataFrame(d["S"], index=index)

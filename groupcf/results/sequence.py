@@ -7,6 +7,7 @@ not import that package (results sit below the algorithms)."""
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +23,7 @@ __all__ = ["SequenceExplanation", "format_steps"]
 PARETO_COLUMNS = ["steps", "length", "cost", "discounted_cost", "distance", "final_state", "proba", "source"]
 
 
-def format_steps(steps) -> str:
+def format_steps(steps: Iterable[tuple[str, Any]]) -> str:
     """``"a(+1.5) → b(3)"``: the actions of a sequence with their values."""
     return " → ".join(f"{n}({v:+.4g})" if isinstance(v, float) else f"{n}({v})" for n, v in steps)
 
@@ -84,7 +85,7 @@ class SequenceExplanation(ResultBase):
         return self.solve_time
 
     @property
-    def bound_info(self) -> dict:
+    def bound_info(self) -> dict[str, Any]:
         """Deprecated name of :attr:`stats`."""
         warnings.warn("SequenceExplanation.bound_info is renamed stats", FutureWarning, stacklevel=2)
         return dict(self.stats)
@@ -141,11 +142,11 @@ class SequenceExplanation(ResultBase):
                      f"{self.solve_time:.2f}s)")
         return "\n".join(lines)
 
-    def plot(self, ax=None):
+    def plot(self, ax: Any = None) -> Any:
         """The Pareto front (:meth:`plot_front`)."""
         return self.plot_front(ax=ax)
 
-    def plot_front(self, x: str = "cost", y: str = "distance", ax=None):
+    def plot_front(self, x: str = "cost", y: str = "distance", ax: Any = None) -> Any:
         """Scatter of the Pareto set (size = length), the bound as a vertical line."""
         import matplotlib.pyplot as plt
         ax = ax or plt.subplots(figsize=(5, 3.5))[1]
@@ -161,7 +162,7 @@ class SequenceExplanation(ResultBase):
         return ax
 
     # -------------------------------------------------------------- checks
-    def validate(self, model=None, raise_on_error: bool = True) -> ValidationReport:
+    def validate(self, model: Any = None, raise_on_error: bool = True) -> ValidationReport:
         """Replay every sequence step by step with the real model and the actions'
         conditions (``model`` is not needed: the problem holds it). Returns a
         :class:`ValidationReport`; raises :class:`ValidationError` with it on a failure
@@ -194,9 +195,9 @@ class SequenceExplanation(ResultBase):
         return rep.raise_if_failed() if raise_on_error else rep
 
     # -------------------------------------------------------------- export
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable dict (``from_dict`` rebuilds it without the problem)."""
-        rows = []
+        rows: list[dict[str, Any]] = []
         for _, r in self.pareto.iterrows():
             rows.append({"steps": [[n, plain(v)] for n, v in r["steps"]], "length": int(r["length"]),
                          "cost": float(r["cost"]), "discounted_cost": float(r["discounted_cost"]),
@@ -208,7 +209,7 @@ class SequenceExplanation(ResultBase):
                 "solve_time": float(self.solve_time), "Tmax": self.Tmax, "stats": self.stats.as_dict()}
 
     @classmethod
-    def from_dict(cls, d: dict) -> SequenceExplanation:
+    def from_dict(cls, d: dict[str, Any]) -> SequenceExplanation:
         pareto = pd.DataFrame([{**r, "steps": [tuple(s) for s in r["steps"]]} for r in d["pareto"]],
                               columns=PARETO_COLUMNS)
         return cls(pd.Series(d["x"], dtype=float), pareto, None, d.get("lower_bound"), d.get("is_optimal", False),

@@ -6,19 +6,21 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import InvalidInputError
 from ..solvers.base import Status
-from .base import ResultBase, Stats, ValidationReport, frame_records, plain
+from .base import ResultBase, Stats, ValidationReport, frame_records, plain, space_of
 from .group import GroupExplanation
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..audit import Audit
     from ..models import TrainedModel
 
 __all__ = ["TABLE_COLUMNS", "ExplanationSet", "GroupExplanationSet", "read_checkpoint", "write_part"]
@@ -49,7 +51,7 @@ class ExplanationSet(ResultBase):
 
     kind = "explanation_set"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.stats, Stats):
             self.stats = Stats(self.stats or {})
 
@@ -116,7 +118,7 @@ class ExplanationSet(ResultBase):
         """The per-row table (a copy)."""
         return self.table.copy()
 
-    def plot(self, ax=None):
+    def plot(self, ax: Any = None) -> Any:
         """Bar chart: how many rows' counterfactual changes each feature."""
         import matplotlib.pyplot as plt
 
@@ -130,13 +132,13 @@ class ExplanationSet(ResultBase):
         return ax
 
     # ------------------------------------------------------------------ checks
-    def _cf_rows(self, tm) -> pd.DataFrame:
-        """The best counterfactual of each found row as raw rows typed like ``X``."""
+    def _cf_rows(self, X: pd.DataFrame) -> pd.DataFrame:
+        """The best counterfactual of each found row as raw rows typed like ``X`` (the explained rows)."""
         cf = self.counterfactuals
         cf = cf[cf["rank"] == 0].set_index("row")
         out = pd.DataFrame(index=cf.index)
-        for c in self.X.columns:
-            col, dt = cf[c], self.X[c].dtype
+        for c in X.columns:
+            col, dt = cf[c], X[c].dtype
             if isinstance(dt, pd.CategoricalDtype):
                 back = {str(v): v for v in dt.categories}
                 out[c] = pd.Categorical(col.map(back), dtype=dt)
@@ -147,7 +149,7 @@ class ExplanationSet(ResultBase):
                 out[c] = col.astype(dt)
         return out
 
-    def _validation(self, tm) -> ValidationReport:
+    def _validation(self, tm: TrainedModel) -> ValidationReport:
         rep = ValidationReport(checked=[
             "every found row's best counterfactual is accepted by the model",
             "immutable features unchanged, increase-only ones not decreased",
@@ -158,11 +160,11 @@ class ExplanationSet(ResultBase):
             return rep
         if not len(self.counterfactuals):
             return rep
-        C = self._cf_rows(tm)
+        C = self._cf_rows(self.X)
         rep.n_items = len(C)
         X = self.X.loc[C.index]
         pos = np.asarray(tm.is_positive(C), dtype=bool)
-        space = tm.space
+        space = space_of(tm)
         cx, cc = space.codes(X), space.codes(C)
         for i, label in enumerate(C.index):
             if not pos[i]:
@@ -179,7 +181,7 @@ class ExplanationSet(ResultBase):
         return rep
 
     # ------------------------------------------------------------------ export
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable dict (the table, the counterfactuals; ``from_dict`` rebuilds
         it without the model and rows)."""
         return {"kind": self.kind, "method": self.method, "solve_time": plain(self.solve_time),
@@ -187,19 +189,19 @@ class ExplanationSet(ResultBase):
                 "counterfactuals": frame_records(self.counterfactuals), "stats": self.stats.as_dict()}
 
     @classmethod
-    def from_dict(cls, d: dict) -> ExplanationSet:
+    def from_dict(cls, d: dict[str, Any]) -> ExplanationSet:
         table = pd.DataFrame(d["table"], index=d["index"], columns=TABLE_COLUMNS)
         return cls(table, pd.DataFrame(d["counterfactuals"]), d.get("method", "mace"),
                    d.get("solve_time", math.nan), stats=d.get("stats", {}))
 
-    def to_parquet(self, path) -> None:
+    def to_parquet(self, path: str | Path) -> None:
         """The table (and counterfactuals in ``<path>.cf.parquet``) as parquet (pyarrow)."""
         path = Path(path)
         self.table.to_parquet(path)
         if len(self.counterfactuals):
             self.counterfactuals.to_parquet(path.with_suffix(".cf.parquet"))
 
-    def save(self, path) -> None:
+    def save(self, path: str | Path) -> None:
         """The table in ``path`` and the counterfactuals beside it (``<stem>.cf.<ext>``),
         as CSV or parquet by ``path``'s extension."""
         path = Path(path)
@@ -213,7 +215,7 @@ class ExplanationSet(ResultBase):
             raise InvalidInputError(f"unknown output format {path.suffix!r} for {path}: use .csv or .parquet")
 
     @classmethod
-    def load(cls, path, method: str = "mace") -> ExplanationSet:
+    def load(cls, path: str | Path, method: str = "mace") -> ExplanationSet:
         """What :meth:`save` wrote (or a checkpoint directory), by extension."""
         path = Path(path)
         if path.suffix == ".csv":
@@ -227,7 +229,7 @@ class ExplanationSet(ResultBase):
         return cls.read_parquet(path, method)
 
     @classmethod
-    def read_parquet(cls, path, method: str = "mace") -> ExplanationSet:
+    def read_parquet(cls, path: str | Path, method: str = "mace") -> ExplanationSet:
         path = Path(path)
         if not path.exists():
             raise InvalidInputError(f"no such file: {path}")
@@ -239,14 +241,14 @@ class ExplanationSet(ResultBase):
         cfs = pd.read_parquet(cfp) if cfp.exists() else pd.DataFrame()
         return cls(table, cfs, method)
 
-    def audit(self, X: pd.DataFrame, by, **kw):
+    def audit(self, X: pd.DataFrame, by: str | pd.Series, **kw: Any) -> Audit:
         """Recourse burden by group: see :func:`groupcf.audit.audit`."""
         from ..audit import audit
         return audit(self, X, by, **kw)
 
 
 # --------------------------------------------------------------------------- checkpoint
-def read_checkpoint(path: Path):
+def read_checkpoint(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The table and counterfactuals written so far in a checkpoint directory."""
     parts = sorted(path.glob("part-*.parquet"))
     tables = [pd.read_parquet(p) for p in parts if not p.name.endswith(".cf.parquet")]
@@ -255,7 +257,7 @@ def read_checkpoint(path: Path):
     return table, (pd.concat(cfs, ignore_index=True) if cfs else pd.DataFrame())
 
 
-def write_part(path: Path, table: pd.DataFrame, cfs: list) -> None:
+def write_part(path: Path, table: pd.DataFrame, cfs: list[dict[str, Any]]) -> None:
     """Atomic write (tmp file then rename) so a killed run never leaves a half part."""
     import time
 
@@ -279,16 +281,16 @@ class GroupExplanationSet(ResultBase):
     the grouping. ``solve_time``: wall-clock seconds of the whole call.
     """
 
-    results: dict
+    results: dict[Any, GroupExplanation | None]
     table: pd.DataFrame
-    errors: dict = field(default_factory=dict)
+    errors: dict[Any, str] = field(default_factory=dict)
     by: str | None = None
     solve_time: float = math.nan
     stats: Stats = field(default_factory=Stats)
 
     kind = "group_set"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.stats, Stats):
             self.stats = Stats(self.stats or {})
 
@@ -310,12 +312,12 @@ class GroupExplanationSet(ResultBase):
         when every subgroup is explained separately); ``None`` when one failed."""
         if self.errors:
             return None
-        return int(sum(g.lower_bound for g in self.results.values()))
+        return int(sum(g.lower_bound for g in self.results.values() if g is not None))  # no error: none is None
 
-    def __getitem__(self, key) -> GroupExplanation | None:
+    def __getitem__(self, key: Any) -> GroupExplanation | None:
         return self.results[key]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         warnings.warn("explain_groups now returns a GroupExplanationSet; unpacking it as (results, table) "
                       "will stop working in the next release: use .results and .table",
                       FutureWarning, stacklevel=2)
@@ -341,7 +343,7 @@ class GroupExplanationSet(ResultBase):
         """The comparison table (a copy)."""
         return self.table.copy()
 
-    def plot(self, ax=None):
+    def plot(self, ax: Any = None) -> Any:
         """Explanations per 100 people, per subgroup."""
         import matplotlib.pyplot as plt
 
@@ -353,7 +355,7 @@ class GroupExplanationSet(ResultBase):
         ax.figure.tight_layout()
         return ax
 
-    def validate(self, model=None, raise_on_error: bool = True) -> ValidationReport:
+    def validate(self, model: Any = None, raise_on_error: bool = True) -> ValidationReport:
         """Validate every subgroup's explanation (each with its own model unless ``model``
         is given); one report over all of them."""
         rep = ValidationReport(checked=["each subgroup's GroupExplanation.validate()"])
@@ -366,7 +368,7 @@ class GroupExplanationSet(ResultBase):
             rep.failures += [f"subgroup {k!r}: {f}" for f in sub.failures]
         return rep.raise_if_failed() if raise_on_error else rep
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "by": self.by, "solve_time": plain(self.solve_time),
                 "keys": [plain(k) for k in self.results],
                 "results": [None if g is None else g.to_dict() for g in self.results.values()],
@@ -374,7 +376,7 @@ class GroupExplanationSet(ResultBase):
                 "errors": {str(k): v for k, v in self.errors.items()}, "stats": self.stats.as_dict()}
 
     @classmethod
-    def from_dict(cls, d: dict) -> GroupExplanationSet:
+    def from_dict(cls, d: dict[str, Any]) -> GroupExplanationSet:
         results = {k: None if g is None else GroupExplanation.from_dict(g) for k, g in zip(d["keys"], d["results"])}
         errors = {k: d["errors"][str(k)] for k in d["keys"] if str(k) in d["errors"]}
         table = pd.DataFrame(d["table"], index=d["index"])

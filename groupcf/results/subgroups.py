@@ -22,8 +22,10 @@ each group, and each group's difference to the largest group with its interval (
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 __all__ = ["atoms", "best_rule", "bootstrap_gaps"]
@@ -56,13 +58,13 @@ def atoms(X: pd.DataFrame, n_thresholds: int = 8) -> tuple[np.ndarray, list[str]
     return A, names
 
 
-def best_rule(X: pd.DataFrame, y, max_depth: int = 2, n_thresholds: int = 8) -> dict:
+def best_rule(X: pd.DataFrame, y: npt.ArrayLike, max_depth: int = 2, n_thresholds: int = 8) -> dict[str, Any]:
     """The rule of depth ≤ ``max_depth`` with the best F1 for the bool target ``y`` over
     the raw rows ``X`` (module docstring): ``{"rule", "precision", "recall", "f1",
     "n_selected"}``; ``"everyone"`` when no atom beats selecting every row."""
-    y = np.asarray(y, dtype=bool)
-    n, ny = len(y), int(y.sum())
-    out = {"rule": "everyone", "precision": ny / n if n else float("nan"), "recall": 1.0 if ny else float("nan"),
+    yb = np.asarray(y, dtype=bool)
+    n, ny = len(yb), int(yb.sum())
+    out: dict[str, Any] = {"rule": "everyone", "precision": ny / n if n else float("nan"), "recall": 1.0 if ny else float("nan"),
            "f1": 2 * ny / (n + ny) if n + ny else 0.0, "n_selected": n}
     if ny == 0 or ny == n:
         return out
@@ -70,11 +72,11 @@ def best_rule(X: pd.DataFrame, y, max_depth: int = 2, n_thresholds: int = 8) -> 
     if not A.shape[1]:
         return out
     Af = A.astype(float)
-    tp1, sel1 = Af[y].sum(axis=0), Af.sum(axis=0)
+    tp1, sel1 = Af[yb].sum(axis=0), Af.sum(axis=0)
     f1 = 2 * tp1 / (sel1 + ny)
-    best = (float(f1.max()), (int(f1.argmax()),))
+    best: tuple[float, tuple[int, ...]] = (float(f1.max()), (int(f1.argmax()),))
     if max_depth >= 2:
-        TP = Af[y].T @ Af[y]
+        TP = Af[yb].T @ Af[yb]
         SEL = Af.T @ Af
         F = np.where(SEL > 0, 2 * TP / (SEL + ny), 0.0)
         np.fill_diagonal(F, -1.0)
@@ -84,7 +86,7 @@ def best_rule(X: pd.DataFrame, y, max_depth: int = 2, n_thresholds: int = 8) -> 
     if best[0] <= out["f1"] + 1e-12:
         return out
     mask = A[:, list(best[1])].all(axis=1)
-    tp = int((mask & y).sum())
+    tp = int((mask & yb).sum())
     return {"rule": " and ".join(names[a] for a in best[1]), "precision": tp / int(mask.sum()),
             "recall": tp / ny, "f1": best[0], "n_selected": int(mask.sum())}
 
@@ -97,20 +99,21 @@ def _ci(samples: np.ndarray, level: float) -> tuple[float, float]:
     return float(np.quantile(s, a)), float(np.quantile(s, 1 - a))
 
 
-def bootstrap_gaps(covered, cost, groups, n_boot: int = 1000, level: float = 0.95, random_state=None
-                   ) -> pd.DataFrame:
+def bootstrap_gaps(covered: npt.ArrayLike, cost: npt.ArrayLike, groups: npt.ArrayLike, n_boot: int = 1000,
+                   level: float = 0.95, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
     """Coverage and mean cost per group with bootstrap intervals, and the differences to
     the largest group (module docstring). ``covered`` bool, ``cost`` (NaN where uncovered)
     and ``groups`` are aligned per person."""
     rng = np.random.default_rng(random_state)
-    covered = np.asarray(covered, dtype=bool)
-    cost = np.asarray(cost, dtype=float)
+    cov = np.asarray(covered, dtype=bool)
+    costs = np.asarray(cost, dtype=float)
     g = pd.Series(np.asarray(groups, dtype=object))
     labels = list(g.value_counts().index)
-    boots, rows = {}, []
+    boots: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
+    rows: list[dict[str, Any]] = []
     for lab in labels:
         idx = np.flatnonzero((g == lab).to_numpy())
-        cv, cs = covered[idx], cost[idx]
+        cv, cs = cov[idx], costs[idx]
         draw = rng.integers(0, len(idx), size=(n_boot, len(idx)))
         cov_b = cv[draw].mean(axis=1)
         with warnings.catch_warnings():      # a draw of only uncovered people has no mean cost: NaN

@@ -18,13 +18,13 @@ import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from groupcf.exceptions import CyclicConsequenceError, InvalidActionError
 
-_OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+_OPS: dict[str, Callable[[Any, Any], Any]] = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
         "==": operator.eq, "!=": operator.ne}
 
 
@@ -87,6 +87,10 @@ class RelativeSquared(Cost):
         return r * r
 
 
+#: an ``add`` action's range: ``(lo, hi)`` or ``fn(before) -> (lo, hi)`` (columns)
+Range = tuple[float, float] | Callable[[StateView], tuple[Any, Any]]
+
+
 class Nonlinear(NamedTuple):
     """A consequence ``feature := fn(before, after)`` (``after`` holds the direct change)
     with ``box`` = ``(lo, hi)`` containing every value it takes; ``interval(lo, hi,
@@ -131,6 +135,15 @@ def make_cost(spec) -> Cost:
 
 
 # --- conditions ---------------------------------------------------------------------------
+def _state(before: StateView, after: StateView | None, primed: bool, cond: Condition) -> StateView:
+    """The state a condition side reads: ``after`` when primed (which must then be given)."""
+    if not primed:
+        return before
+    if after is None:
+        raise TypeError(f"the condition {cond.text or cond.lhs!r} reads the state after the action")
+    return after
+
+
 _COND = re.compile(r"^\s*(.+?)\s*(')?\s*(<=|>=|==|!=|<|>)\s*(.+?)\s*(')?\s*$")
 
 
@@ -143,7 +156,7 @@ class Condition:
 
     lhs: str
     op: str
-    rhs: object
+    rhs: str | float                # a feature name or a number
     lhs_after: bool = False
     rhs_after: bool = False
     text: str = ""
@@ -157,7 +170,7 @@ class Condition:
         if lhs not in features:
             raise InvalidActionError(f"condition {text!r}: unknown feature {lhs!r}")
         try:
-            value: object = float(rhs)
+            value: str | float = float(rhs)
         except ValueError:
             if rhs not in features:
                 raise InvalidActionError(f"condition {text!r}: {rhs!r} is neither a number nor a feature") from None
@@ -172,10 +185,10 @@ class Condition:
         return {self.lhs} | ({self.rhs} if isinstance(self.rhs, str) else set())
 
     def __call__(self, before: StateView, after: StateView | None) -> np.ndarray:
-        left = (after if self.lhs_after else before)[self.lhs]
-        right = ((after if self.rhs_after else before)[self.rhs]
+        left = _state(before, after, self.lhs_after, self)[self.lhs]
+        right = (_state(before, after, self.rhs_after, self)[self.rhs]
                  if isinstance(self.rhs, str) else self.rhs)
-        return _OPS[self.op](left, right)
+        return np.asarray(_OPS[self.op](left, right))
 
     def __repr__(self) -> str:
         return f"Condition({self.text!r})" if self.text else super().__repr__()
@@ -220,16 +233,18 @@ class Action:
 
     name: str
     feature: str
-    range: object = None
+    range: Range | None = None
     cost: object = 1.0
     kind: str = "add"
-    values: Sequence[float] | None = None
+    values: Sequence[float] | np.ndarray | None = None
     consequences: dict = field(default_factory=dict)
     pre: list = field(default_factory=list)
     post: list = field(default_factory=list)
     outer: tuple[float, float] | None = None
 
     def value_range(self, before: StateView) -> tuple[np.ndarray, np.ndarray]:
+        if self.range is None:
+            raise InvalidActionError(f"action {self.name!r}: give range=(lo, hi)")
         lo, hi = self.range(before) if callable(self.range) else self.range
         m = before.S.shape[0]
         return np.broadcast_to(np.asarray(lo, float), (m,)), np.broadcast_to(np.asarray(hi, float), (m,))
@@ -240,8 +255,17 @@ class Action:
         if self.kind == "set":
             return None
         if callable(self.range):
-            return None if self.outer is None else tuple(map(float, self.outer))
+            return None if self.outer is None else (float(self.outer[0]), float(self.outer[1]))
+        if self.range is None:
+            return None
         return float(self.range[0]), float(self.range[1])
+
+    @property
+    def choices(self) -> np.ndarray:
+        """``kind="set"``: the categories it may set, as floats."""
+        if self.values is None:
+            raise InvalidActionError(f"action {self.name!r} sets no value; give values=[...]")
+        return np.asarray(self.values, dtype=float)
 
     def changed_features(self) -> list[str]:
         return [self.feature, *self.consequences]

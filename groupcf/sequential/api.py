@@ -212,7 +212,8 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
         feas = np.flatnonzero(cv <= 0)
     cap = float(rollout(problem, G[feas]).cost.min()) if len(feas) else None
     tb = time.perf_counter()
-    bound_time = opt.bound_time_limit if deadline.left() is None else max(0.0, min(opt.bound_time_limit, deadline.left()))
+    left = deadline.left()
+    bound_time = opt.bound_time_limit if left is None else max(0.0, min(opt.bound_time_limit, left))
     b = None
     if opt.bound and bound_time > 0:     # branch and bound over tweak values; the MIP if it cannot
         b = bnb_bound(problem, encode, bound_time, cap=cap)

@@ -161,7 +161,7 @@ class _Model:
         choices = []
         for i in sets:
             a = aset[i]
-            opts = [None] + [float(v) for v in a.values if float(v) != float(x0[idx[a.feature]])]
+            opts: list[float | None] = [None] + [float(v) for v in a.choices if float(v) != float(x0[idx[a.feature]])]
             if cap is not None and isinstance(a.cost, Constant) and a.cost.c > cap:
                 opts = [None]
             choices.append([(i, v) for v in opts])

@@ -213,7 +213,7 @@ def sequence_bound(problem: Problem, encoding, solver="highs", time_limit: float
         elif bm.objective is not None:
             hi = min(hi, bm.objective)
             lo = max(lo, min(bm.value, mid))
-            if bm.steps is not None and (best.steps is None or bm.steps_cost < best.steps_cost):
+            if bm.steps is not None and (best.steps is None or _steps_cost(bm) < _steps_cost(best)):
                 best = bm
         else:
             lo = max(lo, min(bm.value, mid))
@@ -221,6 +221,11 @@ def sequence_bound(problem: Problem, encoding, solver="highs", time_limit: float
     best.value = max(lo, b.value)
     best.status = BoundStatus.OPTIMAL if hi - lo <= 1e-3 * max(1.0, hi) else BoundStatus.BISECTION
     return best
+
+
+def _steps_cost(b: Bound) -> float:
+    """Cost of the bound's own sequence (``inf`` without one)."""
+    return INF if b.steps_cost is None else b.steps_cost
 
 
 def _capped_bound(problem: Problem, encoding, solver="highs", time_limit: float = 30.0,
@@ -262,7 +267,7 @@ def _capped_bound(problem: Problem, encoding, solver="highs", time_limit: float 
             elif op in (">", ">="):
                 flo[j] = max(flo[j], min(c, x0[j]))
     if np.any(flo > fhi):
-        return Bound(INF, "infeasible")
+        return Bound(INF, BoundStatus.INFEASIBLE)
 
     def build():
         be = make_backend(solver, time_limit=time_limit, verbose=logger.isEnabledFor(logging.DEBUG))
@@ -379,7 +384,7 @@ def _replay_solution(problem: Problem, x, u, d, bound: Bound) -> None:
     best = None
     for perm in itertools.permutations(used):
         steps = [(problem.actions[i].name,
-                  float(problem.actions[i].values[0]) if problem.actions[i].kind == "set"
+                  float(problem.actions[i].choices[0]) if problem.actions[i].kind == "set"
                   else float(x[d[i]])) for i in perm]
         try:
             cost, _, _probs, final = replay(problem, steps)

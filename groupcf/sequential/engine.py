@@ -43,8 +43,8 @@ def decode_value(a: Action, gene: np.ndarray, before: StateView) -> np.ndarray:
     """Value gene(s) -> tweak value (``add``) or category (``set``, clamped index)."""
     gene = np.asarray(gene, float)
     if a.kind == "set":
-        k = len(a.values)
-        return a.values[np.clip(np.floor(gene * k).astype(np.int64), 0, k - 1)]
+        k = len(a.choices)
+        return a.choices[np.clip(np.floor(gene * k).astype(np.int64), 0, k - 1)]
     lo, hi = a.value_range(before)
     return lo + gene * (hi - lo)
 
@@ -137,7 +137,7 @@ class Rollout:
     final: np.ndarray        # (m, n) final states
     margin: np.ndarray       # (m,) model margin at the final state
     distance: np.ndarray     # (m,) Gower distance start -> final
-    states: list | None = None   # per step t: (m, n) states after step t (record=True)
+    states: list[np.ndarray] | None = None   # per step t: (m, n) states after step t (record=True)
     step_costs: np.ndarray | None = None
 
     @property
@@ -150,11 +150,13 @@ class Rollout:
 
 
 def gower(problem: Problem, X: np.ndarray) -> np.ndarray:
-    """Gower distance of each row of ``X`` to the start state."""
+    """Gower distance of each row of ``X`` to the start state (``problem.ranges`` set)."""
     r = problem.ranges
+    if r is None:
+        raise ValueError("the Gower distance needs the features' ranges (problem.ranges)")
     D = np.abs(X - problem.x0[None, :])
     cat = np.isnan(r)
-    d = np.where(cat[None, :], D > 0, D / np.where(cat, 1.0, r)[None, :])
+    d: np.ndarray = np.where(cat[None, :], D > 0, D / np.where(cat, 1.0, r)[None, :])
     return d.sum(1) / X.shape[1]
 
 
@@ -170,7 +172,7 @@ def rollout(problem: Problem, G: np.ndarray, record: bool = False) -> Rollout:
     valid = np.ones(m, dtype=bool)
     cost, disc = np.zeros(m), np.zeros(m)
     counts = np.zeros((m, n))
-    states = [] if record else None
+    states: list[np.ndarray] | None = [] if record else None
     for t in range(nA):
         col = steps[:, t]
         if not (col >= 0).any():
@@ -198,7 +200,7 @@ def rollout(problem: Problem, G: np.ndarray, record: bool = False) -> Rollout:
             step_costs[rows, t] = b * d if problem.discounted else b
             values[rows, t] = v
             S[rows] = A
-        if record:
+        if states is not None:              # record
             states.append(S.copy())
     dist = gower(problem, S) if problem.ranges is not None else np.zeros(m)
     return Rollout(steps, values, valid, cost, disc, counts, S, problem.model.margin(S),

@@ -64,6 +64,8 @@ def pareto_frame(problem: Problem, r: Rollout, rows: Sequence[int], source: str 
     """The Pareto table (one row per sequence) of the rows ``rows`` of a recorded rollout."""
     names = problem.actions.names
     feats = problem.actions.features
+    if r.states is None:
+        raise ValueError("pareto_frame needs a recorded rollout (rollout(..., record=True))")
     recs = []
     for i in rows:
         L = int(r.length[i])

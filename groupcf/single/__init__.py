@@ -108,14 +108,18 @@ def explain(x, model, method: str = "mace", *, Tmax: int | None = None, n: int |
         counterfactual when it moves by at least this fraction of its range (integer
         features: by whole units, at least one). Categorical, ordinal and binary features
         differ when their category differs.
-    upper_bound, radius, obbt
-        ReLU networks only (speed-ups that keep the answer exact; all on by default,
-        :mod:`groupcf.single.net_bound`): a numpy upper bound (the exact best single
-        change, a greedy completion and a pair search) as the MIP start; its radius
-        (``n = 1``: the box, fixed features, a cardinality cut and neuron bounds within
-        the l1 budget it implies; when at most one feature can change, the single-change
-        scan is the proof and no MIP is solved); second-layer neuron bounds by LP within
-        that radius.
+    upper_bound, radius, obbt, distance_cuts
+        Speed-ups that keep the answer exact (all on by default). ``upper_bound``: a numpy
+        upper bound as the MIP start (ReLU networks: the exact best single change, a
+        greedy completion and a pair search, :mod:`groupcf.single.net_bound`; tree
+        ensembles: single changes, pairs and triples, :mod:`groupcf.single.tree_bound`);
+        ``radius``: its radius (``n = 1``: the box, fixed features and a cardinality cut;
+        networks: neuron bounds within the l1 budget it implies; trees: the MIP is built
+        over the box only, trees whose leaf cannot change there are constants; when at
+        most one feature can change, the single-change scan is the proof and no MIP is
+        solved); ``obbt`` (networks): second-layer neuron bounds by LP within that
+        radius; ``distance_cuts`` (trees): each tree's leaves weighted by how far their
+        cell lies from the instance, a lower bound on the distance.
 
     Plausibility: numeric passthrough features stay inside the training data's range and
     integer ones (``Feature.integer``) take integer values; one-hot features take exactly

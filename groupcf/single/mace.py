@@ -6,8 +6,8 @@ The distance is MACE's weighted mix of normalised l0 / l1 / linf
 re-checked with the real model; if the solver's tolerance let through a point the real
 model rejects, the logit margin is enlarged and the MIP re-solved.
 
-Tree ensembles start from a numpy upper bound and its radius
-(:mod:`groupcf.single.tree_bound`); ReLU networks likewise
+Tree ensembles start from a numpy upper bound and its radius, the MIP built over the
+radius only, with per-tree distance cuts (:mod:`groupcf.single.tree_bound`); ReLU networks likewise
 (:mod:`groupcf.single.net_bound`; options ``upper_bound``, ``radius``, ``obbt``); MACE asks
 for them through the embedding protocol only (``Embedding.incumbent``, ``start_mip``,
 ``radius``: :mod:`groupcf.embeddings.search`, the searches registered by capability in
@@ -73,6 +73,7 @@ class MaceOptions(Options):
         "diversity_tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "threads": [None, Interval(numbers.Integral, 1, None)],
         "verbose": [bool], "progress": [bool], "upper_bound": [bool], "radius": [bool], "obbt": [bool],
+        "distance_cuts": [bool],
     }
 
     def __post_init__(self):
@@ -94,12 +95,14 @@ class MaceOptions(Options):
     upper_bound: bool = True           # ReLU networks: numpy incumbent as the MIP start
     radius: bool = True                # ... and its radius (box, cardinality cut, single-change proof; n = 1)
     obbt: bool = True                  # ... and second-layer neuron bounds by LP within the radius
+    distance_cuts: bool = True         # tree ensembles: per-tree leaf-distance cuts
 
 
 def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = None, solver="highs",
          n: int = 1, time_limit: float | None = None, mip_gap: float | None = None,
          margin: float = DEFAULT_MARGIN, diversity_tol: float = DIVERSITY_TOL, progress: bool = True,
-         upper_bound: bool = True, radius: bool = True, obbt: bool = True, **options) -> Explanation:
+         upper_bound: bool = True, radius: bool = True, obbt: bool = True, distance_cuts: bool = True,
+         **options) -> Explanation:
     """Nearest counterfactual(s) of ``x`` under the MACE ``distance`` (see
     :func:`groupcf.explain` for the arguments).
 
@@ -133,10 +136,16 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     problem = SearchProblem(space, z0, *bounds, can, dist, strict, score_lo, Tmax=Tmax, radius=radius,
                             single=n == 1, upper_bound=upper_bound, obbt=obbt)
     found = emb.incumbent(problem)
+    if found.stats.get("single_optimal") and n == 1:
+        # proven by the exact single-change scan: no MIP to build
+        exp = _proven_single(x, tm, z0, found, dist, backend, Tmax, margin, t_start)
+        if exp is not None:
+            return exp
     box = found.box
     mip = NearestCounterfactual(space, found.embedding or emb, z0,
                                 backend, distance=dist, score_lo=score_lo, Tmax=Tmax,
-                                box=box[:3] if box else None, scale_objective=True).build()
+                                box=box[:3] if box else None, scale_objective=True,
+                                distance_cuts=distance_cuts).build()
     found = emb.start_mip(problem, mip, found)
     tree_stats, ub_point = found.stats, found.point
     caps = emb.capabilities
@@ -243,7 +252,30 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         solver=backend.name, lower_bound=lower_bound, Tmax=Tmax, model=tm,
         objectives=[objectives[k] for k in order],
         stats={**tree_stats, "margin": margin, "binaries": mip.constr.n_binaries, "distance_weights": dist.weights,
+               "distance_cuts": mip.n_distance_cuts,
                "integer_features": [space.features_[l].name for l in mip.u]})
+
+
+def _proven_single(x: pd.Series, tm: TrainedModel, z0: np.ndarray, found, dist, backend, Tmax, margin: float,
+                   t_start: float) -> Explanation | None:
+    """The explanation of a point the search proved optimal (the exact single-change scan),
+    re-checked by the real model; ``None`` when the real model rejects it (then the MIP
+    decides)."""
+    space, v = tm.space, found.point
+    cf = decode(space, x, v, z0)
+    if not tm.is_positive(cf)[0]:
+        return None
+    cfs = restore_dtypes(space, cf.reset_index(drop=True))
+    d = float(dist.aggregate(feature_distances(space, x, cfs))[0])
+    ub = float(found.stats["upper_bound"])
+    changed = [f.name for f in space if np.any(np.abs(v[f.columns] - z0[f.columns]) > change_tol(f))]
+    return Explanation(
+        instance=x, counterfactuals=cfs, changes=[changed], distances=[d], probabilities=tm.proba(cfs),
+        status=Status.OPTIMAL, is_optimal=True, solve_time=time.perf_counter() - t_start, method="mace",
+        distance=dist.name, solver=backend.name, lower_bound=found.stats.get("lower_bound", ub), Tmax=Tmax,
+        model=tm, objectives=[ub],
+        stats={**found.stats, "margin": margin, "binaries": 0, "distance_weights": dist.weights,
+               "distance_cuts": 0, "integer_features": []})
 
 
 def _round_wide(space, mip, bounds, v: np.ndarray, z0: np.ndarray, tm, x: pd.Series) -> np.ndarray:

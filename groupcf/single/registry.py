@@ -7,10 +7,15 @@ one :func:`register_method` call.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..exceptions import InvalidInputError
 from ..options import nearest_names
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..results.explanation import Explanation
 
 #: options every method takes (model resolution)
 COMMON_OPTIONS = ("space", "threshold")
@@ -23,7 +28,7 @@ class MethodSpec:
     declaring its options; ``extra`` lists further keyword arguments it takes."""
 
     name: str
-    function: object
+    function: Callable[..., Explanation]
     options_cls: type
     needs_data: bool = False
     extra: tuple[str, ...] = field(default_factory=tuple)

@@ -6,9 +6,10 @@
   :meth:`~groupcf.embeddings.base.Embedding.radius`) and the network tightened over the
   radius (:func:`~groupcf.single.net_bound.tightened_embedding`); the MIP start and the
   cardinality cut are the protocol's default.
-* ``leaf_cells`` (tree ensembles): :func:`groupcf.single.tree_bound.start_and_radius` once
-  the MIP is built (the search, its MIP start with split levels and leaves, the radius
-  with the split levels it decides).
+* ``leaf_cells`` (tree ensembles): :func:`groupcf.single.tree_bound.search` before the MIP
+  (the search and its radius: the MIP is built over the radius box, the ensemble folded
+  over it), then :func:`~groupcf.single.tree_bound.start` (the MIP start with split levels
+  and leaves, the cardinality cut).
 
 MACE calls only the protocol (``emb.incumbent``, ``emb.start_mip``); a new model type
 either declares one of these capabilities, registers its own search for a new one, or
@@ -43,17 +44,20 @@ class LineSearch:
 
 
 class LeafCellSearch:
-    """The tree-ensemble search (:mod:`groupcf.single.tree_bound`), on the built MIP."""
+    """The tree-ensemble search (:mod:`groupcf.single.tree_bound`)."""
 
     def incumbent(self, embedding: Embedding, problem: SearchProblem) -> Incumbent:
-        """Nothing before the MIP: the search needs the MIP's split levels."""
-        return Incumbent()
+        """Search and radius before the MIP (the radius for the best counterfactual only):
+        the MIP is built over the radius box, the ensemble folded over it."""
+        if not problem.upper_bound:
+            return Incumbent()
+        stats, point, box = tree_bound.search(embedding, problem)
+        return Incumbent(stats, point, box)
 
     def start_mip(self, embedding: Embedding, problem: SearchProblem, mip: Any, found: Incumbent) -> Incumbent:
-        """Search, MIP start and radius (the radius for the best counterfactual only)."""
-        stats, point = tree_bound.start_and_radius(mip, problem.space, problem.distance, problem.strict,
-                                                   Tmax=problem.Tmax, radius=problem.single)
-        return Incumbent(stats, point)
+        """The point as MIP start, with the radius' cardinality cut."""
+        tree_bound.start(problem, mip, found.stats, found.point)
+        return found
 
 
 register_search("line_search", LineSearch())

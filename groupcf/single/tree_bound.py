@@ -1,34 +1,37 @@
-r"""MACE on tree ensembles: an upper bound from a numpy search, as a MIP start and a radius.
+r"""MACE on tree ensembles: an upper bound from a numpy search, its radius, and the MIP
+built over that radius only.
 
-1. **Search** (:func:`upper_bound`): every single-feature change of the instance
-   :math:`x^0` to a value that can change a split (another category; for a continuous
-   column each threshold :math:`t` of the ensemble on it, reached from below at
-   :math:`t^+` or from above at :math:`t`, on the feature's integer grid when it has
-   one), scored in one vectorised batch; then pairs and triples (a beam): the rejected
-   combinations still cheaper than the best accepted point (a further change only adds
-   distance), ranked by score gain and by gain per unit of distance, are extended by the
-   most promising single changes, and the first few of them by *every* single change
-   (a change that gains little alone may complete a combination). If nothing is
-   accepted, a greedy path (largest score gain each step until accepted, then every
-   unneeded change undone). The best accepted point is polished by coordinate descent
-   (each feature moved to its cheapest value that keeps the point accepted). It is a
-   feasible solution of the MIP: an upper bound :math:`U`.
-2. **MIP start**: that point with the ensemble's split levels and leaves
-   (:meth:`~groupcf.embeddings.trees.TreeConstr.start_values`).
-3. **Radius**: with weights :math:`w_0, w_1, w_\infty` and :math:`|T|` features, changing
-   feature :math:`l` by :math:`\delta > 0` costs at least
-   :math:`(w_0 + w_1\delta)/|T| + w_\infty\delta`, so no solution better than :math:`U`
-   changes a continuous feature by more than
+1. **Search** (:func:`upper_bound`), before the MIP is built: every single-feature change
+   of the instance :math:`x^0` to a value that can change a split (another category; for
+   a continuous column each threshold :math:`t` of the ensemble on it, reached from below
+   at :math:`t^+` or from above at :math:`t`, on the feature's integer grid when it has
+   one), scored in one vectorised batch by partial evaluation (only the trees whose path
+   of :math:`x^0` tests a changed column are walked,
+   :meth:`~groupcf.embeddings.base.Embedding.delta_evaluator`); then pairs and triples (a
+   beam): the rejected combinations still cheaper than the best accepted point (a further
+   change only adds distance), ranked by score gain and by gain per unit of distance, are
+   extended by the most promising single changes, and the first few of them by *every*
+   single change (a change that gains little alone may complete a combination). If
+   nothing is accepted, a greedy path (largest score gain each step until accepted, then
+   every unneeded change undone). The best accepted point is polished by coordinate
+   descent (each feature moved to its cheapest value that keeps the point accepted). It
+   is a feasible solution of the MIP: an upper bound :math:`U`.
+2. **Radius** (:meth:`~groupcf.embeddings.base.Embedding.radius`): with weights
+   :math:`w_0, w_1, w_\infty` and :math:`|T|` features, changing feature :math:`l` by
+   :math:`\delta > 0` costs at least :math:`(w_0 + w_1\delta)/|T| + w_\infty\delta`, so no
+   solution better than :math:`U` changes a continuous feature by more than
    :math:`r = (U - w_0/|T|)/(w_1/|T| + w_\infty)`, nor a discrete feature whose cheapest
-   change costs more than :math:`U`. Continuous inputs get the bounds
-   :math:`[x^0 - r, x^0 + r]`, such discrete features :math:`f_l = 0`, and every split level
-   decided by the new bounds is fixed (:meth:`TreeConstr.fix_levels`). With an l0 weight,
-   each changed feature costs at least :math:`w_0/|T|`, so at most
-   :math:`k = \lfloor U |T| / w_0 \rfloor` features change (a cut :math:`\sum_l f_l \le k`);
-   when :math:`k \le 1` the optimum is the cheapest accepted single change, which the scan
-   of step 1 enumerates exactly (:func:`best_single`), and the solver is not needed. Valid
-   for any mix of l0 / l1 / linf, for the *best* counterfactual only (not for the further
-   diverse ones).
+   change costs more than :math:`U`. The MIP is built over that box only: the ensemble is
+   folded over it (:meth:`~groupcf.embeddings.trees.TreeEnsemble.add_to` folds over its
+   input domain), so a split the box decides is no binary and a tree with one reachable
+   leaf is a constant of the score. With an l0 weight, each changed feature costs at least
+   :math:`w_0/|T|`, so at most :math:`k = \lfloor U |T| / w_0 \rfloor` features change (a
+   cut :math:`\sum_l f_l \le k`); when :math:`k \le 1` the optimum is the cheapest accepted
+   single change, which the scan of step 1 enumerates exactly (:func:`best_single`), and
+   the solver is not needed. Valid for any mix of l0 / l1 / linf, for the *best*
+   counterfactual only (not for the further diverse ones).
+3. **MIP start**: that point with the ensemble's split levels and leaves
+   (:meth:`~groupcf.embeddings.trees.TreeConstr.start_values`), and the cardinality cut.
 """
 from __future__ import annotations
 
@@ -36,15 +39,22 @@ import math
 
 import numpy as np
 
-from .radius import category_changes, deltas, max_changes, radius_box
+from .radius import category_changes, deltas, max_changes
 
 #: changes kept per level of the pair / triple search (by score gain, and by gain per distance)
-BEAM = 40
-#: of those, combinations extended by *every* single change (scored in their context:
-#: a change that gains little alone may complete a combination)
+BEAM = 20
+#: of those, combinations extended by *every* single change (scored in their context by
+#: sweeps along each column: a change that gains little alone may complete a combination)
 CONTEXT = 8
-#: ... fewer when there are many single changes: at most about this many rows scored per level
-CONTEXT_ROWS = 12_000
+
+
+def _scorer(emb, z0):
+    """Scores of rows that equal ``z0`` except on a few columns: by partial evaluation
+    when the embedding offers it for full rows (``by_rows``), else ``emb.score``."""
+    ev = emb.delta_evaluator(z0)
+    if not ev.by_rows:
+        return emb.score
+    return lambda Z: ev.score_rows(Z, z0[None, :] != Z)
 
 
 def _candidates(space, emb, z0, lb, ub, can_change):
@@ -73,18 +83,47 @@ def _candidates(space, emb, z0, lb, ub, can_change):
     return out
 
 
-def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=None):
-    """``(point, objective)`` of the cheapest accepted point found, or ``(None, inf)``."""
+def single_scores(emb, score, z, cands) -> np.ndarray:
+    """Scores of ``z`` with each single change of ``cands`` applied: one sweep along the
+    column (:meth:`~groupcf.embeddings.base.Embedding.column_scores`) per one-column
+    feature, ``score`` on the rows for the others (one-hot)."""
+    out = np.empty(len(cands))
+    by_col, rest = {}, []
+    for i, (_, cols, _) in enumerate(cands):
+        if len(cols) == 1:
+            by_col.setdefault(int(cols[0]), []).append(i)
+        else:
+            rest.append(i)
+    for c, idx in by_col.items():
+        out[idx] = emb.column_scores(z, c, [float(cands[i][2][0]) for i in idx])
+    if rest:
+        Z = np.repeat(np.asarray(z, dtype=float)[None, :], len(rest), axis=0)
+        for r, i in enumerate(rest):
+            Z[r, cands[i][1]] = cands[i][2]
+        out[rest] = score(Z)
+    return out
+
+
+def single_changes(space, emb, z0, lb, ub, can_change):
+    """``(cands, scores)``: every single change (:func:`_candidates`) and its score."""
     z0 = np.asarray(z0, dtype=float)
     cands = _candidates(space, emb, z0, lb, ub, can_change)
+    return cands, single_scores(emb, _scorer(emb, z0), z0, cands)
+
+
+def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=None, single=None):
+    """``(point, objective)`` of the cheapest accepted point found, or ``(None, inf)``;
+    ``single``: :func:`single_changes`, when already computed."""
+    z0 = np.asarray(z0, dtype=float)
+    cands, s1 = single if single is not None else single_changes(space, emb, z0, lb, ub, can_change)
     if not cands:
         return None, math.inf
+    score = _scorer(emb, z0)
     base = emb.score(z0)[0]
-    single = _apply(z0, cands)
-    gain1 = emb.score(single) - base
-    cost1 = distance.aggregate(deltas(space, z0, single))
+    gain1 = s1 - base
+    cost1 = distance.aggregate(deltas(space, z0, _apply(z0, cands)))
     singles = _promising(gain1, cost1)
-    level = [((i,), [c]) for i, c in enumerate(cands)]
+    level, level_s = [((i,), [c]) for i, c in enumerate(cands)], list(s1)
     best, best_obj = None, math.inf
     for size in range(1, 4):
         if Tmax is not None and size > Tmax:
@@ -93,7 +132,13 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
         for r, (_, changes) in enumerate(level):
             for _, cols, vals in changes:
                 Z[r, cols] = vals
-        s = emb.score(Z)
+        if size == 1:
+            s = s1
+        else:                  # context extensions come scored (sweeps); the rest by rows
+            s = np.asarray(level_s, dtype=float)
+            todo = np.flatnonzero(np.isnan(s))
+            if len(todo):
+                s[todo] = score(Z[todo])
         obj = distance.aggregate(deltas(space, z0, Z))
         ok = s >= score_lo
         if ok.any():
@@ -106,12 +151,13 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
         if not len(alive):
             break
         top = alive[_promising(s[alive] - base, obj[alive])]
-        k_context = max(1, min(CONTEXT, CONTEXT_ROWS // max(len(cands), 1)))
-        context = set(alive[_promising(s[alive] - base, obj[alive], k_context)].tolist())
-        nxt, seen = [], set()
+        context = set(alive[_promising(s[alive] - base, obj[alive], CONTEXT)].tolist())
+        nxt, nxt_s, seen = [], [], set()
         for r in top:
             ids, changes = level[r]
             used = {ch[0] for ch in changes}
+            # in context: every single change, scored by sweeps along the columns from Z[r]
+            s_r = single_scores(emb, score, Z[r], cands) if r in context else None
             for j in (range(len(cands)) if r in context else singles):
                 if cands[j][0] in used or max(obj[r], cost1[j]) >= best_obj:
                     continue
@@ -119,14 +165,15 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
                 if key not in seen:
                     seen.add(key)
                     nxt.append((key, changes + [cands[j]]))
+                    nxt_s.append(np.nan if s_r is None else s_r[j])
         if not nxt:
             break
-        level = nxt
+        level, level_s = nxt, nxt_s
     if best is None:
-        best, best_obj = _greedy(space, emb, z0, cands, distance, score_lo, Tmax)
+        best, best_obj = _greedy(space, score, z0, cands, distance, score_lo, Tmax)
     if best is None:
         return None, math.inf
-    return _polish(space, emb, z0, cands, distance, score_lo, best, best_obj)
+    return _polish(space, emb, score, z0, cands, distance, score_lo, best, best_obj)
 
 
 def _promising(gain, cost, k=BEAM):
@@ -137,7 +184,7 @@ def _promising(gain, cost, k=BEAM):
     return list(dict.fromkeys(int(i) for i in np.concatenate([by_gain, by_ratio])))
 
 
-def _polish(space, emb, z0, cands, distance, score_lo, z, obj):
+def _polish(space, emb, score, z0, cands, distance, score_lo, z, obj):
     """Coordinate descent on an accepted point: move one feature at a time to its cheapest
     candidate value (or back to :math:`x^0`) that keeps the point accepted, until no move
     lowers the distance. ``(point, objective)``."""
@@ -152,14 +199,15 @@ def _polish(space, emb, z0, cands, distance, score_lo, z, obj):
             Z[:-1][:, cols] = np.array(vals)
             Z[-1, cols] = z0[cols]
             o = distance.aggregate(deltas(space, z0, Z))
-            o[emb.score(Z) < score_lo] = np.inf
+            s = emb.column_scores(z, int(cols[0]), Z[:, cols[0]]) if len(cols) == 1 else score(Z)
+            o[s < score_lo] = np.inf
             k = int(np.argmin(o))
             if o[k] < obj - 1e-12 * max(1.0, abs(obj)):
                 z, obj, improved = Z[k], float(o[k]), True
     return z, obj
 
 
-def _greedy(space, emb, z0, cands, distance, score_lo, Tmax):
+def _greedy(space, score, z0, cands, distance, score_lo, Tmax):
     """Apply the single change with the largest score gain (one per feature) until the
     point is accepted, then undo every change that is not needed (cheapest point first).
     ``(point, objective)`` or ``(None, inf)``."""
@@ -172,7 +220,7 @@ def _greedy(space, emb, z0, cands, distance, score_lo, Tmax):
         Z = np.repeat(z[None, :], len(free), axis=0)
         for r, j in enumerate(free):
             Z[r, cands[j][1]] = cands[j][2]
-        s = emb.score(Z)
+        s = score(Z)
         k = int(np.argmax(s))
         used.append(free[k])
         z = Z[k]
@@ -180,12 +228,12 @@ def _greedy(space, emb, z0, cands, distance, score_lo, Tmax):
             break
     else:
         return None, math.inf
-    if emb.score(z)[0] < score_lo:
+    if score(z[None, :])[0] < score_lo:
         return None, math.inf
     for u in sorted(used, key=lambda j: -float(distance.aggregate(deltas(space, z0, _apply(z0, [cands[j]])))[0])):
         trial = z.copy()
         trial[cands[u][1]] = z0[cands[u][1]]
-        if emb.score(trial)[0] >= score_lo:
+        if score(trial[None, :])[0] >= score_lo:
             z = trial
     return z, float(distance.aggregate(deltas(space, z0, z[None, :]))[0])
 
@@ -197,15 +245,16 @@ def _apply(z0, cands):
     return Z
 
 
-def best_single(space, emb, z0, lb, ub, can_change, distance, score_lo):
+def best_single(space, emb, z0, lb, ub, can_change, distance, score_lo, single=None):
     """The cheapest accepted single-feature change: ``(point, objective)`` or ``(None, inf)``.
     Exact among single changes: along one feature the nearest point of every cell of the
-    ensemble's thresholds is a candidate (:func:`_candidates`)."""
-    cands = _candidates(space, emb, np.asarray(z0, dtype=float), lb, ub, can_change)
+    ensemble's thresholds is a candidate (:func:`_candidates`); ``single``: :func:`single_changes`,
+    when already computed."""
+    cands, s1 = single if single is not None else single_changes(space, emb, z0, lb, ub, can_change)
     if not cands:
         return None, math.inf
     Z = _apply(z0, cands)
-    ok = emb.score(Z) >= score_lo
+    ok = s1 >= score_lo
     if not ok.any():
         return None, math.inf
     obj = distance.aggregate(deltas(space, z0, Z[ok]))
@@ -213,53 +262,54 @@ def best_single(space, emb, z0, lb, ub, can_change, distance, score_lo):
     return Z[ok][k], float(obj[k])
 
 
-def apply_radius(mip, space, distance, bound: float) -> dict:
-    """Tighten ``mip`` (a built NearestCounterfactual with a tree ensemble) to the
-    solutions of objective ``<= bound`` (module docstring, :func:`radius_box`): the
-    continuous columns' box as variable bounds, the discrete features it rules out fixed
-    unchanged, the cardinality cut, and the split levels the box decides. Returns what
-    was fixed."""
-    be = mip.backend
-    box = radius_box(space, distance, bound, mip.z0, mip.lb, mip.ub, mip.can_change)
-    n_fixed_features = 0
-    for l, f in enumerate(space):
-        if not mip.can_change[l] or f.immutable:
-            continue
-        if f.encoding == "continuous":
-            c = int(f.columns[0])
-            be.set_bounds([mip.v[c]], [box.lb[c]], [box.ub[c]])
-        elif not box.can_change[l]:
-            be.set_bounds([mip.f[l]], [0.0], [0.0])
-            n_fixed_features += 1
-    if box.k is not None and box.k < len(space):      # a cardinality cut: sum f <= k
-        be.add_row(mip.f, np.ones(len(mip.f)), hi=float(box.k))
-    n_levels = mip.constr.fix_levels(be, box.lb, box.ub) if mip.embedding.capabilities.leaf_cells else 0
-    return {"fixed_features": n_fixed_features, "fixed_levels": n_levels}
-
-
-def start_and_radius(mip, space, distance, score_lo, Tmax=None, radius=True):
-    """Search an upper bound (points with score ``>= score_lo``, at most ``Tmax`` changed
-    features); offer it as a MIP start and, with ``radius``, apply the radius. Returns
-    ``(stats, point)``: statistics (``upper_bound``: the objective of the start, ``inf``
-    when none was found) and the point (expanded, ``None`` when none was found), which the
-    caller keeps in case the solver stops (time limit) with a worse incumbent or none."""
-    point, obj = upper_bound(space, mip.embedding, mip.z0, mip.lb, mip.ub, mip.can_change,
-                             distance, score_lo, Tmax=Tmax)
-    stats = {"upper_bound": obj}
-    if point is None:
-        return stats, None
-    if radius:
-        k = max_changes(space, distance, obj)
+def search(emb, problem):
+    """Steps 1 and 2 (module docstring) for ``problem``
+    (:class:`~groupcf.embeddings.search.SearchProblem`): ``(stats, point, box)`` — the
+    statistics (``upper_bound``: the point's objective, ``inf`` when none was found;
+    ``single_optimal``: the point is the proven optimum), the accepted point (expanded,
+    ``None`` when none was found) and the radius box to build the MIP over (``None``
+    without one)."""
+    p = problem
+    z0 = np.asarray(p.z0, dtype=float)
+    one = single_changes(p.space, emb, z0, p.lb, p.ub, p.can_change)
+    if p.radius and p.single:
+        # the exact scan of every single change (at the MIP's own score bound) first: when
+        # its best point allows at most one changed feature, it is the optimum
+        single, s_obj = best_single(p.space, emb, z0, p.lb, p.ub, p.can_change, p.distance, p.score_lo,
+                                    single=one)
+        k = max_changes(p.space, p.distance, s_obj) if single is not None else None
         if k is not None and k <= 1:
-            # at most one feature changes in any solution as good: the exact scan of every
-            # single change (at the MIP's own score bound) is the optimum
-            single, s_obj = best_single(space, mip.embedding, mip.z0, mip.lb, mip.ub, mip.can_change,
-                                        distance, mip.score_lo)
-            if single is not None and s_obj <= obj:
-                stats.update(upper_bound=s_obj, single_optimal=True)
-                return stats, single                  # proven: no radius, no MIP start needed
-        stats.update(apply_radius(mip, space, distance, obj))
-    changed = np.array([float(np.any(np.abs(point[f.columns] - mip.z0[f.columns]) > 1e-12)) for f in space])
-    idx, vals = mip.constr.start_values(point)
-    mip.backend.set_mip_start(np.concatenate([mip.v, mip.f, idx]), np.concatenate([point, changed, vals]))
-    return stats, point
+            stats = {"upper_bound": s_obj, "single_optimal": True}
+            box = emb.radius(p, s_obj)
+            stats["fixed_features"] = int(np.sum(p.can_change & ~box.can_change))
+            return stats, single, box
+    point, obj = upper_bound(p.space, emb, z0, p.lb, p.ub, p.can_change, p.distance, p.strict, Tmax=p.Tmax,
+                             single=one)
+    stats = {"upper_bound": obj}
+    if point is None or not (p.radius and p.single):
+        return stats, point, None
+    k = max_changes(p.space, p.distance, obj)
+    if k is not None and k <= 1:
+        # at most one feature changes in any solution as good: the exact single-change scan
+        # is the optimum
+        single, s_obj = best_single(p.space, emb, z0, p.lb, p.ub, p.can_change, p.distance, p.score_lo,
+                                    single=one)
+        if single is not None and s_obj <= obj:
+            stats.update(upper_bound=s_obj, single_optimal=True)
+            point, obj = single, s_obj
+    box = emb.radius(p, obj)
+    stats["fixed_features"] = int(np.sum(p.can_change & ~box.can_change))
+    return stats, point, box
+
+
+def start(problem, mip, stats, point) -> None:
+    """Step 3: ``point`` as the MIP start of ``mip`` (a built NearestCounterfactual), and
+    the cardinality cut of the radius (none for a proven single change: the solver is not
+    run)."""
+    if point is None or stats.get("single_optimal"):
+        return
+    mip.start_from(point)
+    k = max_changes(problem.space, problem.distance, stats["upper_bound"]) \
+        if (problem.radius and problem.single) else None
+    if k is not None and k < len(problem.space):      # sum f <= k
+        mip.backend.add_row(mip.f, np.ones(len(mip.f)), hi=float(k))

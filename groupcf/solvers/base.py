@@ -89,6 +89,16 @@ class Solution:
     pool: list[np.ndarray] = field(default_factory=list)
     pool_objectives: list[float] = field(default_factory=list)
 
+    @property
+    def values(self) -> np.ndarray:
+        """``x`` where a solution is known to exist (after checking ``status``): the
+        variables' values; :class:`~groupcf.exceptions.SolverError` without a solution."""
+        if self.x is None:
+            from ..exceptions import SolverError
+
+            raise SolverError(f"the solve has no solution (status {self.status.value})")
+        return self.x
+
     def __repr__(self) -> str:  # short: x can be long
         return (f"Solution(status={self.status.value}, objective={self.objective}, "
                 f"dual_bound={self.dual_bound}, pool={len(self.pool)}, time={self.solve_time:.3f}s)")

@@ -17,22 +17,29 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections.abc import Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..exceptions import SolverError, SolverLicenseError, SolverNotInstalledError
+from ..utils import BoolArray, FloatArray
 from . import _common as C
-from .base import INF, Backend, Capabilities, Solution, Status
+from .base import INF, Backend, Capabilities, Solution, SolverOptions, Status, VarType
+
+if TYPE_CHECKING:  # gurobipy is optional: imported at run time by _gp() only
+    import gurobipy
 
 logger = logging.getLogger(__name__)
 
-_ENV = None  # the process-wide silent gurobipy.Env, created lazily
+_ENV: gurobipy.Env | None = None  # the process-wide silent gurobipy.Env, created lazily
 _VTYPE = np.array(["C", "B", "I"])  # indexed by the internal type codes
 _LICENCE_ERRNOS = {10009, 10010}  # GRB.Error.NO_LICENSE, GRB.Error.SIZE_LIMIT_EXCEEDED
 
 
-def _gp():
+def _gp() -> ModuleType:
     """Import gurobipy, or raise SolverNotInstalledError naming the extra."""
     try:
         import gurobipy
@@ -43,7 +50,7 @@ def _gp():
     return gurobipy
 
 
-def _licence_error(e, n_vars: int, n_rows: int) -> SolverLicenseError:
+def _licence_error(e: Exception, n_vars: int, n_rows: int) -> SolverLicenseError:
     if getattr(e, "errno", None) == 10010:
         return SolverLicenseError(
             f"Gurobi refused the model ({n_vars} variables, {n_rows} constraints): the "
@@ -54,7 +61,7 @@ def _licence_error(e, n_vars: int, n_rows: int) -> SolverLicenseError:
                               f"the Gurobi licence (grbgetkey).")
 
 
-def _env():
+def _env() -> gurobipy.Env:
     global _ENV
     if _ENV is None:
         gp = _gp()
@@ -67,11 +74,11 @@ def _env():
     return _ENV
 
 
-def _is_ranged(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+def _is_ranged(lo: FloatArray, hi: FloatArray) -> BoolArray:
     return np.isfinite(lo) & np.isfinite(hi) & (lo < hi)
 
 
-def _sense_rhs(lo: np.ndarray, hi: np.ndarray):
+def _sense_rhs(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-row (sense, rhs) for rows that are not ranged; free rows are ``<= +inf``."""
     sense = np.where(lo == hi, "=", np.where(np.isfinite(lo), ">", "<"))
     rhs = np.where(sense == ">", lo, hi)
@@ -88,14 +95,14 @@ class GurobiBackend(C.TableBoundsMixin, Backend):
     name = "gurobi"
     capabilities = Capabilities(lp_duals=True, multiple_solutions=True, mip_start=True, dual_bound=True)
 
-    def __init__(self, options=None, **kwargs):
+    def __init__(self, options: SolverOptions | None = None, **kwargs: Any) -> None:
         gp = _gp()
         super().__init__(options, **kwargs)
         self._gp = gp
-        self._m = gp.Model(env=_env())
-        self._vars: list = []           # user variables, in index order
-        self._constrs: list = []        # one Gurobi row per user row
-        self._slack: dict[int, object] = {}  # user row -> slack var (ranged rows)
+        self._m: gurobipy.Model = gp.Model(env=_env())
+        self._vars: list[gurobipy.Var] = []       # user variables, in index order
+        self._constrs: list[gurobipy.Constr] = []  # one Gurobi row per user row
+        self._slack: dict[int, gurobipy.Var] = {}  # user row -> slack var (ranged rows)
         self._table = C.VarTable()
         self._is_max = False
         self._offset = 0.0
@@ -110,7 +117,8 @@ class GurobiBackend(C.TableBoundsMixin, Backend):
     def num_rows(self) -> int:
         return len(self._constrs)
 
-    def add_vars(self, n, lb=0.0, ub=INF, vtype="C", obj=0.0) -> np.ndarray:
+    def add_vars(self, n: int, lb: Any = 0.0, ub: Any = INF,
+                 vtype: VarType | str | Sequence[VarType | str] = "C", obj: Any = 0.0) -> np.ndarray:
         lb, ub, codes, obj = C.prepare_vars(n, lb, ub, vtype, obj)
         first = self.num_vars
         if n:
@@ -119,7 +127,7 @@ class GurobiBackend(C.TableBoundsMixin, Backend):
             self._table.add(lb, ub, codes, obj)
         return np.arange(first, first + n, dtype=np.int64)
 
-    def add_rows(self, A, lo, hi) -> np.ndarray:
+    def add_rows(self, A: Any, lo: Any, hi: Any) -> np.ndarray:
         A, lo, hi = C.prepare_rows(A, lo, hi, self.num_vars)
         m = A.shape[0]
         first = self.num_rows
@@ -128,12 +136,12 @@ class GurobiBackend(C.TableBoundsMixin, Backend):
         self._m.update()
         x = self._gp.MVar.fromlist(self._vars)
         ranged = _is_ranged(lo, hi)
-        new = [None] * m
+        new: dict[int, gurobipy.Constr] = {}   # user row (0..m-1) -> its Gurobi row
         plain = np.flatnonzero(~ranged)
         if plain.size:
             sense, rhs = _sense_rhs(lo[plain], hi[plain])
             mc = self._m.addMConstr(A[plain], x, sense, rhs)
-            for i, c in zip(plain, mc.tolist()):
+            for i, c in zip(plain.tolist(), mc.tolist()):
                 new[i] = c
         rng = np.flatnonzero(ranged)
         if rng.size:
@@ -141,13 +149,14 @@ class GurobiBackend(C.TableBoundsMixin, Backend):
             xs = self._gp.MVar.fromlist(self._vars + s.tolist())
             As = sp.hstack([A[rng], -sp.identity(rng.size, format="csr")], format="csr")
             mc = self._m.addMConstr(As, xs, "=", np.zeros(rng.size))
-            for i, c, sv in zip(rng, mc.tolist(), s.tolist()):
+            for i, c, sv in zip(rng.tolist(), mc.tolist(), s.tolist()):
                 new[i] = c
                 self._slack[first + int(i)] = sv
-        self._constrs.extend(new)
+        self._constrs.extend(new[i] for i in range(m))
         return np.arange(first, first + m, dtype=np.int64)
 
-    def add_column(self, obj, rows, coefs, lb=0.0, ub=INF, vtype="C") -> int:
+    def add_column(self, obj: float, rows: Any, coefs: Any, lb: float = 0.0, ub: float = INF,
+                   vtype: VarType | str = "C") -> int:
         rows = C.index_array(rows, self.num_rows, "row")
         coefs = C.float_array(coefs, rows.size, "column coefficients")
         lb_, ub_, codes, obj_ = C.prepare_vars(1, lb, ub, vtype, obj)
@@ -158,7 +167,7 @@ class GurobiBackend(C.TableBoundsMixin, Backend):
         self._table.add(lb_, ub_, codes, obj_)
         return self.num_vars - 1
 
-    def set_objective(self, idx, coefs, sense="min", offset=0.0) -> None:
+    def set_objective(self, idx: Any, coefs: Any, sense: str = "min", offset: float = 0.0) -> None:
         c, is_max = C.prepare_objective(idx, coefs, sense, self.num_vars)
         if self._vars:
             self._m.setAttr("Obj", self._vars, c.tolist())
@@ -167,14 +176,14 @@ class GurobiBackend(C.TableBoundsMixin, Backend):
         self._table.cost.view[:] = c
         self._is_max, self._offset = is_max, float(offset)
 
-    def _vars_at(self, idx: np.ndarray) -> list:
+    def _vars_at(self, idx: np.ndarray) -> list[gurobipy.Var]:
         return [self._vars[i] for i in idx]
 
     @property
     def _var_table(self) -> C.VarTable:
         return self._table
 
-    def _push_bounds(self, idx, lb, ub) -> None:
+    def _push_bounds(self, idx: np.ndarray, lb: np.ndarray, ub: np.ndarray) -> None:
         if idx.size:
             vs = self._vars_at(idx)
             self._m.setAttr("LB", vs, lb.tolist())
@@ -182,10 +191,10 @@ class GurobiBackend(C.TableBoundsMixin, Backend):
         self._table.lb.view[idx] = lb
         self._table.ub.view[idx] = ub
 
-    def _push_vtype(self, idx, codes) -> None:
+    def _push_vtype(self, idx: np.ndarray, codes: np.ndarray) -> None:
         self._m.setAttr("VType", self._vars_at(idx), _VTYPE[codes].tolist())
 
-    def set_row_bounds(self, rows, lo, hi) -> None:
+    def set_row_bounds(self, rows: Any, lo: Any, hi: Any) -> None:
         rows = C.index_array(rows, self.num_rows, "row")
         lo = C.float_array(lo, rows.size, "row lower bounds", none=-INF)
         hi = C.float_array(hi, rows.size, "row upper bounds", none=INF)
@@ -204,7 +213,7 @@ class GurobiBackend(C.TableBoundsMixin, Backend):
             else:
                 con.Sense, con.RHS = str(sense[k]), float(rhs[k])
 
-    def set_mip_start(self, idx, values) -> None:
+    def set_mip_start(self, idx: Any, values: Any) -> None:
         idx = C.index_array(idx, self.num_vars)
         values = C.float_array(values, idx.size, "start values")
         self._clear_start()

@@ -22,27 +22,29 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..exceptions import SolverError, SolverNotInstalledError
 from . import _common as C
-from .base import INF, Backend, Capabilities, Solution, Status
+from .base import INF, Backend, Capabilities, Solution, SolverOptions, Status, VarType
 
 logger = logging.getLogger(__name__)
 
 try:  # highspy is a core dependency; still fail with a clear message if it is broken
     import highspy
 except ImportError:  # pragma: no cover - highspy is in the install requirements
-    highspy = None
+    highspy = None  # type: ignore[assignment]  # tested before use: `highspy is None`
 
 _I32 = np.int32  # HiGHS is built with 32-bit HighsInt
 _banner_lock = threading.Lock()
 _banner_done = False
 
 
-def new_highs():
+def new_highs() -> highspy.Highs:
     """A silent ``highspy.Highs``.
 
     HiGHS's C++ constructor writes its copyright banner straight to file descriptor 1, once
@@ -53,13 +55,13 @@ def new_highs():
     global _banner_done
     with _banner_lock:
         if _banner_done:
-            h = highspy.Highs()
+            h = highspy.Highs()  # type: ignore[no-untyped-call, unused-ignore]  # highspy's stub leaves __init__ unannotated
         else:
             sys.stdout.flush()
             saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
             try:
                 os.dup2(null, 1)
-                h = highspy.Highs()
+                h = highspy.Highs()  # type: ignore[no-untyped-call, unused-ignore]  # (as above)
             finally:
                 os.dup2(saved, 1)
                 os.close(saved)
@@ -69,11 +71,11 @@ def new_highs():
     return h
 
 
-def _i32(a) -> np.ndarray:
+def _i32(a: Any) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=_I32)
 
 
-def _f64(a) -> np.ndarray:
+def _f64(a: Any) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.float64)
 
 
@@ -90,7 +92,7 @@ class HighsBackend(C.TableBoundsMixin, Backend):
     name = "highs"
     capabilities = Capabilities(lp_duals=True, multiple_solutions=True, mip_start=True, dual_bound=True)
 
-    def __init__(self, options=None, **kwargs):
+    def __init__(self, options: SolverOptions | None = None, **kwargs: Any) -> None:
         if highspy is None:  # pragma: no cover
             raise SolverNotInstalledError("highspy is not importable: pip install highspy")
         super().__init__(options, **kwargs)
@@ -110,17 +112,18 @@ class HighsBackend(C.TableBoundsMixin, Backend):
     def num_rows(self) -> int:
         return self._nrows
 
-    def _check(self, status, what: str) -> None:
+    def _check(self, status: highspy.HighsStatus, what: str) -> None:
         if status == highspy.HighsStatus.kError:
             raise SolverError(f"HiGHS refused {what}")
 
     def _push_vtype(self, idx: np.ndarray, codes: np.ndarray) -> None:
-        kinds = np.where(codes == C.CONT, highspy.HighsVarType.kContinuous,
-                         highspy.HighsVarType.kInteger)
+        kinds = np.where(codes == C.CONT, highspy.HighsVarType.kContinuous,  # type: ignore[call-overload, unused-ignore]
+                         highspy.HighsVarType.kInteger)  # (numpy's stubs refuse the pybind11 enum members)
         self._check(self._h.changeColsIntegrality(idx.size, _i32(idx), kinds),
                     "the variable types")
 
-    def add_vars(self, n, lb=0.0, ub=INF, vtype="C", obj=0.0) -> np.ndarray:
+    def add_vars(self, n: int, lb: Any = 0.0, ub: Any = INF,
+                 vtype: VarType | str | Sequence[VarType | str] = "C", obj: Any = 0.0) -> np.ndarray:
         lb, ub, codes, obj = C.prepare_vars(n, lb, ub, vtype, obj)
         first = self.num_vars
         idx = np.arange(first, first + n, dtype=np.int64)
@@ -134,7 +137,7 @@ class HighsBackend(C.TableBoundsMixin, Backend):
         self._vars.add(lb, ub, codes, obj)
         return idx
 
-    def add_rows(self, A, lo, hi) -> np.ndarray:
+    def add_rows(self, A: Any, lo: Any, hi: Any) -> np.ndarray:
         A, lo, hi = C.prepare_rows(A, lo, hi, self.num_vars)
         m = A.shape[0]
         first = self._nrows
@@ -144,7 +147,8 @@ class HighsBackend(C.TableBoundsMixin, Backend):
             self._nrows += m
         return np.arange(first, first + m, dtype=np.int64)
 
-    def add_column(self, obj, rows, coefs, lb=0.0, ub=INF, vtype="C") -> int:
+    def add_column(self, obj: float, rows: Any, coefs: Any, lb: float = 0.0, ub: float = INF,
+                   vtype: VarType | str = "C") -> int:
         rows = C.index_array(rows, self._nrows, "row")
         coefs = C.float_array(coefs, rows.size, "column coefficients")
         lb_, ub_, codes, obj_ = C.prepare_vars(1, lb, ub, vtype, obj)
@@ -156,7 +160,7 @@ class HighsBackend(C.TableBoundsMixin, Backend):
         self._vars.add(lb_, ub_, codes, obj_)
         return j
 
-    def set_objective(self, idx, coefs, sense="min", offset=0.0) -> None:
+    def set_objective(self, idx: Any, coefs: Any, sense: str = "min", offset: float = 0.0) -> None:
         c, is_max = C.prepare_objective(idx, coefs, sense, self.num_vars)
         n = self.num_vars
         if n:
@@ -171,21 +175,22 @@ class HighsBackend(C.TableBoundsMixin, Backend):
     def _var_table(self) -> C.VarTable:
         return self._vars
 
-    def _push_bounds(self, idx, lb, ub) -> None:
+    def _push_bounds(self, idx: np.ndarray, lb: np.ndarray, ub: np.ndarray) -> None:
         if idx.size:
             self._check(self._h.changeColsBounds(idx.size, _i32(idx), _f64(lb), _f64(ub)),
                         "the bounds")
         self._vars.lb.view[idx] = lb
         self._vars.ub.view[idx] = ub
 
-    def set_row_bounds(self, rows, lo, hi) -> None:
+    def set_row_bounds(self, rows: Any, lo: Any, hi: Any) -> None:
         rows = C.index_array(rows, self._nrows, "row")
         lo = C.float_array(lo, rows.size, "row lower bounds", none=-INF)
         hi = C.float_array(hi, rows.size, "row upper bounds", none=INF)
         if rows.size:
-            self._check(self._h.changeRowsBounds(rows.size, _i32(rows), lo, hi), "the row bounds")
+            self._check(self._h.changeRowsBounds(  # type: ignore[attr-defined, unused-ignore]  # missing from highspy's stub
+                rows.size, _i32(rows), lo, hi), "the row bounds")
 
-    def set_mip_start(self, idx, values) -> None:
+    def set_mip_start(self, idx: Any, values: Any) -> None:
         idx = C.index_array(idx, self.num_vars)
         self._start = (idx, C.float_array(values, idx.size, "start values"))
 
@@ -211,7 +216,7 @@ class HighsBackend(C.TableBoundsMixin, Backend):
         found: list[np.ndarray] = []
         n = self.num_vars
 
-        def on_solution(event):
+        def on_solution(event: Any) -> None:
             x = np.array(event.data_out.mip_solution, dtype=np.float64)
             if x.shape == (n,):
                 found.append(x)
@@ -267,7 +272,7 @@ class HighsBackend(C.TableBoundsMixin, Backend):
         return sol
 
     @staticmethod
-    def _map_status(ms, has_sol: bool) -> Status:
+    def _map_status(ms: highspy.HighsModelStatus, has_sol: bool) -> Status:
         S = highspy.HighsModelStatus
         if ms in (S.kOptimal, S.kModelEmpty):
             return Status.OPTIMAL
@@ -278,7 +283,8 @@ class HighsBackend(C.TableBoundsMixin, Backend):
         if ms == S.kUnboundedOrInfeasible:
             return Status.ERROR  # decided by the caller
         if ms in (S.kTimeLimit, S.kIterationLimit, S.kSolutionLimit, S.kInterrupt,
-                  S.kObjectiveBound, S.kObjectiveTarget, S.kMemoryLimit, S.kHighsInterrupt):
+                  S.kObjectiveBound, S.kObjectiveTarget, S.kMemoryLimit,
+                  S.kHighsInterrupt):  # type: ignore[attr-defined, unused-ignore]  # missing from highspy's stub
             return C.limit_status(has_sol)
         if ms == S.kUnknown and has_sol:
             return Status.FEASIBLE
@@ -304,7 +310,8 @@ class HighsBackend(C.TableBoundsMixin, Backend):
         logger.warning("HiGHS could not decide between infeasible and unbounded (%s)", ms)
         return Status.TIME_LIMIT
 
-    def _pool(self, found: list[np.ndarray], incumbent: np.ndarray, n_keep: int):
+    def _pool(self, found: list[np.ndarray], incumbent: np.ndarray,
+              n_keep: int) -> tuple[list[np.ndarray], list[float]]:
         if not found:
             return [], []
         lp = self._h.getLp()
@@ -317,7 +324,7 @@ class HighsBackend(C.TableBoundsMixin, Backend):
         lo, hi = np.asarray(lp.row_lower_), np.asarray(lp.row_upper_)
         v = self._vars
         is_int = v.is_int
-        ok = []
+        ok: list[np.ndarray] = []
         for x in found:
             x = C.round_integers(x, is_int)
             if C.is_feasible(x, A, lo, hi, v.lb.view, v.ub.view, is_int):

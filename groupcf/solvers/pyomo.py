@@ -24,37 +24,41 @@ import io
 import logging
 import math
 import time
+from collections.abc import Iterable, Iterator, Sequence
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
 from ..exceptions import SolverNotInstalledError
 from . import _common as C
-from .base import INF, Backend, Capabilities, Solution, Status
+from .base import INF, Backend, Capabilities, Solution, SolverOptions, Status, VarType
 
 logger = logging.getLogger(__name__)
 
 _APPSI_NAMES = ("appsi_highs", "highs")
 
 
-def _pyo():
+def _pyo() -> ModuleType:
     try:
         import pyomo.environ as pyo
     except ImportError as e:
         raise SolverNotInstalledError(
             'solver="pyomo" needs the pyomo package: pip install "groupcf[pyomo]" '
             '(or use the default solver="highs")') from e
-    return pyo
+    module: ModuleType = pyo  # pyomo has no type stubs: the import is Any
+    return module
 
 
 @contextlib.contextmanager
-def _quiet_pyomo():
+def _quiet_pyomo() -> Iterator[None]:
     """SolverFactory logs a warning for unknown solver names; we raise our own error."""
     from pyomo.common.log import LoggingIntercept
     with LoggingIntercept(io.StringIO(), "pyomo"):
         yield
 
 
-def _factory(name: str):
+def _factory(name: str) -> Any:
     pyo = _pyo()
     with _quiet_pyomo():
         return pyo.SolverFactory(name)
@@ -76,7 +80,7 @@ def solver_available(name: str) -> bool:
             return False
 
 
-def _bound(v: float):
+def _bound(v: float) -> float | None:
     return None if math.isinf(v) else v
 
 
@@ -98,8 +102,10 @@ class PyomoBackend(C.TableBoundsMixin, Backend):
 
     name = "pyomo"
     capabilities = Capabilities(lp_duals=True, mip_start=True, dual_bound=True)
+    _opt: Any  # the pyomo solver object, made by _setup_solver (pyomo has no type stubs)
 
-    def __new__(cls, solver: str = "appsi_highs", options=None, **kwargs):
+    def __new__(cls, solver: str = "appsi_highs", options: SolverOptions | None = None,
+                **kwargs: Any) -> PyomoBackend:
         if cls is PyomoBackend:  # pick the concrete backend from the solver's name
             if (solver or "appsi_highs").strip().lower() in _APPSI_NAMES:
                 from .pyomo_appsi import PyomoAppsiBackend as cls
@@ -107,7 +113,8 @@ class PyomoBackend(C.TableBoundsMixin, Backend):
                 from .pyomo_factory import PyomoFactoryBackend as cls
         return super().__new__(cls)
 
-    def __init__(self, solver: str = "appsi_highs", options=None, **kwargs):
+    def __init__(self, solver: str = "appsi_highs", options: SolverOptions | None = None,
+                 **kwargs: Any) -> None:
         pyo = _pyo()
         super().__init__(options, **kwargs)
         self._pyo = pyo
@@ -119,8 +126,8 @@ class PyomoBackend(C.TableBoundsMixin, Backend):
         m.c = pyo.ConstraintList()
         m.obj = pyo.Objective(expr=self._linear([], []), sense=pyo.minimize)
         self._m = m
-        self._x: list = []
-        self._cons: list = []
+        self._x: list[Any] = []     # pyomo variables, in index order
+        self._cons: list[Any] = []  # pyomo constraints, in row order
         self._vars = C.VarTable()
         self._is_max = False
         self._offset = 0.0
@@ -134,17 +141,17 @@ class PyomoBackend(C.TableBoundsMixin, Backend):
 
     # -- helpers ------------------------------------------------------------------------
     @staticmethod
-    def _linear(coefs, variables, constant=0.0):
+    def _linear(coefs: Iterable[float], variables: Iterable[Any], constant: float = 0.0) -> Any:
         from pyomo.core.expr.numeric_expr import LinearExpression
         return LinearExpression(constant=constant, linear_coefs=list(coefs),
                                 linear_vars=list(variables))
 
-    def _set_var(self, v, lb: float, ub: float, code: int) -> None:
+    def _set_var(self, v: Any, lb: float, ub: float, code: int) -> None:
         v.domain = self._pyo.Reals if code == C.CONT else self._pyo.Integers
         v.setlb(None if math.isinf(lb) else float(lb))
         v.setub(None if math.isinf(ub) else float(ub))
 
-    def _notify(self, method: str, items) -> None:
+    def _notify(self, method: str, items: Sequence[Any]) -> None:
         if self._live and items:
             getattr(self._opt, method)(list(items))
 
@@ -157,10 +164,11 @@ class PyomoBackend(C.TableBoundsMixin, Backend):
     def num_rows(self) -> int:
         return len(self._cons)
 
-    def add_vars(self, n, lb=0.0, ub=INF, vtype="C", obj=0.0) -> np.ndarray:
+    def add_vars(self, n: int, lb: Any = 0.0, ub: Any = INF,
+                 vtype: VarType | str | Sequence[VarType | str] = "C", obj: Any = 0.0) -> np.ndarray:
         lb, ub, codes, obj = C.prepare_vars(n, lb, ub, vtype, obj)
         first = self.num_vars
-        new = []
+        new: list[Any] = []
         for k in range(n):
             v = self._m.x.add()
             self._set_var(v, lb[k], ub[k], codes[k])
@@ -172,12 +180,12 @@ class PyomoBackend(C.TableBoundsMixin, Backend):
             self._rebuild_objective()
         return np.arange(first, first + n, dtype=np.int64)
 
-    def add_rows(self, A, lo, hi) -> np.ndarray:
+    def add_rows(self, A: Any, lo: Any, hi: Any) -> np.ndarray:
         A, lo, hi = C.prepare_rows(A, lo, hi, self.num_vars)
         first = self.num_rows
         x = self._x
         ip, ind, val = A.indptr, A.indices, A.data
-        new = []
+        new: list[Any] = []
         for i in range(A.shape[0]):
             s, e = ip[i], ip[i + 1]
             body = self._linear(val[s:e].tolist(), [x[j] for j in ind[s:e]])
@@ -186,7 +194,8 @@ class PyomoBackend(C.TableBoundsMixin, Backend):
         self._notify("add_constraints", new)
         return np.arange(first, first + len(new), dtype=np.int64)
 
-    def add_column(self, obj, rows, coefs, lb=0.0, ub=INF, vtype="C") -> int:
+    def add_column(self, obj: float, rows: Any, coefs: Any, lb: float = 0.0, ub: float = INF,
+                   vtype: VarType | str = "C") -> int:
         from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
         rows = C.index_array(rows, self.num_rows, "row")
         coefs = C.float_array(coefs, rows.size, "column coefficients")
@@ -213,7 +222,7 @@ class PyomoBackend(C.TableBoundsMixin, Backend):
         if self._live:
             self._opt.set_objective(m.obj)
 
-    def set_objective(self, idx, coefs, sense="min", offset=0.0) -> None:
+    def set_objective(self, idx: Any, coefs: Any, sense: str = "min", offset: float = 0.0) -> None:
         c, is_max = C.prepare_objective(idx, coefs, sense, self.num_vars)
         self._vars.cost.view[:] = c
         self._is_max, self._offset = is_max, float(offset)
@@ -223,23 +232,23 @@ class PyomoBackend(C.TableBoundsMixin, Backend):
     def _var_table(self) -> C.VarTable:
         return self._vars
 
-    def _push_bounds(self, idx, lb, ub) -> None:
+    def _push_bounds(self, idx: np.ndarray, lb: np.ndarray, ub: np.ndarray) -> None:
         self._vars.lb.view[idx] = lb
         self._vars.ub.view[idx] = ub
         self._refresh_vars(idx)
 
-    def _push_vtype(self, idx, codes) -> None:
+    def _push_vtype(self, idx: np.ndarray, codes: np.ndarray) -> None:
         self._refresh_vars(idx)
 
     def _refresh_vars(self, idx: np.ndarray) -> None:
         v = self._vars
-        changed = []
+        changed: list[Any] = []
         for j in idx.tolist():
             self._set_var(self._x[j], v.lb.view[j], v.ub.view[j], v.kind.view[j])
             changed.append(self._x[j])
         self._notify("update_variables", changed)
 
-    def set_row_bounds(self, rows, lo, hi) -> None:
+    def set_row_bounds(self, rows: Any, lo: Any, hi: Any) -> None:
         rows = C.index_array(rows, self.num_rows, "row")
         lo = C.float_array(lo, rows.size, "row lower bounds", none=-INF)
         hi = C.float_array(hi, rows.size, "row upper bounds", none=INF)
@@ -249,7 +258,7 @@ class PyomoBackend(C.TableBoundsMixin, Backend):
             con.set_value((l, con.body, h))
         self._notify("add_constraints", cons)
 
-    def set_mip_start(self, idx, values) -> None:
+    def set_mip_start(self, idx: Any, values: Any) -> None:
         idx = C.index_array(idx, self.num_vars)
         self._start = (idx, C.float_array(values, idx.size, "start values"))
 
@@ -274,7 +283,7 @@ class PyomoBackend(C.TableBoundsMixin, Backend):
         if is_mip and self.capabilities.dual_bound and (status.has_solution
                                                         or status is Status.TIME_LIMIT):
             sol.dual_bound = bound
-        if status.has_solution:
+        if status.has_solution and x is not None:   # the hooks give x with every solution
             v = self._vars
             x = C.round_integers(x, v.is_int)
             sol.x = x
@@ -290,7 +299,7 @@ class PyomoBackend(C.TableBoundsMixin, Backend):
         """Create ``self._opt`` (raise SolverNotInstalledError) and set ``capabilities``."""
         raise NotImplementedError
 
-    def _solve_native(self, is_mip: bool):
+    def _solve_native(self, is_mip: bool) -> tuple[Status, np.ndarray | None, float | None, np.ndarray | None]:
         """Solve; return ``(status, x or None, MIP dual bound or None, row duals or None)``."""
         raise NotImplementedError
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import math
 import warnings
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -91,8 +92,8 @@ class PyomoFactoryBackend(PyomoBackend):
             m.del_component("dual")
         for v in self._x:
             v.set_value(None, skip_validation=True)
-        kwargs = dict(load_solutions=False, tee=bool(self.options.verbose),
-                      options=self._solver_options())
+        options = self._solver_options()
+        kwargs: dict[str, Any] = dict(load_solutions=False, tee=bool(self.options.verbose), options=options)
         if self._start is not None:
             idx, val = self._start
             self._start = None
@@ -100,10 +101,28 @@ class PyomoFactoryBackend(PyomoBackend):
                 for j, a in zip(idx.tolist(), val.tolist()):
                     self._x[j].set_value(a, skip_validation=True)
                 kwargs["warmstart"] = True
+                if self.solver == "cbc":
+                    # CBC 2.10's default preprocessing ("sos") with a MIP start can abort
+                    # (coin-or/Cbc#413, #627; seen on the global-actions master): no SOS search
+                    options["preprocess"] = "on"
         try:
             res = self._opt.solve(m, **kwargs)
         except Exception as e:  # a solver crash, an unreadable solution file, ...
-            raise SolverError(f"pyomo:{self.solver} failed: {e}") from e
+            if not kwargs.get("warmstart"):
+                raise SolverError(f"pyomo:{self.solver} failed: {e}") from e
+            # a solver that aborts when given a MIP start (CBC 2.10: "Illegal index ... in
+            # ClpModel::getColumnName" after its preprocessing found an SOS): the start is only
+            # a hint, so solve again without it (and give no start from now on)
+            logger.warning("pyomo:%s failed with a MIP start (%s); solving again without it",
+                           self.solver, str(e).splitlines()[0][:200])
+            self.capabilities = replace(self.capabilities, mip_start=False)
+            for v in self._x:
+                v.set_value(None, skip_validation=True)
+            del kwargs["warmstart"]
+            try:
+                res = self._opt.solve(m, **kwargs)
+            except Exception as e2:
+                raise SolverError(f"pyomo:{self.solver} failed: {e2}") from e2
         tc = res.solver.termination_condition
         has_sol = len(res.solution) > 0 and res.solution(0).status in (
             SS.optimal, SS.feasible, SS.bestSoFar, SS.locallyOptimal, SS.globallyOptimal,

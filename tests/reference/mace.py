@@ -41,11 +41,21 @@ def data(seed: int, n_rows: int = 300) -> tuple[pd.DataFrame, np.ndarray]:
     return X, (s > np.quantile(s, 0.6)).astype(int)
 
 
+#: fitted pipelines by (data, kind, rules, seed): the sweeps ask for a handful of models dozens of times
+_FITTED: dict = {}
+
+
 def pipe(X, y, kind, immutable=(), increase_only=(), seed=0):
-    clf = (LogisticRegression(C=10) if kind == "lr"
-           else MLPClassifier((8, 6), max_iter=800, random_state=seed))
-    space = gcf.FeatureSpace(numeric="passthrough", immutable=list(immutable), increase_only=list(increase_only))
-    return make_pipeline(space, clf).fit(X, y)
+    """A fitted ``FeatureSpace`` + LR or small MLP pipeline. Fitted once per test process for the
+    same rows, labels, kind, rules and seed (deterministic fits, so the same model): read-only."""
+    key = (kind, tuple(immutable), tuple(increase_only), seed, tuple(X.columns), tuple(map(str, X.dtypes)),
+           int(pd.util.hash_pandas_object(X, index=True).sum()), np.asarray(y).tobytes())
+    if key not in _FITTED:
+        clf = (LogisticRegression(C=10) if kind == "lr"
+               else MLPClassifier((8, 6), max_iter=800, random_state=seed))
+        space = gcf.FeatureSpace(numeric="passthrough", immutable=list(immutable), increase_only=list(increase_only))
+        _FITTED[key] = make_pipeline(space, clf).fit(X, y)
+    return _FITTED[key]
 
 
 def all_points(space) -> pd.DataFrame:

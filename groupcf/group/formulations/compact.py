@@ -125,7 +125,7 @@ class CompactMIP:
         """The used copies as columns."""
         out = []
         for k in range(self.K):
-            if sol.x[self.y[k]] > 0.5:
+            if sol.values[self.y[k]] > 0.5:
                 blk = self.blocks[k]
-                out.append(self.problem.make_column(sol.x[blk.v], np.flatnonzero(sol.x[blk.f] > 0.5), "compact"))
+                out.append(self.problem.make_column(sol.values[blk.v], np.flatnonzero(sol.values[blk.f] > 0.5), "compact"))
         return out

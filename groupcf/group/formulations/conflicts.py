@@ -50,12 +50,12 @@ def conflict_cliques(problem, active: np.ndarray, completions=None, max_checks: 
     degree = conflict.sum(axis=1)
     while uncovered.any():
         i, j = np.argwhere(uncovered)[0]
-        Q = [i, j]
+        members = [i, j]
         cand = np.flatnonzero(conflict[i] & conflict[j])
         for c in cand[np.argsort(-degree[cand])]:      # greedy: high degree first
-            if conflict[c, Q].all():
-                Q.append(c)
-        Q = np.array(sorted(Q))
+            if conflict[c, members].all():
+                members.append(c)
+        Q = np.array(sorted(members))
         uncovered[np.ix_(Q, Q)] = False
         cliques.append(idx[Q])
     return cliques

@@ -32,7 +32,8 @@ def add_inclusion_coverage(backend, D: np.ndarray, T: int, f=None, types=None, r
     backend. Returns ``(f, z)``.
     """
     own = rows is None
-    rows = RowBuffer() if own else rows
+    if rows is None:
+        rows = RowBuffer()
     if f is None:
         f = backend.add_vars(D.shape[1], 0.0, 1.0, VarType.BINARY)
         rows.add(f, 1.0, -INF, float(T))

@@ -71,6 +71,6 @@ def set_cover_by_components(C: np.ndarray, solver, deadline, start: np.ndarray |
         if sol.status != Status.OPTIMAL:
             proven = False
             continue
-        chosen.extend(rows[sol.x[: len(rows)] > 0.5].tolist())
+        chosen.extend(rows[sol.values[: len(rows)] > 0.5].tolist())
     return lower, (np.array(chosen, dtype=int) if proven else None)
 

@@ -112,13 +112,13 @@ class PricingMIP:
             be.set_bounds(self.z[fix_cover], 0.0, 1.0)
         cols = []
         if sol.status.has_solution:
-            for x in [sol.x, *sol.pool]:
+            for x in [sol.values, *sol.pool]:
                 v = x[self.block.v]
                 F = np.flatnonzero(x[self.block.f] > 0.5)
                 col = p.make_column(v, F, "aux-cover" if fix_cover is not None else "pricing")
                 if p.is_positive(col.v) and col.cover.any():
                     cols.append(col)
-        best = float(sol.objective) if sol.status.has_solution else 0.0
+        best = float(sol.objective) if sol.status.has_solution and sol.objective is not None else 0.0
         optimal = sol.status == Status.OPTIMAL
         bound = sol.dual_bound if sol.dual_bound is not None else (best if optimal else INF)
         if optimal:
@@ -161,5 +161,5 @@ class BestChangeSet:
         f, z = add_inclusion_coverage(be, D, k)
         be.set_objective(z, wt, sense="max")
         sol = be.solve()
-        F = frozenset(int(cand[j]) for j in np.flatnonzero(sol.x[f] > 0.5)) if sol.status.has_solution else frozenset()
+        F = frozenset(int(cand[j]) for j in np.flatnonzero(sol.values[f] > 0.5)) if sol.status.has_solution else frozenset()
         return F, float(sol.objective or 0.0)

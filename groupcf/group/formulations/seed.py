@@ -126,6 +126,8 @@ class SeedPricing:
         self.linear = mode == "linear"
         if self.linear:
             #: scores of the types and G[i, l]: the gain of freeing feature l of type i
+            self.s: np.ndarray
+            self.G: np.ndarray
             self.s, self.G = self.completions.gains(problem.Z)
         #: completions in numpy first, a feasibility MIP otherwise (no increase-only features)
         self.checker = self.completions if not self.inc.any() else None
@@ -273,6 +275,7 @@ class SeedPricing:
         ks = np.flatnonzero(J)
         labels, unit = np.unique(same[ks], return_inverse=True)
         U_mask = np.zeros(len(labels), dtype=np.int64)
+        assert self._dmask is not None   # the caller checks: the search runs on bit masks only
         np.bitwise_or.at(U_mask, unit, self._dmask[s, ks])
         U_w = np.bincount(unit, weights=w[ks], minlength=len(labels))
         pos = {int(lab): u for u, lab in enumerate(labels)}
@@ -304,6 +307,7 @@ class SeedPricing:
                 F = extend_by_gain(np.where(self.mutable, self.G[s], -np.inf), core, p.Tmax)
                 col = p.make_column(self.completion(s, F), F, "seed")
             else:
+                assert self.checker is not None   # mode "lazy": no increase-only feature (__init__)
                 ok, v, changed = self.checker.check(p.Z[s], core, p.Tmax - len(core))
                 if ok is None:
                     return 0.0, None, None

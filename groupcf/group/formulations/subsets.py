@@ -43,7 +43,7 @@ def max_weight_union(masks: np.ndarray, weights: np.ndarray, T: int, floor: floa
     search (then nothing is proven).
     """
     n = len(weights)
-    nbrs = [set() for _ in range(n)]
+    nbrs: list[set[int]] = [set() for _ in range(n)]
     for a, b in conflicts:
         nbrs[a].add(b)
         nbrs[b].add(a)

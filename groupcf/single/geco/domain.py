@@ -39,7 +39,7 @@ class FeatureDomain:
     categories: list | None = None  # full category list (key = index), non-numeric only
     dtype: object = None           # pandas dtype of the data column
     enc: np.ndarray | None = None  # (n_values, n_columns) expanded encoding of each value
-    cols: np.ndarray | None = None  # the feature's expanded columns
+    cols: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # its expanded columns
     codes: np.ndarray | None = None  # (n_values,) FeatureSpace.codes of each value
     _lookup: dict = field(default_factory=dict, repr=False)
 
@@ -52,6 +52,18 @@ class FeatureDomain:
     @property
     def size(self) -> int:
         return len(self.values)
+
+    def encoding(self) -> np.ndarray:
+        """``enc``, set once the domain is encoded by its FeatureSpace."""
+        if self.enc is None:
+            raise ValueError(f"feature {self.name!r} has no encoding (a domain without its FeatureSpace)")
+        return self.enc
+
+    def space_codes(self) -> np.ndarray:
+        """``codes``, set once the domain is encoded by its FeatureSpace."""
+        if self.codes is None:
+            raise ValueError(f"feature {self.name!r} has no codes (a domain without its FeatureSpace)")
+        return self.codes
 
 
 class ActiveDomain:

@@ -116,9 +116,9 @@ class GeCo:
             distances=[float(pop.dist[i]) for i in rows], probabilities=probs,
             status=Status.FEASIBLE, is_optimal=False, solve_time=time.perf_counter() - t0,
             method="geco",
-            distance=(self.mace_distance.name if self.mace_distance is not None else
-                      f"geco:{P.alpha:.3g}*l0+{P.beta:.3g}*l1+{P.gamma:.3g}*linf"),
-            solver=f"genetic ({scorer.kind})", dual_bound=None, stats=stats)
+            distance_name=(self.mace_distance.name if self.mace_distance is not None else
+                           f"geco:{P.alpha:.3g}*l0+{P.beta:.3g}*l1+{P.gamma:.3g}*linf"),
+            solver=f"genetic ({scorer.kind})", lower_bound=None, stats=stats)
 
     # ------------------------------------------------------------------ helpers
     def _instance(self, x) -> pd.Series:

@@ -67,7 +67,7 @@ class _Scorer:
         for l in np.flatnonzero(M.any(axis=0)):
             f = self.domain.features[l]
             r = np.flatnonzero(M[:, l])
-            Z[r[:, None], f.cols[None, :]] = f.enc[V[r, l]]
+            Z[r[:, None], f.cols[None, :]] = f.encoding()[V[r, l]]
         return Z
 
     # -- Δ-sets + partial evaluation -----------------------------------------------------
@@ -108,8 +108,11 @@ class _Scorer:
         the instance folds into the first layer and the hidden layers run once; a tree
         ensemble takes the full rows and their changed columns at once and walks only the
         trees whose path of the instance tests a changed column)."""
-        if self.delta.by_rows:
-            return self.delta.score_rows(self.encode(M, V), self._changed_columns(M))
+        delta = self.delta
+        if delta is None:
+            raise ValueError("partial evaluation needs the model's embedding")
+        if delta.by_rows:
+            return delta.score_rows(self.encode(M, V), self._changed_columns(M))
         keys, inv = self.set_ids(M)
         order = np.argsort(inv, kind="stable")
         bounds = np.concatenate([[0], np.cumsum(np.bincount(inv, minlength=len(keys)))])
@@ -125,7 +128,7 @@ class _Scorer:
             groups.append((cols, Zc))
             rowsets.append(rows)
         out = np.empty(len(M))
-        for rows, sc in zip(rowsets, self.delta.score_groups(groups)):
+        for rows, sc in zip(rowsets, delta.score_groups(groups)):
             out[rows] = sc
         return out
 

@@ -102,7 +102,7 @@ class _Run:
         size = max(f.size for f in feats)
         C = np.empty((size, self.n))
         for l, f in enumerate(feats):
-            C[:, l] = f.codes[np.minimum(np.arange(size), f.size - 1)]
+            C[:, l] = f.space_codes()[np.minimum(np.arange(size), f.size - 1)]
         xcodes = self.g.space.codes(self.scorer.x.to_frame().T)[0]
         D = feature_distances_codes(self.g.space, xcodes, C)
         return [D[: f.size, l].copy() for l, f in enumerate(feats)]
@@ -187,7 +187,7 @@ class _Run:
         return _Population(M, V, h, p, pos, dist, fit)
 
     def distance(self, M, V) -> np.ndarray:
-        if self.delta is not None:                   # MACE's distance (option distance=)
+        if self.delta is not None and self.g.mace_distance is not None:   # MACE's distance (option distance=)
             D = np.zeros(M.shape)
             for l in np.flatnonzero(M.any(axis=0)):
                 r = np.flatnonzero(M[:, l])
