@@ -14,6 +14,8 @@ import html
 import io
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -40,12 +42,12 @@ class Audit:
     global_actions: object = None
     global_groups: pd.Series | None = None
     #: what was audited: method, model, rows, failures, date, groupcf version
-    metadata: dict = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"Audit(by={self.by!r}, groups={list(self.groups.index)}, reference={self.reference!r})"
 
-    def plot(self):
+    def plot(self) -> tuple[Any, Any]:
         """Two matplotlib figures: burden by group and perturbed-feature frequencies."""
         import matplotlib.pyplot as plt
         n = len(self.groups)
@@ -58,7 +60,7 @@ class Audit:
         ax2.legend(title=self.by, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
         return f1, f2
 
-    def save_report(self, path, title: str = "Recourse audit") -> None:
+    def save_report(self, path: str | Path, title: str = "Recourse audit") -> None:
         """One self-contained HTML file (no external resources): run metadata, tables with
         readable headers and one number format, plots, a warning for small groups."""
         imgs = []
@@ -121,8 +123,9 @@ def _feature_shares(changed: pd.Series) -> pd.Series:
     return lists.explode().value_counts() / len(changed)
 
 
-def audit(result, X: pd.DataFrame | pd.Series | None, by, *, n_boot: int = 1000,
-          level: float = 0.95, random_state=0, reference=None, global_actions=None) -> Audit:
+def audit(result: Any, X: pd.DataFrame | pd.Series | None, by: str | pd.Series, *, n_boot: int = 1000,
+          level: float = 0.95, random_state: int | np.random.Generator | None = 0, reference: object = None,
+          global_actions: Any = None) -> Audit:
     """Recourse burden of ``result`` (an ExplanationSet or its table) grouped by ``by``:
     a column of ``X`` (indexed like the table) or a Series of group labels.
 
@@ -164,7 +167,7 @@ def audit(result, X: pd.DataFrame | pd.Series | None, by, *, n_boot: int = 1000,
     vals = {k: (found[g == k].to_numpy(float), t.loc[(g == k) & found, "distance"].to_numpy(float))
             for k in groups.index}
 
-    def boot(f, d):
+    def boot(f: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         bf = rng.choice(f, (n_boot, len(f))).mean(1) if len(f) else np.full(n_boot, np.nan)
         bd = rng.choice(d, (n_boot, len(d))).mean(1) if len(d) else np.full(n_boot, np.nan)
         return bf, bd
@@ -201,7 +204,7 @@ def audit(result, X: pd.DataFrame | pd.Series | None, by, *, n_boot: int = 1000,
                  metadata=_metadata(result, table, n_boot))
 
 
-def _metadata(result, table: pd.DataFrame, n_boot: int) -> dict:
+def _metadata(result: Any, table: pd.DataFrame, n_boot: int) -> dict[str, Any]:
     from datetime import datetime, timezone
     from importlib.metadata import PackageNotFoundError, version
 

@@ -5,16 +5,22 @@ from __future__ import annotations
 import base64
 import html
 import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 __all__ = ["global_section", "save_global_report"]
+
+# ``res``: a GlobalExplanation (groupcf.results sits above this layer, so it is not imported: Any)
 
 _STYLE = ("<style>body{font-family:sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}"
           "td,th{border:1px solid #999;padding:2px 6px}</style>")
 
 
-def _png(draw) -> str | None:
+def _png(draw: Callable[[], Any]) -> str | None:
     """``draw()`` returns an axis; its figure as an embedded PNG (None without matplotlib)."""
     try:
         import matplotlib.pyplot as plt
@@ -27,8 +33,8 @@ def _png(draw) -> str | None:
     return f"<img alt='plot' src='data:image/png;base64,{base64.b64encode(buf.getvalue()).decode()}'>"
 
 
-def global_section(res, groups: pd.Series | None = None, level: float = 0.95, n_boot: int = 1000,
-                   random_state=0) -> str:
+def global_section(res: Any, groups: pd.Series | None = None, level: float = 0.95, n_boot: int = 1000,
+                   random_state: int | np.random.Generator | None = 0) -> str:
     """HTML for one :class:`GlobalExplanation`: what it found (in words), the actions and
     who they are for, the coverage–cost–k curve with its certified bounds, and, with
     ``groups`` (labels indexed like ``res.S``), coverage and cost by group with
@@ -61,7 +67,7 @@ def global_section(res, groups: pd.Series | None = None, level: float = 0.95, n_
     return "\n".join(parts)
 
 
-def save_global_report(res, path, groups: pd.Series | None = None, title: str = "Shared actions") -> None:
+def save_global_report(res: Any, path: str | Path, groups: pd.Series | None = None, title: str = "Shared actions") -> None:
     """One self-contained HTML file for a :class:`GlobalExplanation` alone."""
     t = html.escape(title)
     body = global_section(res, groups)

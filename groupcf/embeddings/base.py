@@ -347,6 +347,12 @@ class EmbeddingConstr:
         expected = self.embedding.score(v[self.inputs])[0]
         return float(abs(v[self.score] - expected))
 
+    def input_cells(self, x: Solution | ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """Per input column, the interval ``(lo, hi)`` every input reaching the same model
+        pieces as the solution ``x`` lies in (a tree's leaf cells): offered by the records
+        of embeddings declaring ``capabilities.leaf_cells``; none by default."""
+        raise NotImplementedError(f"{type(self).__name__} does not expose input cells")
+
     def query_sides(self, z0: ArrayLike) -> list[tuple[int, int, bool]]:
         """Binary indicators that decide which side of a model threshold input column
         ``c`` is on, with the side the point ``z0`` is on: ``(c, var, z0_side)`` meaning

@@ -3,15 +3,18 @@ score, the split-level binaries and the leaf flows (formulation in
 :mod:`groupcf.embeddings.trees`)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from groupcf.embeddings._typing import ArrayLike, FloatArray, IntArray
 from groupcf.embeddings.base import EmbeddingConstr
 
 if TYPE_CHECKING:  # pragma: no cover
     from groupcf.embeddings.trees import TreeEnsemble
+    from groupcf.solvers.base import Backend, Solution
 
 
 #: split levels this close to a point (scaled units, far above any solver tolerance)
@@ -27,40 +30,46 @@ class TreeConstr(EmbeddingConstr):
     domain)."""
 
     folded: TreeEnsemble | None = None
-    levels: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    level_col: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    level_thr: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    leaf_vars: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    leaf_nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    level_up: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    lb: np.ndarray | None = None
-    ub: np.ndarray | None = None
-    leaf_tree: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    levels: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    level_col: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    level_thr: FloatArray = field(default_factory=lambda: np.zeros(0))
+    leaf_vars: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    leaf_nodes: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    level_up: FloatArray = field(default_factory=lambda: np.zeros(0))
+    lb: FloatArray | None = None
+    ub: FloatArray | None = None
+    leaf_tree: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def n_binaries(self) -> int:
         return len(self.levels)
 
-    def get_error(self, x) -> float:
+    def _tree(self) -> TreeEnsemble:
+        """``folded`` (set by :meth:`TreeEnsemble.add_to`)."""
+        if self.folded is None:
+            raise ValueError("this TreeConstr has no folded ensemble (built without TreeEnsemble.add_to)")
+        return self.folded
+
+    def get_error(self, x: Solution | ArrayLike) -> float:
         """``|score variable − embedding.score(inputs)|`` at a solution (a
         :class:`~groupcf.solvers.base.Solution` or the vector of all variable values)."""
         values = getattr(x, "x", x)
         if values is None:
             raise ValueError(f"the solution has no variable values (status {getattr(x, 'status', None)})")
-        values = np.asarray(values, dtype=float)
-        return float(abs(values[self.score] - self.embedding.score(values[self.inputs])[0]))
+        v = np.asarray(values, dtype=np.float64)
+        return float(abs(v[self.score] - self.embedding.score(v[self.inputs])[0]))
 
-    def start_values(self, x_values) -> tuple[np.ndarray, np.ndarray]:
+    def start_values(self, x_values: ArrayLike) -> tuple[IntArray, FloatArray]:
         """Values of the level binaries, leaf flows and score at inputs ``x_values``."""
         x = np.asarray(x_values, dtype=float).reshape(-1)
-        reached = set(self.folded.apply(x[None, :])[0].tolist())
+        reached = set(self._tree().apply(x[None, :])[0].tolist())
         idx = np.concatenate([[self.score], self.levels, self.leaf_vars]).astype(np.int64)
         vals = np.concatenate([[float(self.embedding.score(x[None, :])[0])],
                                (x[self.level_col] <= self.level_thr).astype(float),
                                np.array([1.0 if n in reached else 0.0 for n in self.leaf_nodes])])
         return idx, vals
 
-    def input_cells(self, x) -> tuple[np.ndarray, np.ndarray]:
+    def input_cells(self, x: Solution | ArrayLike) -> tuple[FloatArray, FloatArray]:
         """Per input column, the interval ``[lo, hi]`` that the solution's (rounded) split
         levels allow: ``hi = t`` for a level at 1, ``lo = t+`` for a level at 0, the
         domain's bounds elsewhere. Every input inside these intervals reaches the same
@@ -73,7 +82,7 @@ class TreeConstr(EmbeddingConstr):
         np.maximum.at(lo, self.level_col[~y], self.level_up[~y])
         return lo, hi
 
-    def query_sides(self, z0, window: float = SIDE_WINDOW) -> list[tuple[int, int, bool]]:
+    def query_sides(self, z0: ArrayLike, window: float = SIDE_WINDOW) -> list[tuple[int, int, bool]]:
         """``(column, level binary, z0's value of it)`` for the split levels within
         ``window`` of ``z0`` that ``z0`` decides (``z0 <= t``: 1, ``z0 >= t+``: 0). The
         query can sit exactly on a threshold (scikit-learn keeps ``t`` = the lower of two
@@ -87,11 +96,11 @@ class TreeConstr(EmbeddingConstr):
         return [(int(c), int(y), bool(lf)) for c, y, lf, rt, nr in
                 zip(self.level_col, self.levels, left, right, near) if (lf or rt) and nr]
 
-    def leaf_boxes(self, leaves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def leaf_boxes(self, leaves: IntArray) -> tuple[FloatArray, FloatArray]:
         """The input cell of each leaf (nodes of ``folded``) inside the domain: ``(lo, hi)``
         of shape ``(len(leaves), n_inputs)``; a left branch ``x <= t`` gives ``hi <= t``, a
         right branch ``lo >= nextafter(t)``. Every input reaching the leaf lies in its cell."""
-        e = self.folded
+        e = self._tree()
         split = np.flatnonzero(e.feature >= 0)
         parent = np.full(len(e.feature), -1, dtype=np.int64)
         parent[e.left[split]] = split
@@ -111,7 +120,8 @@ class TreeConstr(EmbeddingConstr):
             cur = up
         return lo, hi
 
-    def distance_cuts(self, cell_distance, chunk: int = 2_000_000) -> list[tuple[np.ndarray, np.ndarray]]:
+    def distance_cuts(self, cell_distance: Callable[[FloatArray, FloatArray], FloatArray],
+                      chunk: int = 2_000_000) -> list[tuple[IntArray, FloatArray]]:
         """Per tree, ``sum_leaf d_leaf w_leaf <= distance`` (one leaf flow is 1 at every
         solution): ``d_leaf = cell_distance(lo, hi)`` of the leaf's cell
         (:meth:`leaf_boxes`), a lower bound of the distance from the query of any input
@@ -124,14 +134,14 @@ class TreeConstr(EmbeddingConstr):
         for a in range(0, m, step):
             lo, hi = self.leaf_boxes(self.leaf_nodes[a:a + step])
             d[a:a + step] = cell_distance(lo, hi)
-        out = []
+        out: list[tuple[IntArray, FloatArray]] = []
         bounds = np.flatnonzero(np.diff(self.leaf_tree)) + 1
         for idx, dk in zip(np.split(self.leaf_vars, bounds), np.split(d, bounds)):
             if dk.max() > 0:
                 out.append((idx, dk))
         return out
 
-    def move_cuts(self, z0) -> list[tuple[int, np.ndarray, np.ndarray, float]]:
+    def move_cuts(self, z0: ArrayLike) -> list[tuple[int, IntArray, FloatArray, float]]:
         """Per column with split levels on both sides or either side of ``z0``:
         ``(column, level binaries, coefficients, constant)`` with
         ``|x_c - z0_c| >= constant + coefficients @ levels`` at every solution. The levels
@@ -140,14 +150,16 @@ class TreeConstr(EmbeddingConstr):
         levels passed; below ``z0_c`` likewise with ``y_j = 1`` (``x_c <= t_j``). The
         levels of a column are ordered (``y_j <= y_{j+1}``), so at most one side is
         non-zero and each side is exact at a level's own bound."""
-        z = np.asarray(z0, dtype=float)
-        out = []
+        z = np.asarray(z0, dtype=np.float64)
+        out: list[tuple[int, IntArray, FloatArray, float]] = []
         for c in np.unique(self.level_col):
             at = np.flatnonzero(self.level_col == c)          # ascending thresholds
             x0 = z[c]
             above = at[self.level_thr[at] >= x0]              # y = 1 at z0
             below = at[self.level_up[at] <= x0]               # y = 0 at z0
-            idx, coef, const = [], [], 0.0
+            idx: list[IntArray] = []
+            coef: list[FloatArray] = []
+            const = 0.0
             if len(above):
                 up = self.level_up[above]
                 gaps = np.diff(np.concatenate([[x0], up]))
@@ -163,12 +175,12 @@ class TreeConstr(EmbeddingConstr):
                 out.append((int(c), np.concatenate(idx), np.concatenate(coef), const))
         return out
 
-    def fix_levels(self, backend, lb, ub) -> int:
+    def fix_levels(self, backend: Backend, lb: ArrayLike, ub: ArrayLike) -> int:
         """Fix every split level that the input bounds ``[lb, ub]`` decide (e.g. after
         tightening them to a radius); returns how many were fixed."""
-        lb, ub = np.asarray(lb, dtype=float), np.asarray(ub, dtype=float)
-        one = ub[self.level_col] <= self.level_thr
-        zero = lb[self.level_col] >= self.level_up
+        low, up = np.asarray(lb, dtype=np.float64), np.asarray(ub, dtype=np.float64)
+        one = up[self.level_col] <= self.level_thr
+        zero = low[self.level_col] >= self.level_up
         if one.any():
             backend.set_bounds(self.levels[one], 1.0, 1.0)
         if zero.any():

@@ -21,9 +21,16 @@ of a call are walked together in one vectorised pass.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+from groupcf.embeddings._typing import ArrayLike, FloatArray
 from groupcf.embeddings.base import DeltaEvaluator
+
+if TYPE_CHECKING:  # pragma: no cover
+    from groupcf.embeddings.trees import TreeEnsemble
 
 
 class TreeDelta(DeltaEvaluator):
@@ -31,7 +38,9 @@ class TreeDelta(DeltaEvaluator):
     only the trees whose path of ``z0`` tests a changed column are walked, each from the
     first such node (module docstring)."""
 
-    def __init__(self, embedding, z0):
+    embedding: TreeEnsemble
+
+    def __init__(self, embedding: TreeEnsemble, z0: ArrayLike) -> None:
         super().__init__(embedding, z0)
         e = embedding
         depth = max(e.depth, 1)
@@ -53,18 +62,18 @@ class TreeDelta(DeltaEvaluator):
 
     by_rows = True
 
-    def score_rows(self, Z, changed) -> np.ndarray:
-        Z = np.asarray(Z, dtype=float)
-        changed = np.asarray(changed, dtype=bool)
-        e, m = self.embedding, len(Z)
+    def score_rows(self, Z: ArrayLike, changed: ArrayLike) -> FloatArray:
+        P = np.asarray(Z, dtype=np.float64)
+        mask = np.asarray(changed, dtype=np.bool_)
+        e, m = self.embedding, len(P)
         if m == 0:
             return np.zeros(0)
         # the affected trees and start nodes once per distinct changed-column mask
-        packed = np.ascontiguousarray(np.packbits(changed, axis=1))
+        packed = np.ascontiguousarray(np.packbits(mask, axis=1))
         keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
         _, first_row, inv = np.unique(keys, return_index=True, return_inverse=True)
         pad = np.zeros((len(first_row), e.n_inputs + 1), dtype=bool)   # column -1 (past a leaf): False
-        pad[:, :-1] = changed[first_row]
+        pad[:, :-1] = mask[first_row]
         hit = pad[:, self._path_feat]                          # (masks, trees, depth + 1)
         start = np.where(hit.any(axis=2), np.argmax(hit, axis=2), -1)   # (masks, trees)
         row, tree = np.nonzero(start[inv.reshape(-1)] >= 0)
@@ -76,15 +85,18 @@ class TreeDelta(DeltaEvaluator):
             split = f >= 0
             active, n, f = active[split], n[split], f[split]
             if len(active):
-                go_left = Z[row[active], f] <= e.threshold[n]
+                go_left = P[row[active], f] <= e.threshold[n]
                 idx[active] = np.where(go_left, e.left[n], e.right[n])
         delta = np.bincount(row, weights=e.value[idx] - self._leaf_value[tree], minlength=m)
-        return self._s0 + e.scale * delta
+        out: FloatArray = np.asarray(self._s0 + e.scale * delta, dtype=np.float64)
+        return out
 
-    def score_groups(self, groups) -> list[np.ndarray]:
-        blocks, masks, sizes = [], [], []
-        for cols, Zc in groups:
-            cols, Zc = self._args(cols, Zc)
+    def score_groups(self, groups: Iterable[tuple[ArrayLike, ArrayLike]]) -> list[FloatArray]:
+        blocks: list[FloatArray] = []
+        masks: list[np.ndarray] = []
+        sizes: list[int] = []
+        for group_cols, group_Zc in groups:
+            cols, Zc = self._args(group_cols, group_Zc)
             Z = np.repeat(self.z0[None, :], len(Zc), axis=0)
             Z[:, cols] = Zc
             mask = np.zeros((len(Zc), len(self.z0)), dtype=bool)
@@ -98,18 +110,20 @@ class TreeDelta(DeltaEvaluator):
         return np.split(s, np.cumsum(sizes)[:-1])
 
 
-def column_scores(ens, z, c: int, values) -> np.ndarray:
+def column_scores(ens: TreeEnsemble, z: ArrayLike, c: int, values: ArrayLike) -> FloatArray:
     """Scores of the point ``z`` with column ``c`` set to each of ``values`` (shape ``(m,)``),
     exactly, from each tree's leaves reachable when only column ``c`` varies: every tree is
     walked once from its root, following ``z`` at the nodes testing another column and
     both ways at the nodes testing ``c`` (each branch keeps the interval ``(lo, hi]`` of
     ``x_c`` that reaches it), and each leaf's value is added to the values in its interval
     (a difference array over the sorted values)."""
-    z = np.asarray(z, dtype=float).reshape(-1)
-    values = np.asarray(values, dtype=float).reshape(-1)
+    point = np.asarray(z, dtype=np.float64).reshape(-1)
+    vals = np.asarray(values, dtype=np.float64).reshape(-1)
     node = ens.roots.copy()
     lo, hi = np.full(len(node), -np.inf), np.full(len(node), np.inf)
-    out_node, out_lo, out_hi = [], [], []
+    out_node: list[np.ndarray] = []
+    out_lo: list[FloatArray] = []
+    out_hi: list[FloatArray] = []
     while len(node):
         f = ens.feature[node]
         leaf = f < 0
@@ -120,7 +134,7 @@ def column_scores(ens, z, c: int, values) -> np.ndarray:
         t = ens.threshold[node]
         on_c = f == c
         other = ~on_c
-        nxt = np.where(z[np.where(other, f, 0)] <= t, ens.left[node], ens.right[node])
+        nxt = np.where(point[np.where(other, f, 0)] <= t, ens.left[node], ens.right[node])
         n_o, lo_o, hi_o = nxt[other], lo[other], hi[other]
         n_c, lo_c, hi_c, t_c = node[on_c], lo[on_c], hi[on_c], t[on_c]
         left_hi, right_lo = np.minimum(hi_c, t_c), np.maximum(lo_c, t_c)
@@ -129,8 +143,8 @@ def column_scores(ens, z, c: int, values) -> np.ndarray:
         lo = np.concatenate([lo_o, lo_c[go_l], right_lo[go_r]])
         hi = np.concatenate([hi_o, left_hi[go_l], hi_c[go_r]])
     leaves, lo, hi = np.concatenate(out_node), np.concatenate(out_lo), np.concatenate(out_hi)
-    order = np.argsort(values, kind="stable")
-    v = values[order]
+    order = np.argsort(vals, kind="stable")
+    v = vals[order]
     diff = np.zeros(len(v) + 1)
     np.add.at(diff, np.searchsorted(v, lo, side="right"), ens.value[leaves])   # first value > lo
     np.add.at(diff, np.searchsorted(v, hi, side="right"), -ens.value[leaves])  # first value > hi

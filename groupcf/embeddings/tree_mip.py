@@ -14,11 +14,13 @@ children).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from groupcf.embeddings._typing import ArrayLike, BoolArray, FloatArray, IntArray
 from groupcf.embeddings.tree_constr import TreeConstr
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -29,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 INF = math.inf
 
 
-def _ranges(starts: np.ndarray, stops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _ranges(starts: IntArray, stops: IntArray) -> tuple[IntArray, IntArray]:
     """``(which, values)``: the concatenation of ``range(starts[i], stops[i])`` and the
     ``i`` each value comes from."""
     n = np.maximum(stops - starts, 0)
@@ -38,17 +40,20 @@ def _ranges(starts: np.ndarray, stops: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return which, np.arange(int(n.sum())) - np.repeat(offsets, n) + np.repeat(starts, n)
 
 
-def grid_thresholds(t: np.ndarray, low: float, high: float) -> np.ndarray:
+def grid_thresholds(t: ArrayLike, low: float, high: float) -> FloatArray:
     """:func:`~groupcf.embeddings.trees.grid_threshold` of each of ``t`` (vectorised): the
     midpoint between the largest grid value with ``x <= t`` and the next one."""
     rng = high - low
     ks = np.floor(low + np.asarray(t, float) * rng)[:, None] + np.arange(-2.0, 4.0)[None, :]
     ok = (ks - low) / rng <= np.asarray(t, float)[:, None]
     k = np.where(ok.any(axis=1), np.where(ok, ks, -INF).max(axis=1), ks[:, 0] - 1.0)
-    return (k + 0.5 - low) / rng
+    out: FloatArray = (k + 0.5 - low) / rng
+    return out
 
 
-def _levels(folded: TreeEnsemble, split: np.ndarray, lb, ub, integer, binary, grids, merge_tol):
+def _levels(folded: TreeEnsemble, split: BoolArray, lb: FloatArray, ub: FloatArray, integer: BoolArray,
+            binary: BoolArray, grids: Mapping[int, tuple[float, float]], merge_tol: float,
+            ) -> tuple[IntArray, FloatArray, FloatArray, IntArray]:
     """The split levels: per level its column, threshold (the smallest of the merged
     ones), ``t+`` (the smallest value above the largest), and per split node its level
     (``-1`` for a binary column, whose indicator is ``1 - x``)."""
@@ -56,8 +61,8 @@ def _levels(folded: TreeEnsemble, split: np.ndarray, lb, ub, integer, binary, gr
     c = folded.feature[nodes]
     t = folded.threshold[nodes].copy()
     t[integer[c]] = np.floor(t[integer[c]])
-    for col, (low, high) in grids.items():
-        at = np.flatnonzero(c == int(col))
+    for gcol, (low, high) in grids.items():
+        at = np.flatnonzero(c == int(gcol))
         if len(at):
             t[at] = grid_thresholds(folded.threshold[nodes[at]], low, high)
     level = np.full(len(nodes), -1, dtype=np.int64)
@@ -67,7 +72,8 @@ def _levels(folded: TreeEnsemble, split: np.ndarray, lb, ub, integer, binary, gr
     pairs, inv = np.unique(np.column_stack([c[real].astype(float), t[real]]), axis=0, return_inverse=True)
     # one level per group of a column's thresholds closer than merge_tol (its range):
     # y = 1 => x <= smallest, y = 0 => x >= the next value above the largest
-    keys, of_pair = [], np.empty(len(pairs), dtype=np.int64)
+    keys: list[list[Any]] = []      # [column, smallest threshold, largest threshold]
+    of_pair = np.empty(len(pairs), dtype=np.int64)
     for j, (cj, tj) in enumerate(pairs):
         cj = int(cj)
         width = merge_tol * max(ub[cj] - lb[cj], 1.0)
@@ -84,7 +90,7 @@ def _levels(folded: TreeEnsemble, split: np.ndarray, lb, ub, integer, binary, gr
     return col, thr, up, level
 
 
-def add_ensemble(ens: TreeEnsemble, backend: Backend, x_idx, domain: InputDomain,
+def add_ensemble(ens: TreeEnsemble, backend: Backend, x_idx: IntArray, domain: InputDomain,
                  lo: float | None, merge_tol: float) -> TreeConstr:
     """Add ``ens`` to ``backend`` (module docstring); see ``TreeEnsemble.add_to``."""
     from groupcf.solvers.base import VarType
@@ -100,10 +106,14 @@ def add_ensemble(ens: TreeEnsemble, backend: Backend, x_idx, domain: InputDomain
     level_col, level_thr, level_up, node_level = _levels(folded, split, lb, ub, integer, binary, grids, merge_tol)
     levels = np.asarray(backend.add_vars(len(level_col), lb=0.0, ub=1.0, vtype=VarType.BINARY),
                         dtype=np.int64) if len(level_col) else np.zeros(0, dtype=np.int64)
-    R, C, V, LO, HI = [], [], [], [], []
+    R: list[IntArray] = []
+    C: list[IntArray] = []
+    V: list[FloatArray] = []
+    LO: list[FloatArray] = []
+    HI: list[FloatArray] = []
     n_rows = 0
 
-    def rows(which, cols, coefs, lo_, hi_):
+    def rows(which: ArrayLike, cols: ArrayLike, coefs: ArrayLike, lo_: ArrayLike, hi_: ArrayLike) -> None:
         """Rows ``n_rows + which`` (one per entry of ``lo_``) with entries ``cols``/``coefs``."""
         nonlocal n_rows
         R.append(n_rows + np.asarray(which, dtype=np.int64))
@@ -142,7 +152,7 @@ def add_ensemble(ens: TreeEnsemble, backend: Backend, x_idx, domain: InputDomain
     rows(which, w, np.ones(len(w)), np.ones(len(trees)), np.ones(len(trees)))   # sum_leaf w = 1
     nodes = np.flatnonzero(split)
     if len(nodes):
-        rank = np.cumsum(is_leaf) - is_leaf                  # leaves numbered before each node
+        rank: IntArray = np.cumsum(is_leaf) - is_leaf                  # leaves numbered before each node
         last = folded.right[nodes]
         while True:                                          # the rightmost leaf of each subtree
             inner = folded.feature[last] >= 0

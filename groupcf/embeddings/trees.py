@@ -73,11 +73,11 @@ interval bounds :math:`b + s\sum_k [\min_\ell v_{k,\ell}, \max_\ell v_{k,\ell}]`
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from groupcf.embeddings._typing import ArrayLike, FloatArray, IntArray
 from groupcf.embeddings.base import Embedding, EmbeddingCapabilities
 from groupcf.embeddings.split_rules import le_threshold_f32, lt_threshold_f32  # noqa: F401 (re-export)
 from groupcf.embeddings.tree_constr import TreeConstr
@@ -121,8 +121,9 @@ class TreeEnsemble(Embedding):
 
     capabilities = EmbeddingCapabilities(leaf_cells=True)
 
-    def __init__(self, n_inputs: int, feature, threshold, left, right, value, roots,
-                 scale: float = 1.0, base: float = 0.0, averaging: bool = False, name: str = "trees"):
+    def __init__(self, n_inputs: int, feature: ArrayLike, threshold: ArrayLike, left: ArrayLike, right: ArrayLike,
+                 value: ArrayLike, roots: ArrayLike, scale: float = 1.0, base: float = 0.0, averaging: bool = False,
+                 name: str = "trees") -> None:
         self._n = int(n_inputs)
         self.feature = np.asarray(feature, dtype=np.int64)
         self.threshold = np.asarray(threshold, dtype=np.float64)
@@ -136,6 +137,7 @@ class TreeEnsemble(Embedding):
         if split.any() and (self.feature[split].max() >= self._n):
             raise ValueError(f"a split uses column {self.feature.max()}, the model has {self._n} inputs")
         self.depth = self._depth()
+        self._splits: list[FloatArray] | None = None     # split_points(), cached
 
     def _depth(self) -> int:
         depth, frontier = 0, self.roots
@@ -161,58 +163,59 @@ class TreeEnsemble(Embedding):
                 f"{int(np.sum(self.feature < 0))} leaves, inputs={self._n}, {kind})")
 
     # -- numpy evaluation ---------------------------------------------------------------
-    def apply(self, Z) -> np.ndarray:
+    def apply(self, Z: ArrayLike) -> IntArray:
         """Global index of the leaf each row reaches in each tree, shape ``(m, n_trees)``."""
-        Z = self._check_points(Z)
-        m = len(Z)
-        idx = np.broadcast_to(self.roots, (m, self.n_trees)).copy()
+        P = self._check_points(Z)
+        m = len(P)
+        idx: IntArray = np.broadcast_to(self.roots, (m, self.n_trees)).copy()
         rows = np.arange(m)[:, None]
         for _ in range(self.depth):
             f = self.feature[idx]
             split = f >= 0
             if not split.any():
                 break
-            go_left = Z[rows, np.where(split, f, 0)] <= self.threshold[idx]
+            go_left = P[rows, np.where(split, f, 0)] <= self.threshold[idx]
             idx = np.where(split, np.where(go_left, self.left[idx], self.right[idx]), idx)
         return idx
 
-    def score(self, Z) -> np.ndarray:
-        return self.base + self.scale * self.value[self.apply(Z)].sum(axis=1)
+    def score(self, Z: ArrayLike) -> FloatArray:
+        s: FloatArray = self.base + self.scale * self.value[self.apply(Z)].sum(axis=1)
+        return s
 
-    def score_to_proba(self, s) -> np.ndarray:
-        return np.asarray(s, dtype=float) if self.averaging else super().score_to_proba(s)
+    def score_to_proba(self, s: ArrayLike) -> FloatArray:
+        return np.asarray(s, dtype=np.float64) if self.averaging else super().score_to_proba(s)
 
     def score_threshold(self, p: float) -> float:
         """The score from which the model predicts positive at probability ``p``."""
         return float(p) if self.averaging else math.log(p / (1.0 - p))
 
-    def predict(self, Z, threshold: float | None = None) -> np.ndarray:
+    def predict(self, Z: ArrayLike, threshold: float | None = None) -> IntArray:
         t = self.score_threshold(0.5) if threshold is None else threshold
         return (self.score(Z) >= t).astype(np.int64)
 
-    def split_points(self) -> list[np.ndarray]:
+    def split_points(self) -> list[FloatArray]:
         """Per input column, the sorted distinct thresholds splitting on it (cached)."""
-        if getattr(self, "_splits", None) is None:
+        if self._splits is None:
             self._splits = split_points(self)
         return self._splits
 
-    def path_splits(self, z) -> tuple[np.ndarray, np.ndarray]:
+    def path_splits(self, z: ArrayLike) -> tuple[IntArray, FloatArray]:
         """``(columns, thresholds)`` of the split nodes on the paths of the point ``z``."""
         return path_splits(self, z)
 
-    def column_scores(self, z, c: int, values) -> np.ndarray:
+    def column_scores(self, z: ArrayLike, c: int, values: ArrayLike) -> FloatArray:
         """Scores of ``z`` with column ``c`` set to each of ``values``: one walk of the
         leaves reachable along the column (:func:`groupcf.embeddings.tree_delta.column_scores`)."""
         return column_scores(self, z, c, values)
 
-    def delta_evaluator(self, z0) -> TreeDelta:
+    def delta_evaluator(self, z0: ArrayLike) -> TreeDelta:
         """Scores of points equal to ``z0`` except on a few columns: only the trees whose
         path of ``z0`` tests a changed column are walked, each from the first such node
         (:mod:`groupcf.embeddings.tree_delta`)."""
         return TreeDelta(self, z0)
 
     # -- folding ------------------------------------------------------------------------
-    def _fold(self, direction: np.ndarray, remap: np.ndarray | None, n_inputs: int,
+    def _fold(self, direction: IntArray, remap: IntArray | None, n_inputs: int,
               extra_base: float = 0.0) -> TreeEnsemble:
         """Ensemble where each node with ``direction`` 0 / 1 is replaced by its left /
         right child (``-1``: kept); columns renumbered by ``remap``. The kept nodes are
@@ -226,7 +229,8 @@ class TreeEnsemble(Embedding):
                 break
             r = res[act]
             res[act] = np.where(d[act] == 0, self.left[r], self.right[r])
-        levels, frontier = [], res[self.roots]
+        levels: list[tuple[IntArray, IntArray, IntArray]] = []
+        frontier = res[self.roots]
         while len(frontier):
             sp = frontier[self.feature[frontier] >= 0]
             kids = (res[self.left[sp]], res[self.right[sp]])
@@ -255,39 +259,39 @@ class TreeEnsemble(Embedding):
         return TreeEnsemble(n_inputs, feat, thr, lft, rgt, val, pos[tops], self.scale,
                             self.base + extra_base, self.averaging, self.name)
 
-    def partial(self, fixed_idx: Sequence[int], fixed_values: Sequence[float]) -> TreeEnsemble:
+    def partial(self, fixed_idx: ArrayLike, fixed_values: ArrayLike) -> TreeEnsemble:
         """Fold every node splitting on a fixed column (GeCo §5.2); the remaining columns
         keep their order."""
-        fixed_idx = np.asarray(fixed_idx, dtype=np.int64).reshape(-1)
-        fixed_values = np.asarray(fixed_values, dtype=float).reshape(-1)
-        if fixed_idx.shape != fixed_values.shape:
-            raise ValueError(f"{len(fixed_idx)} indices but {len(fixed_values)} values")
-        if len(fixed_idx) and (fixed_idx.min() < 0 or fixed_idx.max() >= self._n):
+        idx = np.asarray(fixed_idx, dtype=np.int64).reshape(-1)
+        values = np.asarray(fixed_values, dtype=np.float64).reshape(-1)
+        if idx.shape != values.shape:
+            raise ValueError(f"{len(idx)} indices but {len(values)} values")
+        if len(idx) and (idx.min() < 0 or idx.max() >= self._n):
             raise ValueError(f"fixed indices must lie in [0, {self._n})")
-        if len(np.unique(fixed_idx)) != len(fixed_idx):
+        if len(np.unique(idx)) != len(idx):
             raise ValueError("fixed indices must be distinct")
         keep = np.ones(self._n, dtype=bool)
-        keep[fixed_idx] = False
+        keep[idx] = False
         remap = np.cumsum(keep) - 1
         vals = np.zeros(self._n)
-        vals[fixed_idx] = fixed_values
+        vals[idx] = values
         split = self.feature >= 0
         f = np.where(split, self.feature, 0)
         direction = np.where(split & ~keep[f], (vals[f] > self.threshold).astype(np.int64), -1)
         return self._fold(direction, remap, int(keep.sum()))
 
-    def restrict(self, lb, ub) -> TreeEnsemble:
+    def restrict(self, lb: ArrayLike, ub: ArrayLike) -> TreeEnsemble:
         """Fold every node whose test is decided on the box ``[lb, ub]`` (same inputs)."""
-        lb = np.broadcast_to(np.asarray(lb, dtype=float), (self._n,))
-        ub = np.broadcast_to(np.asarray(ub, dtype=float), (self._n,))
+        low = np.broadcast_to(np.asarray(lb, dtype=np.float64), (self._n,))
+        up = np.broadcast_to(np.asarray(ub, dtype=np.float64), (self._n,))
         split = self.feature >= 0
         f = np.where(split, self.feature, 0)
         direction = np.full(len(self.feature), -1, dtype=np.int64)
-        direction[split & (ub[f] <= self.threshold)] = 0
-        direction[split & (lb[f] > self.threshold)] = 1
+        direction[split & (up[f] <= self.threshold)] = 0
+        direction[split & (low[f] > self.threshold)] = 1
         return self._fold(direction, None, self._n)
 
-    def score_bounds(self, lb, ub) -> tuple[float, float]:
+    def score_bounds(self, lb: ArrayLike, ub: ArrayLike) -> tuple[float, float]:
         """Interval bounds of the score over the box ``[lb, ub]``: per tree (folded over
         the box) its smallest and largest reachable leaf value."""
         folded = self.restrict(lb, ub)
@@ -301,11 +305,11 @@ class TreeEnsemble(Embedding):
         return (folded.base + min(s * lo, s * hi), folded.base + max(s * lo, s * hi))
 
     # -- MIP formulation --------------------------------------------------------------
-    def add_to(self, backend: Backend, x_idx, domain: InputDomain,
+    def add_to(self, backend: Backend, x_idx: ArrayLike, domain: InputDomain,
                lo: float | None = None) -> TreeConstr:
         """Add the ensemble to ``backend`` (formulation in the module docstring; rows
         assembled by :func:`groupcf.embeddings.tree_mip.add_ensemble`)."""
-        x_idx = np.asarray(x_idx, dtype=np.int64).reshape(-1)
-        if len(x_idx) != self._n:
-            raise ValueError(f"{len(x_idx)} input variables for a model with {self._n} inputs")
-        return add_ensemble(self, backend, x_idx, domain, lo, MERGE_TOL)
+        inputs = np.asarray(x_idx, dtype=np.int64).reshape(-1)
+        if len(inputs) != self._n:
+            raise ValueError(f"{len(inputs)} input variables for a model with {self._n} inputs")
+        return add_ensemble(self, backend, inputs, domain, lo, MERGE_TOL)

@@ -30,13 +30,15 @@ constraints.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ..embeddings.base import Embedding, EmbeddingConstr
 from ..features.domain import InputDomain
-from ..features.space import FeatureSpace
+from ..features.space import Feature, FeatureSpace
 from ..solvers.base import INF, Backend, VarType
 from .rows import RowBuffer
 
@@ -86,7 +88,7 @@ def add_counterfactual(backend: Backend, space: FeatureSpace, embedding: Embeddi
     return CounterfactualBlock(v, f, constr, tmax_row)
 
 
-def box_outside(space: FeatureSpace, z0: np.ndarray, F) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def box_outside(space: FeatureSpace, z0: np.ndarray, F: Iterable[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(fixed, lb, ub)``: the expanded columns outside the features ``F`` and bounds on
     ``v`` that fix them to ``z0`` (the rest keeps the domain's bounds) — a point that may
     change only ``F``, with big-M constants computed over that small box."""
@@ -120,20 +122,24 @@ def add_agreement(rows: RowBuffer, space: FeatureSpace, block: CounterfactualBlo
                 le([y, fl], [1.0, -1.0], 1.0, 1.0)                       # z <= 1 - y + f
 
 
-def _le(rows: RowBuffer, z: int | None):
+#: ``le(idx, coefs, rhs, z_coef)``: one row ``coefs·vars + z_coef·z ≤ rhs``
+_Le = Callable[[npt.ArrayLike, npt.ArrayLike, float, float], None]
+
+
+def _le(rows: RowBuffer, z: int | None) -> _Le:
     """``le(idx, coefs, rhs, z_coef)`` adds ``coefs·vars + z_coef·z ≤ rhs``, with ``z``
     either a variable or the constant 1 moved to the right side."""
 
-    def le(idx, coefs, rhs, z_coef):
+    def le(idx: npt.ArrayLike, coefs: npt.ArrayLike, rhs: float, z_coef: float) -> None:
         if z is None:
             rows.add(idx, coefs, -INF, rhs - z_coef)
         else:
-            rows.add(list(idx) + [z], list(coefs) + [z_coef], -INF, rhs)
+            rows.add([*np.ravel(idx).tolist(), z], [*np.ravel(coefs).tolist(), z_coef], -INF, rhs)
 
     return le
 
 
-def _feature_rows(rows: RowBuffer, feat, vc: np.ndarray, fl: int, x: np.ndarray, z: int | None) -> None:
+def _feature_rows(rows: RowBuffer, feat: Feature, vc: np.ndarray, fl: int, x: np.ndarray, z: int | None) -> None:
     """Agreement (and increase-only) rows of one feature."""
     le = _le(rows, z)
     if feat.encoding == "onehot":
@@ -151,7 +157,7 @@ def _feature_rows(rows: RowBuffer, feat, vc: np.ndarray, fl: int, x: np.ndarray,
         increase_only_rows(rows, feat, vc, x, z)
 
 
-def increase_only_rows(rows: RowBuffer, feat, vc: np.ndarray, x: np.ndarray, z: int | None) -> None:
+def increase_only_rows(rows: RowBuffer, feat: Feature, vc: np.ndarray, x: np.ndarray, z: int | None) -> None:
     """"Covered ⇒ ``v`` not below ``x``" for one increase-only feature (module doc)."""
     le = _le(rows, z)
     if feat.encoding == "onehot":

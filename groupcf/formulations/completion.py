@@ -35,13 +35,14 @@ increase-only features excluded.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from ..embeddings.base import AdditiveForm, Embedding
 from ..features.space import FeatureSpace
 from ..solvers import make_backend
-from ..solvers.base import Status
+from ..solvers.base import Backend, Status
 from ..utils import TOL, value_key
 from .blocks import add_agreement, add_counterfactual, box_outside
 from .rows import RowBuffer
@@ -69,16 +70,17 @@ class Completions:
         Most completions :meth:`best` enumerates in numpy before using a MIP.
     """
 
-    def __init__(self, space: FeatureSpace, embedding: Embedding, score_lo: float, solver="highs",
-                 accept: float | None = None, max_enumeration: int = 4096):
+    def __init__(self, space: FeatureSpace, embedding: Embedding, score_lo: float,
+                 solver: str | type[Backend] | Backend = "highs", accept: float | None = None,
+                 max_enumeration: int = 4096) -> None:
         self.space, self.embedding, self.solver = space, embedding, solver
         self.score_lo = float(score_lo)
         self.accept = self.score_lo if accept is None else float(accept)
         self.max_enumeration = max_enumeration
         self.form = embedding.additive()
         self.mutable = np.array([not f.immutable and not f.increase_only for f in space])
-        self._cache: dict = {}
-        self._candidates: dict = {}
+        self._cache: dict[tuple[bytes, tuple[int, ...], tuple[float, ...]], tuple[float, np.ndarray | None]] = {}
+        self._candidates: dict[tuple[int, float], np.ndarray] = {}
         self._columns = [f.columns for f in space]
         self.calls = {"closed_form": 0, "enumeration": 0, "mip": 0, "cached": 0,
                       "greedy": 0, "infeasible": 0, "unknown": 0}
@@ -122,7 +124,7 @@ class Completions:
             G[:, l] = float((self.candidates(l) @ wc).max()) - Z[:, f.columns] @ wc
         return s, G
 
-    def completion(self, z: np.ndarray, F, low: np.ndarray | None = None) -> np.ndarray:
+    def completion(self, z: np.ndarray, F: Iterable[int], low: np.ndarray | None = None) -> np.ndarray:
         """Additive model: the best completion of ``z`` on ``F`` (every feature of ``F``
         at its best allowed value; the first on ties)."""
         w = self._weights()
@@ -142,7 +144,7 @@ class Completions:
         return self._additive().weights
 
     # ------------------------------------------------------------------ best completion
-    def best(self, z: np.ndarray, F, low: np.ndarray | None = None,
+    def best(self, z: np.ndarray, F: Iterable[int], low: np.ndarray | None = None,
              allow_mip: bool = True) -> tuple[float, np.ndarray | None]:
         """``(best score, argmax v)`` over the completions of ``z`` on ``F`` (no
         budget); ``low[l]``: lowest code of increase-only feature ``l``. ``(-inf, None)``
@@ -186,11 +188,12 @@ class Completions:
         self._cache[key] = res
         return res
 
-    def feasible(self, z: np.ndarray, F, low: np.ndarray | None = None, allow_mip: bool = True) -> bool:
+    def feasible(self, z: np.ndarray, F: Iterable[int], low: np.ndarray | None = None, allow_mip: bool = True) -> bool:
         """Whether some completion of ``z`` on ``F`` is accepted (``True`` when unknown)."""
         return self.best(z, F, low, allow_mip)[0] >= self.score_lo
 
-    def _max_score(self, F, lows, lb, ub) -> tuple[float, np.ndarray | None]:
+    def _max_score(self, F: Sequence[int], lows: Sequence[float], lb: np.ndarray, ub: np.ndarray,
+                   ) -> tuple[float, np.ndarray | None]:
         space = self.space
         lb, ub = lb.copy(), ub.copy()
         for l, lo in zip(F, lows):
@@ -212,8 +215,8 @@ class Completions:
         return float(self.embedding.score(v[None, :])[0]), v
 
     # ------------------------------------------------------------------ with a budget
-    def check(self, z: np.ndarray, F, k: int, time_limit: float | None = None, prove: bool = True
-              ) -> tuple[bool | None, np.ndarray | None, frozenset]:
+    def check(self, z: np.ndarray, F: Iterable[int], k: int, time_limit: float | None = None, prove: bool = True
+              ) -> tuple[bool | None, np.ndarray | None, frozenset[int]]:
         """``(answer, v, F')`` for completions of ``z`` on ``F`` plus at most ``k``
         further mutable features: ``True`` with an accepted point ``v`` and the features it
         changes ``F'``; ``False`` (proven: none exists); ``None`` (unknown: the MIP's
@@ -237,15 +240,15 @@ class Completions:
             self.calls["infeasible"] += 1
         return ok, v, (self.changed(z, v) if v is not None else frozenset())
 
-    def changed(self, z, v) -> frozenset:
+    def changed(self, z: np.ndarray, v: np.ndarray) -> frozenset[int]:
         """Features where ``v`` differs from ``z``."""
         return frozenset(l for l, f in enumerate(self.space)
                          if np.abs(v[f.columns] - z[f.columns]).max() > TOL)
 
-    def _greedy(self, z: np.ndarray, F: frozenset, k: int) -> np.ndarray | None:
+    def _greedy(self, z: np.ndarray, F: frozenset[int], k: int) -> np.ndarray | None:
         """Best single-feature change first, all candidates scored in one call."""
         lo = self.score_lo
-        v = z.copy()
+        v: np.ndarray = z.copy()
         score = float(self.embedding.score(v[None, :])[0])
         free = set(F)
         extra = [l for l in range(len(self.space)) if self.mutable[l] and l not in F]
@@ -275,7 +278,8 @@ class Completions:
                 k -= 1
         return v if score >= lo else None
 
-    def _feasibility_mip(self, z, F: frozenset, k: int, time_limit) -> tuple[bool | None, np.ndarray | None]:
+    def _feasibility_mip(self, z: np.ndarray, F: frozenset[int], k: int, time_limit: float | None,
+                         ) -> tuple[bool | None, np.ndarray | None]:
         space = self.space
         be = make_backend(self.solver, time_limit=time_limit)
         if k == 0:

@@ -41,13 +41,18 @@ paper's definition (Karimi et al. 2020, Sec. 3) and GeCo's fitness (Schleich et 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from ..exceptions import InvalidInputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..features.space import Feature, FeatureSpace
 
 #: the norms a distance mixes
 NORMS = ("l0", "l1", "linf")
@@ -93,7 +98,7 @@ class Distance:
         return out
 
 
-def weight_value(w, what: str) -> float:
+def weight_value(w: Any, what: str) -> float:
     """``w`` as a float, or :class:`InvalidInputError` naming ``what`` when it is not a
     finite number >= 0."""
     try:
@@ -105,7 +110,7 @@ def weight_value(w, what: str) -> float:
     return v
 
 
-def parse_distance(spec) -> Distance:
+def parse_distance(spec: DistanceSpec) -> Distance:
     """``"l0"`` / ``"l1"`` / ``"linf"``, a ``{norm: weight}`` dict, or a :class:`Distance`.
 
     Raises :class:`~groupcf.exceptions.InvalidInputError` for an unknown norm name,
@@ -131,8 +136,12 @@ def parse_distance(spec) -> Distance:
     return Distance(**{k: float(w) for k, w in weights.items()})
 
 
+#: what ``distance=`` accepts: a norm name, ``{norm: weight}`` or a :class:`Distance`
+DistanceSpec = str | Mapping[str, float] | Distance
+
+
 # ----------------------------------------------------------------------- per-feature
-def feature_measure(feat) -> str:
+def feature_measure(feat: Feature) -> str:
     """How :math:`\\delta_l` is measured: ``"binary"``, ``"nominal"``, ``"ordinal"`` or
     ``"continuous"`` (see the module docstring)."""
     if feat.encoding == "binary":
@@ -142,11 +151,11 @@ def feature_measure(feat) -> str:
     return "nominal" if feat.kind == "categorical" else "ordinal"
 
 
-def feature_distances_codes(space, x_codes: np.ndarray, codes: np.ndarray) -> np.ndarray:
+def feature_distances_codes(space: FeatureSpace, x_codes: npt.ArrayLike, codes: npt.ArrayLike) -> np.ndarray:
     """Per-feature distances ``(m, |T|)`` from :meth:`FeatureSpace.codes` rows."""
-    x_codes = np.asarray(x_codes, dtype=float).ravel()
-    codes = np.atleast_2d(np.asarray(codes, dtype=float))
-    D = np.abs(codes - x_codes[None, :])
+    x0 = np.asarray(x_codes, dtype=np.float64).ravel()
+    C = np.atleast_2d(np.asarray(codes, dtype=np.float64))
+    D = np.abs(C - x0[None, :])
     for l, feat in enumerate(space):
         kind = feature_measure(feat)
         if kind == "nominal":
@@ -157,26 +166,28 @@ def feature_distances_codes(space, x_codes: np.ndarray, codes: np.ndarray) -> np
     return D
 
 
-def feature_distances(space, x, X) -> np.ndarray:
+def feature_distances(space: FeatureSpace, x: pd.Series | pd.DataFrame, X: pd.DataFrame) -> np.ndarray:
     """Per-feature distances ``(m, |T|)`` between a raw instance ``x`` (Series or one-row
     DataFrame) and raw rows ``X`` (DataFrame)."""
     xf = x.to_frame().T if isinstance(x, pd.Series) else x
     return feature_distances_codes(space, space.codes(xf)[0], space.codes(X))
 
 
-def max_feature_distances(space) -> np.ndarray:
+def max_feature_distances(space: FeatureSpace) -> np.ndarray:
     """The largest :math:`\\delta_l` two points of the space can have: 1, or 0 for a
     feature with a single category."""
     return np.array([0.0 if feat.encoding == "onehot" and len(feat.categories) < 2 else 1.0
                      for feat in space])
 
 
-def distances(space, x, X, distance="l1") -> np.ndarray:
+def distances(space: FeatureSpace, x: pd.Series | pd.DataFrame, X: pd.DataFrame,
+              distance: DistanceSpec = "l1") -> np.ndarray:
     """The distance (see the module docstring) of each raw row of ``X`` to ``x``."""
     return parse_distance(distance).aggregate(feature_distances(space, x, X))
 
 
-def box_distance(space, distance, z0, can_change, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+def box_distance(space: FeatureSpace, distance: Distance, z0: npt.ArrayLike, can_change: Sequence[bool] | np.ndarray,
+                 lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """A lower bound of MACE's distance from ``z0`` (expanded) of any point in each box
     ``[lo_k, hi_k]`` (rows of expanded column bounds; features with ``can_change`` false
     are ignored): per feature the cheapest move

@@ -47,7 +47,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..embeddings.base import Embedding, EmbeddingConstr
-from ..features.space import FeatureSpace
+from ..features.space import Feature, FeatureSpace
 from ..solvers.base import INF, Backend, VarType
 from .blocks import add_agreement, add_counterfactual
 from .distances import Distance, box_distance, feature_measure
@@ -168,7 +168,7 @@ class NearestCounterfactual:
     score_lo: float = 0.0
     Tmax: int | None = None
     integer: bool = True
-    box: tuple | None = None      # (lb, ub, can_change): a tighter region (e.g. a radius)
+    box: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None      # (lb, ub, can_change): a tighter region (e.g. a radius)
     scale_objective: bool = False  # solver sees the objective / its smallest cost (see build)
     distance_cuts: bool = False    # the embedding's distance cuts (tree ensembles: per leaf)
     n_distance_cuts: int = field(init=False, default=0)
@@ -176,8 +176,8 @@ class NearestCounterfactual:
     v: np.ndarray = field(init=False)
     f: np.ndarray = field(init=False)
     constr: EmbeddingConstr = field(init=False)
-    u: dict = field(init=False, default_factory=dict)       # l -> (var, low, high) of integer features
-    delta: dict = field(init=False, default_factory=dict)   # l -> var
+    u: dict[int, tuple[int, float, float]] = field(init=False, default_factory=dict)  # l -> (var, low, high), integer features
+    delta: dict[int, int] = field(init=False, default_factory=dict)   # l -> var
     t: int | None = field(init=False, default=None)
     objective_idx: np.ndarray = field(init=False)
     objective_coefs: np.ndarray = field(init=False)
@@ -283,7 +283,7 @@ class NearestCounterfactual:
             if x0 - self.lb[c] < 1.0:
                 rows.add([col, fl], [-1.0, -(x0 - self.lb[c])], -INF, -x0)
 
-    def _add_integer(self, rows: RowBuffer, l: int, feat, v_col: int, x0: float) -> None:
+    def _add_integer(self, rows: RowBuffer, l: int, feat: Feature, v_col: int, x0: float) -> None:
         """``u`` integer with ``(high - low) v - u = -low``, when the instance's value is
         an integer (else the feature could not stay unchanged). Only for ranges up to
         :data:`MAX_INTEGER_RANGE`: with wider ranges the link row is badly scaled (HiGHS
@@ -417,7 +417,7 @@ class NearestCounterfactual:
                 if np.any(np.abs(v[feat.columns] - self.z0[feat.columns]) > change_tol(feat))]
 
 
-def change_tol(feat) -> float:
+def change_tol(feat: Feature) -> float:
     """Scaled difference above which a feature counts as changed: 1e-6, or half a unit for
     an integer-valued column whose range exceeds a million (one unit is then below 1e-6)."""
     rng = getattr(feat, "high", 0.0) - getattr(feat, "low", 0.0)

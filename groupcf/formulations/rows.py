@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 import scipy.sparse as sp
 
 from ..solvers.base import Backend
@@ -20,7 +21,7 @@ class RowBuffer:
         self.lo: list[float] = []
         self.hi: list[float] = []
 
-    def add(self, idx, coefs, lo, hi) -> None:
+    def add(self, idx: npt.ArrayLike, coefs: npt.ArrayLike, lo: float, hi: float) -> None:
         idx = np.asarray(idx, dtype=np.int64).ravel()
         self.indices.extend(idx.tolist())
         self.data.extend(np.broadcast_to(np.asarray(coefs, dtype=float), idx.shape).tolist())

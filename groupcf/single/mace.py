@@ -41,6 +41,7 @@ from ..formulations.nearest import NearestCounterfactual, actionable_bounds, cha
 from ..models import DEFAULT_MARGIN, TrainedModel
 from ..options import TIME_LIMIT, TMAX, Interval, N, Options
 from ..progress import progress_bar
+from ..results.base import Stats
 from ..results.explanation import Explanation
 from ..solvers import make_backend
 from ..solvers.base import Backend, Status
@@ -117,6 +118,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     if not diversity_tol > 0:
         raise InvalidInputError(f"diversity_tol must be > 0, got {diversity_tol!r}")
     space = tm.space
+    assert space is not None and tm.embedding is not None   # explain resolved a model groupcf embeds
     z0 = space.transform(x.to_frame().T)[0]
     kw = dict(options)
     if time_limit is not None:
@@ -154,7 +156,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     rows, changes, statuses, objectives, lower_bound = [], [], [], [], None
     if ub_point is not None and not caps.leaf_cells:
         ub_point = _round_wide(space, mip, bounds, ub_point, z0, tm, x)
-    if tree_stats.get("single_optimal"):          # proven by the exact single-change scan
+    if tree_stats.get("single_optimal") and ub_point is not None:   # proven by the exact single-change scan
         cf = decode(space, x, ub_point, z0)
         if tm.is_positive(cf)[0]:
             rows, statuses, objectives = [cf.iloc[0]], [Status.OPTIMAL], [tree_stats["upper_bound"]]
@@ -183,11 +185,11 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
                     f"time limit ({time_limit}s) reached before any counterfactual was found; "
                     "raise time_limit")
             break
-        v = np.round(sol.x[mip.v], 9)
+        v = np.round(sol.values[mip.v], 9)
         v[integer_cols] = np.round(v[integer_cols])
-        keep = ()
+        keep: set[int] = set()
         if caps.leaf_cells:   # stay inside the chosen leaves' cells
-            cells = mip.constr.input_cells(sol.x)
+            cells = mip.constr.input_cells(sol.values)
             v = snap_to_cells(space, v, *cells)
             keep = off_cell(space, z0, *cells)    # a crossing closer to x than change_tol is kept
         else:
@@ -211,6 +213,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
             bar.update(1)
         changes.append([space.features_[l].name for l in sorted(set(mip.changed(v)) | set(keep))])
         statuses.append(sol.status)
+        assert sol.objective is not None          # a solution has an objective value
         objectives.append(float(sol.objective) / mip.objective_scale)
         if len(rows) < n and not mip.exclude(v, tol=diversity_tol):
             break
@@ -248,12 +251,12 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         instance=x, counterfactuals=cfs, changes=[changes[k] for k in order],
         distances=[float(dists[k]) for k in order], probabilities=tm.proba(cfs),
         status=statuses[0], is_optimal=all(s == Status.OPTIMAL for s in statuses),
-        solve_time=time.perf_counter() - t_start, method="mace", distance=dist.name,
+        solve_time=time.perf_counter() - t_start, method="mace", distance_name=dist.name,
         solver=backend.name, lower_bound=lower_bound, Tmax=Tmax, model=tm,
         objectives=[objectives[k] for k in order],
-        stats={**tree_stats, "margin": margin, "binaries": mip.constr.n_binaries, "distance_weights": dist.weights,
+        stats=Stats({**tree_stats, "margin": margin, "binaries": mip.constr.n_binaries, "distance_weights": dist.weights,
                "distance_cuts": mip.n_distance_cuts,
-               "integer_features": [space.features_[l].name for l in mip.u]})
+               "integer_features": [space.features_[l].name for l in mip.u]}))
 
 
 def _proven_single(x: pd.Series, tm: TrainedModel, z0: np.ndarray, found, dist, backend, Tmax, margin: float,
@@ -262,6 +265,7 @@ def _proven_single(x: pd.Series, tm: TrainedModel, z0: np.ndarray, found, dist, 
     re-checked by the real model; ``None`` when the real model rejects it (then the MIP
     decides)."""
     space, v = tm.space, found.point
+    assert space is not None and v is not None   # (mace's caller checked both)
     cf = decode(space, x, v, z0)
     if not tm.is_positive(cf)[0]:
         return None
@@ -272,10 +276,10 @@ def _proven_single(x: pd.Series, tm: TrainedModel, z0: np.ndarray, found, dist, 
     return Explanation(
         instance=x, counterfactuals=cfs, changes=[changed], distances=[d], probabilities=tm.proba(cfs),
         status=Status.OPTIMAL, is_optimal=True, solve_time=time.perf_counter() - t_start, method="mace",
-        distance=dist.name, solver=backend.name, lower_bound=found.stats.get("lower_bound", ub), Tmax=Tmax,
+        distance_name=dist.name, solver=backend.name, lower_bound=found.stats.get("lower_bound", ub), Tmax=Tmax,
         model=tm, objectives=[ub],
-        stats={**found.stats, "margin": margin, "binaries": 0, "distance_weights": dist.weights,
-               "distance_cuts": 0, "integer_features": []})
+        stats=Stats({**found.stats, "margin": margin, "binaries": 0, "distance_weights": dist.weights,
+                     "distance_cuts": 0, "integer_features": []}))
 
 
 def _round_wide(space, mip, bounds, v: np.ndarray, z0: np.ndarray, tm, x: pd.Series) -> np.ndarray:

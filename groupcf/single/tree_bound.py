@@ -88,7 +88,8 @@ def single_scores(emb, score, z, cands) -> np.ndarray:
     column (:meth:`~groupcf.embeddings.base.Embedding.column_scores`) per one-column
     feature, ``score`` on the rows for the others (one-hot)."""
     out = np.empty(len(cands))
-    by_col, rest = {}, []
+    by_col: dict[int, list[int]] = {}
+    rest: list[int] = []
     for i, (_, cols, _) in enumerate(cands):
         if len(cols) == 1:
             by_col.setdefault(int(cols[0]), []).append(i)
