@@ -1,7 +1,7 @@
 """Before / after table of MACE (and GeCo) on tree ensembles from ``single.py`` runs.
 
     python benchmarks/mace_trees_table.py benchmarks/results/mace_trees/base \\
-        benchmarks/results/mace_trees/new [--variant benchmarks/results/mace_trees/nocuts]
+        benchmarks/results/mace_trees/new [--geco DIR] [--variant benchmarks/results/mace_trees/nocuts]
 
 Reads each directory's ``single_instances.csv`` (one row per instance and method). Per
 dataset and model: MACE's median / p95 / max wall time, median CPU time, rows proven
@@ -35,9 +35,11 @@ def main(argv=None) -> int:
     ap.add_argument("before", type=Path)
     ap.add_argument("after", type=Path)
     ap.add_argument("--variant", type=Path, default=None)
+    ap.add_argument("--geco", type=Path, default=None, help="a run with GeCo (default: the after run)")
     args = ap.parse_args(argv)
     before = pd.read_csv(args.before / "single_instances.csv")
     after = pd.read_csv(args.after / "single_instances.csv")
+    geco_runs = pd.read_csv(args.geco / "single_instances.csv") if args.geco else after
     head = ("| dataset | model | rows | before: median / p95 / max s | CPU s | proven ≤ 10 s | distance "
             "| after, same rows: median / p95 / max s | CPU s | proven ≤ 10 s | distance "
             "| after, all rows: median / p95 / max s | CPU s | proven ≤ 10 s | distance | GeCo median ms | load |")
@@ -47,7 +49,7 @@ def main(argv=None) -> int:
         b = before[(before.dataset == ds) & (before.model == model) & (before.method == "mace")]
         m = a[a.method == "mace"]
         same = m[m["index"].isin(b["index"])]
-        g = a[a.method == "geco"]
+        g = geco_runs[(geco_runs.dataset == ds) & (geco_runs.model == model) & (geco_runs.method == "geco")]
         geco = f"{1e3 * np.median(g.time):.0f}" if len(g) else "—"
         load = f"{b.load.mean():.1f} / {m.load.mean():.1f}" if len(b) else f"{m.load.mean():.1f}"
         print(f"| {ds} | {MODEL_NAMES.get(model, model)} | {len(b)} / {len(m)} | {stats(b)} | {stats(same)} "

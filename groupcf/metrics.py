@@ -76,10 +76,40 @@ def _frame(X, what: str) -> pd.DataFrame:
 
 # ----------------------------------------------------------------------------- metrics
 def validity(model, X_cf, *, space=None, threshold: float = 0.5) -> float:
-    """Fraction of the rows of ``X_cf`` that the *real* model accepts (probability
-    ``>= threshold``; at 0.5 its own ``predict`` must agree). ``model`` is a fitted
-    ``Pipeline(FeatureSpace, classifier)`` or a bare model with ``space=``. ``nan`` for
-    no rows."""
+    """Fraction of the rows of ``X_cf`` that the *real* model accepts.
+
+    Parameters
+    ----------
+    model : object
+        A fitted ``Pipeline(FeatureSpace, classifier)``, or a bare model with ``space=``.
+    X_cf : pandas.DataFrame or pandas.Series
+        Counterfactuals (raw values), one per row.
+    space : FeatureSpace or None, default None
+        The fitted feature space of a bare model.
+    threshold : float, default 0.5
+        Probability of the positive class from which a row is accepted (at 0.5 the
+        model's own ``predict`` must agree).
+
+    Returns
+    -------
+    float
+        The accepted share; ``nan`` for no rows.
+
+    Raises
+    ------
+    InvalidInputError
+        ``X_cf`` is not a DataFrame / Series, or rows the space cannot encode.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> X = pd.DataFrame({"age": [20, 30, 40, 50], "job": ["a", "b", "b", "c"]})
+    >>> pipe = make_pipeline(gcf.FeatureSpace(numeric="passthrough"), LogisticRegression(C=100))
+    >>> pipe = pipe.fit(X, [0, 0, 1, 1])
+    >>> gcf.metrics.validity(pipe, pd.DataFrame({"age": [20, 50], "job": ["a", "c"]}))
+    0.5
+    """
     X_cf = _frame(X_cf, "X_cf")
     if len(X_cf) == 0:
         return float("nan")
@@ -88,20 +118,49 @@ def validity(model, X_cf, *, space=None, threshold: float = 0.5) -> float:
 
 
 def proximity(x, X_cf, space, kind: str = "mace", weights=None) -> np.ndarray:
-    """Distance of each counterfactual (row of ``X_cf``) to the instance ``x``.
+    r"""Distance of each counterfactual (row of ``X_cf``) to the instance ``x``.
 
-    ``kind="mace"``: MACE's distance, ``weights`` its norm mix exactly as ``distance=``
-    of :func:`groupcf.explain` (``"l0"``, ``"l1"`` (default), ``"linf"`` or a dict such
-    as ``{"l0": 0.1, "l1": 0.9}``). It is the value the MACE MIP minimises.
+    Parameters
+    ----------
+    x : pandas.Series or pandas.DataFrame
+        The instance (raw values; a Series or a one-row DataFrame).
+    X_cf : pandas.DataFrame or pandas.Series
+        Counterfactuals (raw values), one per row.
+    space : FeatureSpace
+        The fitted feature space (ranges, categories, bins).
+    kind : {"mace", "gower"}, default "mace"
+        ``"mace"``: MACE's distance, the value the MACE MIP minimises. ``"gower"``:
+        Gower's distance, the (weighted) mean over original features of
+        :math:`|\Delta| / \mathrm{range}` for numeric passthrough features and a 0/1
+        mismatch for every other feature (binary, categorical, *and* ordinal / binned:
+        the classic Gower treats them as qualitative, unlike MACE's l1).
+    weights : str, dict or None, default None
+        With ``kind="mace"``: the norm mix exactly as ``distance=`` of
+        :func:`groupcf.explain` (``"l0"``, ``"l1"`` (``None``), ``"linf"`` or a dict such
+        as ``{"l0": 0.1, "l1": 0.9}``). With ``kind="gower"``: an optional
+        ``{feature: weight >= 0}`` (default 1 each), giving
+        :math:`\sum_l w_l \delta_l / \sum_l w_l`.
 
-    ``kind="gower"``: Gower's distance, the (weighted) mean over original features of
-    :math:`|\\Delta| / \\mathrm{range}` for numeric passthrough features and a 0/1
-    mismatch for every other feature (binary, categorical, *and* ordinal / binned: the
-    classic Gower treats them as qualitative, unlike MACE's l1). ``weights`` is then an
-    optional ``{feature: weight >= 0}`` (default 1 each):
-    :math:`\\sum_l w_l \\delta_l / \\sum_l w_l`.
+    Returns
+    -------
+    numpy.ndarray
+        One distance per row of ``X_cf``.
 
-    Returns an array with one distance per row.
+    Raises
+    ------
+    InvalidInputError
+        An unknown ``kind`` or distance, negative or all-zero weights, weights naming
+        unknown features, or rows the space cannot encode.
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"age": [20, 30, 40, 50], "job": ["a", "b", "b", "c"]})
+    >>> space = gcf.FeatureSpace(numeric="passthrough").fit(X)
+    >>> x, X_cf = X.iloc[0], pd.DataFrame({"age": [30, 20], "job": ["a", "c"]})
+    >>> gcf.metrics.proximity(x, X_cf, space)            # mean per-feature distance (l1)
+    array([0.16666667, 0.5       ])
+    >>> gcf.metrics.proximity(x, X_cf, space, weights="l0")
+    array([0.5, 0.5])
     """
     x, X_cf = validate_instance(x), _frame(X_cf, "X_cf")
     if kind not in KINDS:
@@ -138,11 +197,36 @@ def _gower(space, x, X_cf, weights) -> np.ndarray:
 def sparsity(x, X_cf, space=None) -> np.ndarray:
     """Number of original features each counterfactual changes.
 
-    With ``space`` features are compared as the model sees them (category / bin codes,
-    scaled numerics): the count of per-feature distances above zero, i.e.
-    ``|T| * proximity(..., weights="l0")``. Without it raw values are compared
-    (numbers with a relative tolerance of 1e-9; a ``pd.Interval`` — a decoded bin —
-    equals a number inside it).
+    Parameters
+    ----------
+    x : pandas.Series or pandas.DataFrame
+        The instance (raw values).
+    X_cf : pandas.DataFrame or pandas.Series
+        Counterfactuals (raw values), one per row.
+    space : FeatureSpace or None, default None
+        With a space, features are compared as the model sees them (category / bin
+        codes, scaled numerics): the count of per-feature distances above zero, i.e.
+        ``|T| * proximity(..., weights="l0")``. Without it raw values are compared
+        (numbers with a relative tolerance of 1e-9; a ``pd.Interval`` — a decoded bin —
+        equals a number inside it).
+
+    Returns
+    -------
+    numpy.ndarray
+        One integer per row of ``X_cf``.
+
+    Raises
+    ------
+    InvalidInputError
+        Columns of ``x`` missing from ``X_cf``, or rows the space cannot encode.
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"age": [20, 30, 40, 50], "job": ["a", "b", "b", "c"]})
+    >>> space = gcf.FeatureSpace(numeric="passthrough").fit(X)
+    >>> x, X_cf = X.iloc[0], pd.DataFrame({"age": [30, 20], "job": ["a", "c"]})
+    >>> gcf.metrics.sparsity(x, X_cf)
+    array([1, 1])
     """
     x, X_cf = validate_instance(x), _frame(X_cf, "X_cf")
     if len(X_cf) == 0:
@@ -170,12 +254,38 @@ def _same(a, b) -> bool:
 
 
 def diversity(X_cf, space, weights="l1", normalized: bool = False) -> float:
-    """Mean pairwise MACE distance (norm mix ``weights``, as in :func:`proximity`) between
-    the counterfactuals of *one* instance (rows of ``X_cf``).
+    """Mean pairwise MACE distance between the counterfactuals of *one* instance.
 
-    ``normalized=True`` divides by the largest distance two points of the space can be
-    apart under the same weights (``w0 + w1 + winf`` unless some feature has a single
-    category), so the result lies in [0, 1]. ``nan`` with fewer than two rows.
+    Parameters
+    ----------
+    X_cf : pandas.DataFrame
+        The counterfactuals (raw values), one per row.
+    space : FeatureSpace
+        The fitted feature space.
+    weights : str or dict, default "l1"
+        The norm mix, as in :func:`proximity`.
+    normalized : bool, default False
+        Divide by the largest distance two points of the space can be apart under the
+        same weights (``w0 + w1 + winf`` unless some feature has a single category), so
+        the result lies in [0, 1].
+
+    Returns
+    -------
+    float
+        The mean distance; ``nan`` with fewer than two rows.
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown distance or negative weights.
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"age": [20, 30, 40, 50], "job": ["a", "b", "b", "c"]})
+    >>> space = gcf.FeatureSpace(numeric="passthrough").fit(X)
+    >>> x, X_cf = X.iloc[0], pd.DataFrame({"age": [30, 20], "job": ["a", "c"]})
+    >>> round(gcf.metrics.diversity(X_cf, space), 4)     # (10/30 + 1) / 2 features
+    0.6667
     """
     X_cf = _frame(X_cf, "X_cf")
     dist = parse_distance(weights)
@@ -197,10 +307,35 @@ def diversity(X_cf, space, weights="l1", normalized: bool = False) -> float:
 def coverage(explanations: Iterable, model=None, *, space=None, threshold: float = 0.5) -> float:
     """Fraction of instances that got at least one counterfactual.
 
-    ``explanations`` holds one entry per instance: an
-    :class:`~groupcf.results.explanation.Explanation`, or ``None`` / an exception for a
-    failure (e.g. a caught ``NoCounterfactualError``). With ``model``, an instance counts
-    only if at least one of its counterfactuals is accepted by the real model.
+    Parameters
+    ----------
+    explanations : iterable
+        One entry per instance: an :class:`~groupcf.results.explanation.Explanation`, or
+        ``None`` / an exception for a failure (e.g. a caught ``NoCounterfactualError``).
+    model : object or None, default None
+        With a model, an instance counts only if at least one of its counterfactuals is
+        accepted by the real model.
+    space : FeatureSpace or None, default None
+        The fitted feature space of a bare model.
+    threshold : float, default 0.5
+        Probability of the positive class from which a row is accepted.
+
+    Returns
+    -------
+    float
+        The covered share; ``nan`` for no instances.
+
+    Raises
+    ------
+    InvalidInputError
+        An entry that is neither an explanation, ``None`` nor an exception.
+
+    Examples
+    --------
+    >>> gcf.metrics.coverage([None, ValueError("no counterfactual")])
+    0.0
+    >>> exps = [gcf.explain(x, pipe) for x in rejected]        # doctest: +SKIP
+    >>> gcf.metrics.coverage(exps, pipe)                         # doctest: +SKIP
     """
     items = list(explanations)
     if not items:
@@ -227,17 +362,55 @@ def _counterfactuals(e):
 
 def summarize(explanations: Iterable, model, *, method: str | None = None, space=None,
               distance="l1", threshold: float = 0.5) -> pd.DataFrame:
-    """One-row DataFrame (indexed by ``method``) of every metric over a list of
-    explanations of different instances (``None`` / exceptions for failures):
+    """Every metric over a list of explanations of different instances, as one row.
 
-    ``n_instances``, ``coverage`` (fraction with a valid counterfactual), ``validity``
-    (fraction of all returned counterfactuals the real model accepts),
-    ``n_counterfactuals`` (mean per covered instance), ``proximity`` (MACE distance
-    ``distance`` of the *best* — first — counterfactual, mean over covered instances),
-    ``proximity_gower``, ``sparsity`` (features changed by the best counterfactual),
-    ``diversity`` / ``diversity_normalized`` (mean over instances with at least two
-    counterfactuals, ``nan`` if none), ``time`` (mean ``solve_time`` of the
-    explanations returned).
+    Parameters
+    ----------
+    explanations : iterable
+        One entry per instance: an :class:`~groupcf.results.explanation.Explanation`, or
+        ``None`` / an exception for a failure.
+    model : object
+        A fitted ``Pipeline(FeatureSpace, classifier)``, or a bare model with ``space=``.
+    method : str or None, default None
+        The row's label (``None``: the explanations' common ``method``, else
+        ``"method"``).
+    space : FeatureSpace or None, default None
+        The fitted feature space of a bare model.
+    distance : str or dict, default "l1"
+        The MACE norm mix of ``proximity`` and ``diversity``.
+    threshold : float, default 0.5
+        Probability of the positive class from which a row is accepted.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row indexed by ``method``: ``n_instances``, ``coverage`` (fraction with a
+        valid counterfactual), ``validity`` (fraction of all returned counterfactuals the
+        real model accepts), ``n_counterfactuals`` (mean per covered instance),
+        ``proximity`` (MACE distance ``distance`` of the *best* — first — counterfactual,
+        mean over covered instances), ``proximity_gower``, ``sparsity`` (features changed
+        by the best counterfactual), ``diversity`` / ``diversity_normalized`` (mean over
+        instances with at least two counterfactuals, ``nan`` if none), ``time`` (mean
+        ``solve_time`` of the explanations returned), ``distance`` (its name).
+
+    Raises
+    ------
+    InvalidInputError
+        An entry that is neither an explanation, ``None`` nor an exception, or an unknown
+        distance.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> X = pd.DataFrame({"income": [1, 2, 3, 4, 5, 6], "debt": ["hi", "hi", "lo", "hi", "lo", "lo"]})
+    >>> pipe = make_pipeline(gcf.FeatureSpace(), LogisticRegression(C=100)).fit(X, [0, 0, 1, 0, 1, 1])
+    >>> exps = [gcf.explain(x, pipe, n=2) for _, x in X[pipe.predict(X) == 0].iterrows()]
+    >>> row = gcf.metrics.summarize(exps, pipe)
+    >>> row[["n_instances", "coverage", "validity", "n_counterfactuals"]]
+            n_instances  coverage  validity  n_counterfactuals
+    method
+    mace              3       1.0       1.0                2.0
     """
     items = list(explanations)
     tm = resolve_model(model, space=space, threshold=threshold)

@@ -47,7 +47,28 @@ __all__ = [
 
 
 def mad(data: pd.DataFrame, continuous: Sequence[str] | None = None) -> pd.Series:
-    """Median absolute deviation of each continuous column of ``data`` (0 -> 1)."""
+    """Median absolute deviation of each continuous column of ``data`` (0 -> 1).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Training rows (raw values).
+    continuous : sequence of str or None, default None
+        The continuous columns (``None``: every numeric column).
+
+    Returns
+    -------
+    pandas.Series
+        The MAD per column; a zero MAD is replaced by 1.
+
+    Examples
+    --------
+    >>> from groupcf.metrics_hd import mad
+    >>> mad(pd.DataFrame({"a": [0, 2, 4, 6, 20], "b": [0, 0, 1, 1, 1], "c": list("uvuvu")}))
+    a    2.0
+    b    1.0
+    dtype: float64
+    """
     cols = list(continuous) if continuous is not None else \
         [c for c in data.columns if pd.api.types.is_numeric_dtype(data[c])]
     X = data[cols].astype(float)
@@ -85,7 +106,39 @@ def _dist(A: pd.DataFrame, B: pd.DataFrame, scale: pd.Series, categorical) -> np
 
 
 def continuous_proximity(x, X_cf, scale: pd.Series, categorical: Iterable = ()) -> float:
-    """Eq. 8 (distance form): mean MAD-scaled |Δ| over continuous features and counterfactuals."""
+    """Eq. 8 (distance form): mean MAD-scaled |Δ| over continuous features and counterfactuals.
+
+    Parameters
+    ----------
+    x : pandas.Series or pandas.DataFrame
+        The query (raw values).
+    X_cf : pandas.DataFrame or pandas.Series
+        Its counterfactuals (raw values), one per row.
+    scale : pandas.Series
+        MAD of each continuous column (:func:`mad`); a column without one is compared
+        as a category.
+    categorical : iterable of str, default ()
+        Columns compared as categories even when ``scale`` has them.
+
+    Returns
+    -------
+    float
+        Lower is closer; ``nan`` without rows or continuous columns.
+
+    Raises
+    ------
+    InvalidInputError
+        Rows that are not a DataFrame / Series.
+
+    Examples
+    --------
+    >>> from groupcf.metrics_hd import mad, continuous_proximity
+    >>> scale = mad(pd.DataFrame({"a": [0, 2, 4, 6, 20], "b": [0, 0, 1, 1, 1]}))   # a: 2, b: 1 (0 -> 1)
+    >>> x = pd.Series({"a": 4, "b": 0, "c": "u"})
+    >>> X_cf = pd.DataFrame({"a": [6, 8], "b": [0, 1], "c": ["u", "v"]})
+    >>> continuous_proximity(x, X_cf, scale)        # (2/2 + 0 + 4/2 + 1/1) / 4
+    1.0
+    """
     X_cf = _frame(X_cf)
     cont, _ = _split(list(X_cf.columns), scale, categorical)
     if not len(X_cf) or not cont:
@@ -95,7 +148,36 @@ def continuous_proximity(x, X_cf, scale: pd.Series, categorical: Iterable = ()) 
 
 
 def categorical_proximity(x, X_cf, categorical: Iterable) -> float:
-    """Eq. 9 (distance form): mean fraction of categorical features changed."""
+    """Eq. 9 (distance form): mean fraction of categorical features changed.
+
+    Parameters
+    ----------
+    x : pandas.Series or pandas.DataFrame
+        The query (raw values).
+    X_cf : pandas.DataFrame or pandas.Series
+        Its counterfactuals (raw values), one per row.
+    categorical : iterable of str
+        The categorical columns.
+
+    Returns
+    -------
+    float
+        Lower is closer; ``nan`` without rows or categorical columns.
+
+    Raises
+    ------
+    InvalidInputError
+        Rows that are not a DataFrame / Series.
+
+    Examples
+    --------
+    >>> from groupcf.metrics_hd import mad, categorical_proximity
+    >>> scale = mad(pd.DataFrame({"a": [0, 2, 4, 6, 20], "b": [0, 0, 1, 1, 1]}))   # a: 2, b: 1 (0 -> 1)
+    >>> x = pd.Series({"a": 4, "b": 0, "c": "u"})
+    >>> X_cf = pd.DataFrame({"a": [6, 8], "b": [0, 1], "c": ["u", "v"]})
+    >>> categorical_proximity(x, X_cf, ["c"])
+    0.5
+    """
     X_cf, cat = _frame(X_cf), list(categorical)
     if not len(X_cf) or not cat:
         return float("nan")
@@ -103,7 +185,36 @@ def categorical_proximity(x, X_cf, categorical: Iterable) -> float:
 
 
 def sparsity_hd(x, X_cf, atol: float = 1e-9) -> float:
-    """Eqs. 10-11: mean fraction of features changed (numeric: by more than ``atol``)."""
+    """Eqs. 10-11: mean fraction of features changed (numeric: by more than ``atol``).
+
+    Parameters
+    ----------
+    x : pandas.Series or pandas.DataFrame
+        The query (raw values).
+    X_cf : pandas.DataFrame or pandas.Series
+        Its counterfactuals (raw values), one per row.
+    atol : float, default 1e-9
+        A numeric feature changes when it moves by more than this.
+
+    Returns
+    -------
+    float
+        Lower is sparser; ``nan`` without rows.
+
+    Raises
+    ------
+    InvalidInputError
+        Rows that are not a DataFrame / Series.
+
+    Examples
+    --------
+    >>> from groupcf.metrics_hd import mad, sparsity_hd
+    >>> scale = mad(pd.DataFrame({"a": [0, 2, 4, 6, 20], "b": [0, 0, 1, 1, 1]}))   # a: 2, b: 1 (0 -> 1)
+    >>> x = pd.Series({"a": 4, "b": 0, "c": "u"})
+    >>> X_cf = pd.DataFrame({"a": [6, 8], "b": [0, 1], "c": ["u", "v"]})
+    >>> round(sparsity_hd(x, X_cf), 4)               # 1 of 3, then 3 of 3 features
+    0.6667
+    """
     X_cf = _frame(X_cf)
     if not len(X_cf):
         return float("nan")
@@ -118,7 +229,38 @@ def sparsity_hd(x, X_cf, atol: float = 1e-9) -> float:
 
 
 def pairwise_distance_hd(A, B, scale: pd.Series, categorical: Iterable = ()) -> np.ndarray:
-    """:math:`d(a, b)` for each pair of aligned rows of ``A`` and ``B``."""
+    """:math:`d(a, b)` for each pair of aligned rows of ``A`` and ``B``.
+
+    Parameters
+    ----------
+    A, B : pandas.DataFrame or pandas.Series
+        Rows (raw values) compared row by row (``B``'s columns are aligned to ``A``'s).
+    scale : pandas.Series
+        MAD of each continuous column (:func:`mad`); a column without one is compared
+        as a category.
+    categorical : iterable of str, default ()
+        Columns compared as categories even when ``scale`` has them.
+
+    Returns
+    -------
+    numpy.ndarray
+        One distance per row: the mean MAD-scaled |Δ| over continuous columns plus the
+        share of categorical columns that differ.
+
+    Raises
+    ------
+    InvalidInputError
+        Rows that are not a DataFrame / Series.
+
+    Examples
+    --------
+    >>> from groupcf.metrics_hd import mad, pairwise_distance_hd
+    >>> scale = mad(pd.DataFrame({"a": [0, 2, 4, 6, 20], "b": [0, 0, 1, 1, 1]}))   # a: 2, b: 1 (0 -> 1)
+    >>> x = pd.Series({"a": 4, "b": 0, "c": "u"})
+    >>> X_cf = pd.DataFrame({"a": [6, 8], "b": [0, 1], "c": ["u", "v"]})
+    >>> pairwise_distance_hd(X_cf.iloc[[0]], X_cf.iloc[[1]], scale)   # (2/2 + 1/1) / 2 + 1/1
+    array([2.])
+    """
     A, B = _frame(A), _frame(B)
     return _dist(A.reset_index(drop=True), B[A.columns].reset_index(drop=True), scale, categorical)
 
@@ -130,7 +272,37 @@ def _pairs(X_cf):
 
 
 def diversity_hd(X_cf, scale: pd.Series, categorical: Iterable = ()) -> float:
-    """Eqs. 12-13: mean pairwise distance :math:`d` between the counterfactuals (nan for < 2)."""
+    """Eqs. 12-13: mean pairwise distance :math:`d` between the counterfactuals.
+
+    Parameters
+    ----------
+    X_cf : pandas.DataFrame or pandas.Series
+        Its counterfactuals (raw values), one per row.
+    scale : pandas.Series
+        MAD of each continuous column (:func:`mad`); a column without one is compared
+        as a category.
+    categorical : iterable of str, default ()
+        Columns compared as categories even when ``scale`` has them.
+
+    Returns
+    -------
+    float
+        Higher is more diverse; ``nan`` for fewer than two rows.
+
+    Raises
+    ------
+    InvalidInputError
+        Rows that are not a DataFrame / Series.
+
+    Examples
+    --------
+    >>> from groupcf.metrics_hd import mad, diversity_hd
+    >>> scale = mad(pd.DataFrame({"a": [0, 2, 4, 6, 20], "b": [0, 0, 1, 1, 1]}))   # a: 2, b: 1 (0 -> 1)
+    >>> x = pd.Series({"a": 4, "b": 0, "c": "u"})
+    >>> X_cf = pd.DataFrame({"a": [6, 8], "b": [0, 1], "c": ["u", "v"]})
+    >>> diversity_hd(X_cf, scale)
+    2.0
+    """
     X_cf, idx = _pairs(X_cf)
     if not idx:
         return float("nan")
@@ -140,8 +312,40 @@ def diversity_hd(X_cf, scale: pd.Series, categorical: Iterable = ()) -> float:
 
 
 def normalized_diversity(x, X_cf, scale: pd.Series, categorical: Iterable = ()) -> float:
-    """Eq. 15 as implemented here: mean over pairs of
-    :math:`d(c^i, c^l) / (d(c^i, x) + d(c^l, x))` (in [0, 1]; nan for < 2 rows)."""
+    """Eq. 15 as implemented here: mean over pairs of :math:`d(c^i, c^l) / (d(c^i, x) + d(c^l, x))`.
+
+    Parameters
+    ----------
+    x : pandas.Series or pandas.DataFrame
+        The query (raw values).
+    X_cf : pandas.DataFrame or pandas.Series
+        Its counterfactuals (raw values), one per row.
+    scale : pandas.Series
+        MAD of each continuous column (:func:`mad`); a column without one is compared
+        as a category.
+    categorical : iterable of str, default ()
+        Columns compared as categories even when ``scale`` has them.
+
+    Returns
+    -------
+    float
+        In [0, 1] (1: two counterfactuals on opposite sides of the query); ``nan`` for
+        fewer than two rows.
+
+    Raises
+    ------
+    InvalidInputError
+        Rows that are not a DataFrame / Series.
+
+    Examples
+    --------
+    >>> from groupcf.metrics_hd import mad, normalized_diversity
+    >>> scale = mad(pd.DataFrame({"a": [0, 2, 4, 6, 20], "b": [0, 0, 1, 1, 1]}))   # a: 2, b: 1 (0 -> 1)
+    >>> x = pd.Series({"a": 4, "b": 0, "c": "u"})
+    >>> X_cf = pd.DataFrame({"a": [6, 8], "b": [0, 1], "c": ["u", "v"]})
+    >>> round(normalized_diversity(x, X_cf, scale), 4)     # 2 / (0.5 + 2.5)
+    0.6667
+    """
     X_cf, idx = _pairs(X_cf)
     if not idx:
         return float("nan")
@@ -154,20 +358,103 @@ def normalized_diversity(x, X_cf, scale: pd.Series, categorical: Iterable = ()) 
 
 
 def diversity_over_proximity(x, X_cf, scale: pd.Series, categorical: Iterable = ()) -> float:
-    """Diversity / continuous proximity: the paper's Table II "Norm. Div" column (not eq. 15)."""
+    """Diversity / continuous proximity: the paper's Table II "Norm. Div" column (not eq. 15).
+
+    Parameters
+    ----------
+    x : pandas.Series or pandas.DataFrame
+        The query (raw values).
+    X_cf : pandas.DataFrame or pandas.Series
+        Its counterfactuals (raw values), one per row.
+    scale : pandas.Series
+        MAD of each continuous column (:func:`mad`); a column without one is compared
+        as a category.
+    categorical : iterable of str, default ()
+        Columns compared as categories even when ``scale`` has them.
+
+    Returns
+    -------
+    float
+        :func:`diversity_hd` over :func:`continuous_proximity`; ``nan`` when the
+        proximity is zero or undefined.
+
+    Raises
+    ------
+    InvalidInputError
+        Rows that are not a DataFrame / Series.
+
+    Examples
+    --------
+    >>> from groupcf.metrics_hd import mad, diversity_over_proximity
+    >>> scale = mad(pd.DataFrame({"a": [0, 2, 4, 6, 20], "b": [0, 0, 1, 1, 1]}))   # a: 2, b: 1 (0 -> 1)
+    >>> x = pd.Series({"a": 4, "b": 0, "c": "u"})
+    >>> X_cf = pd.DataFrame({"a": [6, 8], "b": [0, 1], "c": ["u", "v"]})
+    >>> diversity_over_proximity(x, X_cf, scale)
+    2.0
+    """
     prox = continuous_proximity(x, X_cf, scale, categorical)
     div = diversity_hd(X_cf, scale, categorical)
     return float(div / prox) if prox and np.isfinite(prox) and prox > 0 else float("nan")
 
 
 def coverage_hd(found: Iterable[bool]) -> float:
-    """Eq. 14: fraction of queries with at least one valid counterfactual."""
+    """Eq. 14: fraction of queries with at least one valid counterfactual.
+
+    Parameters
+    ----------
+    found : iterable of bool
+        Per query, whether a valid counterfactual was found.
+
+    Returns
+    -------
+    float
+        The share; ``nan`` for no queries.
+
+    Examples
+    --------
+    >>> from groupcf.metrics_hd import coverage_hd
+    >>> coverage_hd([True, False, True, True])
+    0.75
+    """
     found = np.asarray(list(found), dtype=bool)
     return float(found.mean()) if len(found) else float("nan")
 
 
 def summarize_hd(x, X_cf, scale: pd.Series, categorical: Iterable = ()) -> dict:
-    """All per-query metrics of one query's counterfactuals (valid rows only)."""
+    """All per-query metrics of one query's counterfactuals (valid rows only).
+
+    Parameters
+    ----------
+    x : pandas.Series or pandas.DataFrame
+        The query (raw values).
+    X_cf : pandas.DataFrame or pandas.Series
+        Its counterfactuals (raw values), one per row.
+    scale : pandas.Series
+        MAD of each continuous column (:func:`mad`); a column without one is compared
+        as a category.
+    categorical : iterable of str, default ()
+        Columns compared as categories even when ``scale`` has them.
+
+    Returns
+    -------
+    dict
+        ``proximity``, ``proximity_cat``, ``sparsity``, ``diversity``,
+        ``norm_div_eq15`` and ``div_over_prox``.
+
+    Raises
+    ------
+    InvalidInputError
+        Rows that are not a DataFrame / Series.
+
+    Examples
+    --------
+    >>> from groupcf.metrics_hd import mad, summarize_hd
+    >>> scale = mad(pd.DataFrame({"a": [0, 2, 4, 6, 20], "b": [0, 0, 1, 1, 1]}))   # a: 2, b: 1 (0 -> 1)
+    >>> x = pd.Series({"a": 4, "b": 0, "c": "u"})
+    >>> X_cf = pd.DataFrame({"a": [6, 8], "b": [0, 1], "c": ["u", "v"]})
+    >>> {k: round(v, 4) for k, v in summarize_hd(x, X_cf, scale).items()}
+    {'proximity': 1.0, 'proximity_cat': 0.5, 'sparsity': 0.6667, 'diversity': 2.0, 'norm_div_eq15': 0.6667, 'div_over_prox': 2.0}
+    """
     _, cat = _split(list(_frame(X_cf).columns), scale, categorical)
     return {"proximity": continuous_proximity(x, X_cf, scale, cat),
             "proximity_cat": categorical_proximity(x, X_cf, cat),

@@ -35,8 +35,28 @@ O = TypeVar("O", bound="Options")  # noqa: E741
 class Interval:
     """A number of ``kind`` (``numbers.Integral`` or ``numbers.Real``) in an interval.
 
-    ``low``/``high`` ``None`` are unbounded; ``closed`` is ``"both"``, ``"left"``,
-    ``"right"`` or ``"neither"``."""
+    A rule of :attr:`Options._constraints` (see :func:`check_value`).
+
+    Parameters
+    ----------
+    kind : type
+        ``numbers.Integral`` (an integral float such as ``5.0`` is accepted too) or
+        ``numbers.Real``; ``bool`` is never accepted.
+    low, high : float or None, default None
+        The bounds (``None``: unbounded).
+    closed : {"both", "left", "right", "neither"}, default "both"
+        Which bounds belong to the interval.
+
+    Examples
+    --------
+    >>> import numbers
+    >>> from groupcf.options import Interval
+    >>> rule = Interval(numbers.Real, 0, 1, closed="neither")
+    >>> str(rule), rule.accepts(0.5), rule.accepts(1), rule.accepts(True)
+    ('a number in (0, 1)', True, False, False)
+    >>> Interval(numbers.Integral, 1).accepts(5.0)
+    True
+    """
 
     kind: type
     low: float | None = None
@@ -44,6 +64,18 @@ class Interval:
     closed: str = "both"
 
     def accepts(self, v: Any) -> bool:
+        """Whether ``v`` satisfies the rule.
+
+        Parameters
+        ----------
+        v : object
+            The value.
+
+        Returns
+        -------
+        bool
+            True when accepted.
+        """
         # an integral float (e.g. 5.0) is accepted where an int is asked for
         integral_float = (self.kind is numbers.Integral and isinstance(v, numbers.Real)
                           and not isinstance(v, bool) and float(v).is_integer())
@@ -68,11 +100,38 @@ class Interval:
 
 @dataclass(frozen=True)
 class Choice:
-    """One of a fixed set of values (strings, usually)."""
+    """One of a fixed set of values (strings, usually).
+
+    A rule of :attr:`Options._constraints` (see :func:`check_value`).
+
+    Parameters
+    ----------
+    values : tuple
+        The accepted values.
+
+    Examples
+    --------
+    >>> from groupcf.options import Choice
+    >>> rule = Choice(("seed", "mip"))
+    >>> str(rule), rule.accepts("mip"), rule.accepts("lp")
+    ("one of 'seed', 'mip'", True, False)
+    """
 
     values: tuple[Any, ...]
 
     def accepts(self, v: Any) -> bool:
+        """Whether ``v`` satisfies the rule.
+
+        Parameters
+        ----------
+        v : object
+            The value.
+
+        Returns
+        -------
+        bool
+            True when accepted.
+        """
         try:
             return v in self.values
         except TypeError:
@@ -107,8 +166,36 @@ def _accepts(rule: Any, v: Any) -> bool:
 
 
 def check_value(owner: str, name: str, value: Any, rules: list[Any]) -> None:
-    """Raise :class:`InvalidInputError` unless ``value`` satisfies one of ``rules``
-    (``None``, a type, an :class:`Interval`, a :class:`Choice` or a predicate)."""
+    """Raise :class:`InvalidInputError` unless ``value`` satisfies one of ``rules``.
+
+    Parameters
+    ----------
+    owner : str
+        Who checks (the options class or the call), for the message.
+    name : str
+        The option's name, for the message.
+    value : object
+        The value to check.
+    rules : list
+        Accepted rules: ``None`` (the value ``None``), a type, an :class:`Interval`, a
+        :class:`Choice` or a predicate (its docstring or name describes it).
+
+    Raises
+    ------
+    InvalidInputError
+        No rule accepts ``value``; the message names the option, the value and what is
+        accepted.
+
+    Examples
+    --------
+    >>> import numbers
+    >>> from groupcf.options import Interval, check_value
+    >>> check_value("MyOptions", "n", 3, [Interval(numbers.Integral, 1)])
+    >>> check_value("MyOptions", "n", 0, [None, Interval(numbers.Integral, 1)])
+    Traceback (most recent call last):
+    ...
+    groupcf.exceptions.InvalidInputError: MyOptions: option 'n' must be None or an integer in [1, inf); got 0
+    """
     if any(_accepts(r, value) for r in rules):
         return
     accepted = " or ".join(_describe(r) for r in rules)
@@ -116,14 +203,67 @@ def check_value(owner: str, name: str, value: Any, rules: list[Any]) -> None:
 
 
 def nearest_names(name: str, valid: Any) -> str:
-    """`` (did you mean 'x'?)`` for the closest valid name, or an empty string."""
+    """`` (did you mean 'x'?)`` for the closest valid name, or an empty string.
+
+    Parameters
+    ----------
+    name : str
+        The unknown name.
+    valid : iterable of str
+        The valid names.
+
+    Returns
+    -------
+    str
+        The hint, to append to an error message.
+
+    Examples
+    --------
+    >>> from groupcf.options import nearest_names
+    >>> nearest_names("n_particle", ["n_particles", "inertia"])
+    " (did you mean 'n_particles'?)"
+    >>> nearest_names("xyz", ["n_particles"])
+    ''
+    """
     close = difflib.get_close_matches(name, list(valid), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def rename_deprecated(owner: str, kwargs: dict[str, Any], renamed: dict[str, str], stacklevel: int = 3) -> dict[str, Any]:
-    """``kwargs`` with old names mapped to new ones (a :class:`FutureWarning` each; both
-    given: :class:`InvalidInputError`)."""
+    """``kwargs`` with old names mapped to new ones, with a :class:`FutureWarning` each.
+
+    Parameters
+    ----------
+    owner : str
+        Who renames (the options class or the call), for the messages.
+    kwargs : dict
+        The keywords as given.
+    renamed : dict
+        Old name -> new name.
+    stacklevel : int, default 3
+        Passed to :func:`warnings.warn` (the user's line).
+
+    Returns
+    -------
+    dict
+        A copy of ``kwargs`` with the new names.
+
+    Raises
+    ------
+    InvalidInputError
+        Both an old name and its new name were given.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from groupcf.options import rename_deprecated
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     rename_deprecated("explain", {"k": 3, "Tmax": 2}, {"k": "n"})
+    {'Tmax': 2, 'n': 3}
+    >>> caught[0].category.__name__
+    'FutureWarning'
+    """
     out = dict(kwargs)
     for old, new in renamed.items():
         if old in out:
@@ -148,6 +288,33 @@ class Options:
 
     Values are checked when the object is created, so an invalid options object cannot
     exist.
+
+    See Also
+    --------
+    groupcf.MaceOptions, groupcf.GeCoOptions, groupcf.PSOOptions, groupcf.ColgenOptions :
+        the methods' options.
+
+    Examples
+    --------
+    >>> import numbers
+    >>> from dataclasses import dataclass
+    >>> from typing import ClassVar
+    >>> from groupcf.options import Interval, Options
+    >>> @dataclass(frozen=True)
+    ... class MyOptions(Options):
+    ...     n_rounds: int = 10
+    ...     _constraints: ClassVar[dict] = {"n_rounds": [Interval(numbers.Integral, 1)]}
+    ...     _renamed: ClassVar[dict] = {"rounds": "n_rounds"}
+    >>> MyOptions.from_kwargs(n_rounds=3)
+    MyOptions(n_rounds=3)
+    >>> MyOptions.from_kwargs(n_round=3)
+    Traceback (most recent call last):
+    ...
+    groupcf.exceptions.InvalidInputError: MyOptions does not take option(s) 'n_round' (did you mean 'n_rounds'?); ...
+    >>> MyOptions(n_rounds=0)
+    Traceback (most recent call last):
+    ...
+    groupcf.exceptions.InvalidInputError: MyOptions: option 'n_rounds' must be an integer in [1, inf); got 0
     """
 
     _constraints: ClassVar[dict[str, list[Any]]] = {}
@@ -165,7 +332,22 @@ class Options:
 
     @classmethod
     def unknown_message(cls, unknown: list[str], owner: str | None = None, extra: tuple[str, ...] = ()) -> str:
-        """The message naming unknown options and the nearest valid ones."""
+        """The message naming unknown options and the nearest valid ones.
+
+        Parameters
+        ----------
+        unknown : list of str
+            The unknown names.
+        owner : str or None, default None
+            Who was given them (``None``: the class name).
+        extra : tuple of str, default ()
+            Valid names beyond the fields (the call's own arguments).
+
+        Returns
+        -------
+        str
+            The message.
+        """
         valid = [*cls.field_names(), *extra]
         parts = [f"{u!r}{nearest_names(u, valid)}" for u in unknown]
         return (f"{owner or cls.__name__} does not take option(s) {', '.join(parts)}; "
@@ -176,9 +358,31 @@ class Options:
                     stacklevel: int = 4, **kwargs: Any) -> O:
         """Options from an ``options`` object (or the defaults) updated by ``kwargs``.
 
-        Old names in ``kwargs`` are renamed with a :class:`FutureWarning`; an unknown name
-        raises :class:`InvalidInputError` naming the nearest valid one; every value is
-        checked."""
+        Old names in ``kwargs`` are renamed with a :class:`FutureWarning`; every value is
+        checked.
+
+        Parameters
+        ----------
+        options : Options or None, default None
+            An object of this class to start from (``None``: the defaults).
+        owner : str or None, default None
+            Who asks (the method or call), for the messages (``None``: the class name).
+        stacklevel : int, default 4
+            Of the :class:`FutureWarning` of a renamed option.
+        **kwargs
+            Option values by name.
+
+        Returns
+        -------
+        Options
+            An object of this class.
+
+        Raises
+        ------
+        InvalidInputError
+            ``options`` of another class, an unknown name (the nearest valid one is named), a
+            renamed option given with its new name, or an invalid value.
+        """
         owner = owner or cls.__name__
         if options is not None and not isinstance(options, cls):
             raise InvalidInputError(f"{owner}: options must be a {cls.__name__}, got {type(options).__name__}")
@@ -191,7 +395,13 @@ class Options:
         return dataclasses.replace(options, **kwargs) if kwargs else options
 
     def to_dict(self) -> dict[str, Any]:
-        """The options as a plain dict."""
+        """The options as a plain dict.
+
+        Returns
+        -------
+        dict
+            Field name -> value.
+        """
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 

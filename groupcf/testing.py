@@ -67,8 +67,19 @@ def check_embedding(model: Any, X: pd.DataFrame, space: FeatureSpace | None = No
     ValidationReport
         The checks run (``checked``) and what failed (``failures``).
 
-    Checks
+    Raises
     ------
+    InvalidInputError
+        ``X`` is not a DataFrame of raw rows, or no space is known.
+    UnsupportedModelError
+        No embedding is registered for the model.
+    AssertionError
+        A check failed (with ``raise_on_error``).
+
+    Notes
+    -----
+    The checks:
+
     1. numpy: the embedding's probability (``score_to_proba(score(Z))``) equals the real
        model's ``predict_proba`` on every row, and its decisions agree away from the cut;
     2. partial evaluation: fixing a random subset of columns and scoring the rest gives the
@@ -78,14 +89,17 @@ def check_embedding(model: Any, X: pd.DataFrame, space: FeatureSpace | None = No
     4. score bounds over the input domain contain the scores of the rows and of random
        points of the domain.
 
-    Raises
-    ------
-    InvalidInputError
-        ``X`` is not a DataFrame of raw rows, or no space is known.
-    UnsupportedModelError
-        No embedding is registered for the model.
-    AssertionError
-        A check failed (with ``raise_on_error``).
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from groupcf.testing import check_embedding
+    >>> X = pd.DataFrame({"a": [0.0, 1.5, 2.0, 3.5, 4.0, 5.0], "b": ["u", "v", "u", "v", "w", "v"]})
+    >>> pipe = make_pipeline(gcf.FeatureSpace(numeric="passthrough"), LogisticRegression())
+    >>> pipe = pipe.fit(X, [0, 0, 1, 0, 1, 1])
+    >>> report = check_embedding(pipe, X, backends=["highs"])
+    >>> report.ok, report.n_items
+    (True, 6)
     """
     if not isinstance(X, pd.DataFrame) or not len(X):
         raise InvalidInputError("check_embedding needs X: a non-empty DataFrame of raw rows the model scores")
@@ -168,7 +182,20 @@ def check_embedding(model: Any, X: pd.DataFrame, space: FeatureSpace | None = No
 
 
 def registered_model_types() -> list[type[Any]]:
-    """The model types with a registered embedding (frameworks already imported)."""
+    """The model types with a registered embedding (frameworks already imported).
+
+    Returns
+    -------
+    list of type
+        The classes :func:`check_embedding` (and every method) can embed.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from groupcf.testing import registered_model_types
+    >>> LogisticRegression in registered_model_types()
+    True
+    """
     from .embeddings.registry import registered_types
 
     return registered_types()

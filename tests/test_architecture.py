@@ -5,6 +5,7 @@ rules it cannot express.
 """
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "groupcf"
-MAX_LINES = 450
+MAX_LINES = 400   # the charter's "~400 lines", counted without docstrings
 
 
 def _sources(*folders):
@@ -20,10 +21,32 @@ def _sources(*folders):
         yield from sorted((ROOT / folder).rglob("*.py"))
 
 
+def _docstring_lines(tree: ast.AST) -> set[int]:
+    """Line numbers of the module's, classes' and functions' docstrings."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    return lines
+
+
+def code_lines(text: str) -> int:
+    """A module's size: its lines without the docstrings (which the numpydoc rule asks to be
+    complete: parameters, returns, raises, examples), comments and blank lines included."""
+    return len(text.splitlines()) - len(_docstring_lines(ast.parse(text)))
+
+
 @pytest.mark.parametrize("path", list(_sources("groupcf")), ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_module_is_over_the_size_limit(path):
-    n = len(path.read_text().splitlines())
-    assert n <= MAX_LINES, f"{path.relative_to(ROOT)} has {n} lines (limit {MAX_LINES}): split it"
+    n = code_lines(path.read_text())
+    assert n <= MAX_LINES, f"{path.relative_to(ROOT)} has {n} lines besides docstrings (limit {MAX_LINES}): split it"
+
+
+def test_docstrings_do_not_count_towards_the_size_limit():
+    text = 'def f(x):\n    """Summary.\n\n    More.\n    """\n    return x  # a comment\n'
+    assert code_lines(text) == 2
 
 
 def test_only_the_embeddings_read_a_models_internals():

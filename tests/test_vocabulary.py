@@ -106,3 +106,45 @@ def test_no_params_classes_remain():
 
     for mod in (geco, pso):
         assert not [n for n in mod.__all__ if n.endswith("Params")]
+
+
+# ---------------------------------------------------------------- issue 22 item 6: names that leak
+def test_dir_shows_no_leaked_helpers():
+    public = [n for n in dir(gcf) if not n.startswith("_")]
+    assert "annotations" not in public and "logging" not in public
+    assert set(gcf.__all__) - {"__version__"} <= set(public)
+
+
+def test_unknown_solver_is_an_invalid_input():
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    from groupcf.exceptions import InvalidInputError
+
+    X = pd.DataFrame({"a": [0, 1, 2, 3, 4, 5], "b": ["u", "v", "u", "v", "u", "v"]})
+    pipe = make_pipeline(gcf.FeatureSpace(numeric="passthrough"), LogisticRegression()).fit(X, [0, 0, 0, 1, 1, 1])
+    for call in (lambda: gcf.solvers.make_backend("nope"),
+                 lambda: gcf.explain(X.iloc[0], pipe, solver="nope"),
+                 lambda: gcf.explain_group(X.iloc[:2], pipe, solver="nope")):
+        with pytest.raises(InvalidInputError, match="unknown solver 'nope'"):
+            call()
+
+
+def test_audit_and_cli_call_the_bootstrap_n_boot():
+    from groupcf.audit import audit
+    from groupcf.cli import _parser
+
+    assert "n_boot" in inspect.signature(audit).parameters
+    args = _parser().parse_args(["audit", "run.parquet", "--by", "race", "--n-boot", "10"])
+    assert args.n_boot == 10
+
+
+def test_explain_shows_the_options_objects_in_its_signature():
+    import typing
+
+    from groupcf.single import explain
+
+    hints = typing.get_type_hints(explain)
+    shown = set(typing.get_args(hints["options"]))
+    assert {gcf.MaceOptions, gcf.GeCoOptions, gcf.PSOOptions, type(None)} <= shown

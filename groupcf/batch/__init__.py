@@ -239,7 +239,7 @@ def explain_many(X: pd.DataFrame, model, method: str = "mace", *, Tmax: int | No
         row here, before any dispatch, so that an unsupported model or a bad option value
         raises once (:func:`_probe`). Afterwards only a row's own failures are recorded
         per row (``error`` column).
-    method_options
+    **method_options
         Passed to :func:`groupcf.explain` (``n``, ``threshold``, ``solver``,
         ``time_limit``, ``distance``, ``data``, the method's options).
 

@@ -33,20 +33,21 @@ def explain_groups(X: pd.DataFrame, model, *args, by=None, Tmax: int | None = No
         Raw rows, every one rejected by the model.
     model
         As for :func:`groupcf.explain_group`.
+    *args
+        The old call ``explain_groups(X, model, Tmax, by)``: still works for one release,
+        with a :class:`FutureWarning`.
     by
         A column of ``X`` or labels indexed like ``X``. ``by`` columns are passed to the
         model too, so a column the model does not use must be given as a Series
         (``by=df["region"]``).
     Tmax
-        Most features one explanation may change (``None``: no limit). The old call
-        ``explain_groups(X, model, Tmax, by)`` still works for one release, with a
-        :class:`FutureWarning`.
+        Most features one explanation may change (``None``: no limit).
     n_jobs, backend
         Parallel execution: ``"loky"`` (joblib processes) or ``"dask"`` (a LocalCluster of
         ``n_jobs`` workers) or a ``dask.distributed.Client``.
     progress
         A bar over the subgroups (terminal only).
-    options
+    **options
         Passed to :func:`groupcf.explain_group` (``method``, ``solver``, ``time_limit``,
         ``threshold``, the method's options). They are checked once, before any work, and
         the model is resolved once: a typo or an unsupported model raises here, not in

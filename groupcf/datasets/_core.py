@@ -49,25 +49,45 @@ class DatasetChecksumError(GroupCFError):
 class Dataset:
     """A tabular classification dataset ready for counterfactual explanation.
 
-    Attributes
+    Returned by :func:`load`.
+
+    Parameters
     ----------
-    X:
+    X : pandas.DataFrame
         Raw features, one column per original feature, readable values. In
         ``variant="paper"`` every column is a pandas ``Categorical`` whose declared
         categories fix the one-hot size (two categories = one binary column).
-    y:
+    y : pandas.Series
         Integer labels, **1 = favourable outcome** (no recidivism, good credit, income
         above 50K, no default, pass), indexed like ``X``.
-    name, variant:
+    name, variant : str
         Registry name and encoding variant (``"default"`` or ``"paper"``).
-    sensitive:
+    sensitive : list of str
         Protected attributes (for audits).
-    immutable, increase_only:
+    immutable, increase_only : list of str
         Suggested actionability: features a counterfactual should not change / may only
         increase (ordered features only). :meth:`space` gives a ``FeatureSpace`` that
         applies them.
-    description, source:
+    description, source : str
         What the rows and the label are; where the data came from (provenance).
+
+    Raises
+    ------
+    InvalidInputError
+        ``X`` and ``y`` indexed differently, or ``sensitive`` / ``immutable`` /
+        ``increase_only`` naming columns ``X`` lacks.
+
+    Examples
+    --------
+    >>> ds = gcf.datasets.load("compas")
+    >>> ds.shape, ds.sensitive
+    ((6172, 8), ['race', 'sex', 'age'])
+    >>> X_tr, X_te, y_tr, y_te = ds.split(test_size=0.5, random_state=0)
+    >>> len(X_tr), len(X_te)
+    (3086, 3086)
+    >>> toy = gcf.datasets.Dataset(pd.DataFrame({"a": [1, 2]}), pd.Series([0, 1]), "toy", "default")
+    >>> toy
+    Dataset(name='toy', variant='default', shape=(2, 1), positive_rate=0.500)
     """
 
     X: pd.DataFrame
@@ -106,7 +126,7 @@ class Dataset:
 
         Parameters
         ----------
-        kwargs
+        **kwargs
             Further ``FeatureSpace`` arguments (``numeric="passthrough"``, ``n_bins``,
             ...); ``immutable=`` / ``increase_only=`` given here are *added* to the
             dataset's own.
@@ -118,8 +138,10 @@ class Dataset:
 
         Examples
         --------
-        >>> ds = gcf.datasets.load("adult")                               # doctest: +SKIP
-        >>> pipe = make_pipeline(ds.space(numeric="passthrough"), LogisticRegression())  # doctest: +SKIP
+        >>> ds = gcf.datasets.load("compas")
+        >>> space = ds.space(numeric="passthrough", immutable=["age"])
+        >>> space.immutable, space.numeric
+        (['race', 'sex', 'age'], 'passthrough')
         """
         from ..features import FeatureSpace
 
@@ -130,8 +152,20 @@ class Dataset:
     def split(self, test_size: float = 0.5, random_state=0, stratify: bool = False):
         """``(X_train, X_test, y_train, y_test)`` by scikit-learn's ``train_test_split``.
 
-        Not stratified unless ``stratify=True``. DataFrame / Series indices are kept, so
-        rows can be traced back to ``X``.
+        Parameters
+        ----------
+        test_size : float, default 0.5
+            Share of the rows in the test part.
+        random_state : int, numpy.random.RandomState or None, default 0
+            The shuffle's randomness (as scikit-learn's ``train_test_split`` takes it).
+        stratify : bool, default False
+            Keep the label's proportions in both parts.
+
+        Returns
+        -------
+        tuple
+            ``(X_train, X_test, y_train, y_test)``; DataFrame / Series indices are kept, so
+            rows can be traced back to ``X``.
         """
         from sklearn.model_selection import train_test_split
 
@@ -173,12 +207,40 @@ def register(name: str, *, variants: Sequence[str], bundled: bool, summary: str,
 
 
 def list_datasets() -> list[str]:
-    """Names accepted by :func:`load`."""
+    """Names accepted by :func:`load`.
+
+    Returns
+    -------
+    list of str
+        The registered dataset names, sorted.
+
+    Examples
+    --------
+    >>> gcf.datasets.list_datasets()
+    ['adult', 'compas', 'credit', 'german', 'students']
+    """
     return sorted(_REGISTRY)
 
 
 def describe_datasets() -> pd.DataFrame:
-    """One row per dataset: variants, whether it is bundled, a one-line summary."""
+    """One row per dataset: variants, whether it is bundled, a one-line summary.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by name, columns ``variants``, ``bundled``, ``summary``.
+
+    Examples
+    --------
+    >>> gcf.datasets.describe_datasets()[["variants", "bundled"]]
+                     variants  bundled
+    name
+    adult             default     True
+    compas     default, paper     True
+    credit            default     True
+    german     default, paper     True
+    students   default, paper    False
+    """
     rows = [{"name": e.name, "variants": ", ".join(e.variants), "bundled": e.bundled,
              "summary": e.summary} for e in sorted(_REGISTRY.values(), key=lambda e: e.name)]
     return pd.DataFrame(rows).set_index("name")
@@ -189,20 +251,45 @@ def load(name: str, variant: str = "default", data_home=None, *, download: bool 
 
     Parameters
     ----------
-    name:
+    name : str
         One of :func:`list_datasets` (``"compas"``, ``"german"``, ``"adult"``,
         ``"credit"``, ``"students"``); case-insensitive.
-    variant:
+    variant : {"default", "paper"}, default "default"
         ``"default"``: readable raw features with natural dtypes (numbers stay numbers).
         ``"paper"``: the discretised, all-categorical encoding of Lodi & Ramírez-Ayerbe,
         "One-for-many counterfactual explanations by column generation" (compas, german,
         students only); see ``groupcf/datasets/PAPER_NOTES.md``.
-    data_home:
+    data_home : str, path or None, default None
         Folder with user-supplied files (default: ``$GROUPCF_DATA``). Needed for the
         students data when offline; with ``variant="paper"`` the authors' own files found
         there are read instead of the bundled copies.
-    download:
+    download : bool, default True
         Allow downloading a file that is neither bundled nor in the data home (students).
+
+    Returns
+    -------
+    Dataset
+        The features ``X``, labels ``y`` (1 = favourable) and suggested actionability.
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown dataset name (the message suggests the nearest one) or variant.
+    DatasetNotAvailableError
+        A file that is neither bundled, in the data home, nor downloadable (students
+        offline), or a data home that is not a folder.
+    DatasetChecksumError
+        A bundled file whose sha256 differs from the one recorded.
+
+    Examples
+    --------
+    >>> ds = gcf.datasets.load("german", variant="paper")
+    >>> ds
+    Dataset(name='german', variant='paper', shape=(1000, 20), positive_rate=0.700)
+    >>> gcf.datasets.load("compass")
+    Traceback (most recent call last):
+    ...
+    groupcf.exceptions.InvalidInputError: unknown dataset 'compass'; available: [...]. Did you mean 'compas'?
     """
     if not isinstance(name, str):
         raise InvalidInputError(f"dataset name must be a string, got {type(name).__name__}")
@@ -244,7 +331,30 @@ def _provenance() -> dict:
 
 
 def provenance(filename: str) -> dict:
-    """The provenance record of a bundled file (see ``data/PROVENANCE.md``)."""
+    """The provenance record of a bundled file (see ``data/PROVENANCE.md``).
+
+    Parameters
+    ----------
+    filename : str
+        A file in ``groupcf/datasets/data/``.
+
+    Returns
+    -------
+    dict
+        Its original source, distribution, licence, the changes made, row count and
+        sha256.
+
+    Raises
+    ------
+    DatasetNotAvailableError
+        No record for ``filename`` (or the installation lacks ``provenance.json``).
+
+    Examples
+    --------
+    >>> rec = gcf.datasets.provenance("compas.csv.gz")
+    >>> rec["dataset"], rec["rows"], len(rec["sha256"])
+    ('compas', 7214, 64)
+    """
     files = _provenance()["files"]
     if filename not in files:
         raise DatasetNotAvailableError(f"no provenance record for bundled file {filename!r}")
@@ -294,7 +404,18 @@ def data_home_dir(data_home=None) -> Path | None:
 
 
 def cache_dir() -> Path:
-    """Folder for downloaded files: ``$XDG_CACHE_HOME/groupcf`` (``~/.cache/groupcf``)."""
+    """Folder for downloaded files: ``$XDG_CACHE_HOME/groupcf`` (``~/.cache/groupcf``).
+
+    Returns
+    -------
+    pathlib.Path
+        The folder (not created here).
+
+    Examples
+    --------
+    >>> gcf.datasets.cache_dir().name
+    'groupcf'
+    """
     base = os.environ.get("XDG_CACHE_HOME", "").strip()
     return (Path(base).expanduser() if base else Path.home() / ".cache") / "groupcf"
 

@@ -31,7 +31,32 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class LinearModel(Embedding):
-    """``score(z) = bias + z @ weights`` (a linear decision function)."""
+    """``score(z) = bias + z @ weights`` (a linear decision function).
+
+    The embedding of scikit-learn's ``LinearSVC``, ``SGDClassifier``,
+    ``RidgeClassifier`` and ``Perceptron`` (binary); exactly additive.
+
+    Parameters
+    ----------
+    weights : array-like
+        One weight per input column.
+    bias : float, default 0.0
+        The intercept.
+
+    Raises
+    ------
+    ValueError
+        Weights or bias that are not finite.
+
+    Examples
+    --------
+    >>> from groupcf.embeddings import LinearModel
+    >>> emb = LinearModel([1.0, -2.0, 0.5], bias=0.25)
+    >>> emb, emb.score(np.array([[1, 0, 1]]))
+    (LinearModel(inputs=3), array([1.75]))
+    >>> emb.score_bounds(np.zeros(3), np.ones(3))
+    (-1.75, 1.75)
+    """
 
     def __init__(self, weights: ArrayLike, bias: float = 0.0) -> None:
         w = np.array(weights, dtype=np.float64).reshape(-1)
@@ -63,7 +88,18 @@ class LinearModel(Embedding):
         return LinearModel(self.weights[keep], self.bias + float(self.weights[idx] @ values))
 
     def score_bounds(self, lb: ArrayLike, ub: ArrayLike) -> tuple[float, float]:
-        """Exact over a box: each column at the end its weight favours."""
+        """Exact bounds over a box: each column at the end its weight favours.
+
+        Parameters
+        ----------
+        lb, ub : numpy.ndarray
+            The input box, one bound per input.
+
+        Returns
+        -------
+        tuple of float
+            ``(lo, hi)``.
+        """
         low, up = np.asarray(lb, dtype=np.float64), np.asarray(ub, dtype=np.float64)
         w = self.weights
         with np.errstate(invalid="ignore"):
@@ -73,7 +109,24 @@ class LinearModel(Embedding):
 
     def add_to(self, backend: Backend, x_idx: ArrayLike, domain: InputDomain,
                lo: float | None = None) -> EmbeddingConstr:
-        """One row ``score - w x = bias`` (``score >= lo`` as a second row)."""
+        """Add one row ``score - w x = bias`` (``score >= lo`` as a second row).
+
+        Parameters
+        ----------
+        backend : Backend
+            The MIP.
+        x_idx : array-like of int
+            Backend indices of the input variables, one per input.
+        domain : InputDomain
+            Where the inputs lie.
+        lo : float or None, default None
+            Also add the row ``score >= lo``.
+
+        Returns
+        -------
+        EmbeddingConstr
+            What was added.
+        """
         inputs = np.asarray(x_idx, dtype=np.int64).reshape(-1)
         if len(inputs) != self.n_inputs:
             raise ValueError(f"{len(inputs)} input variables for a model with {self.n_inputs} inputs")

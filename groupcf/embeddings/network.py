@@ -87,12 +87,30 @@ INF = math.inf
 class ReLUNetwork(Embedding):
     """A feed-forward ReLU network with one linear output (the score).
 
+    The embedding of scikit-learn's ``LogisticRegression`` (no hidden layer) and
+    ``MLPClassifier(activation="relu")``, and of PyTorch ``nn.Sequential`` of
+    ``Linear`` / ``ReLU``; its MIP is the big-M formulation with interval bounds.
+
     Parameters
     ----------
-    layers
+    layers : sequence of (numpy.ndarray, numpy.ndarray or None)
         ``[(W1, b1), ..., (WL, bL)]`` with ``W`` of shape ``(out, in)`` and ``b`` of shape
         ``(out,)`` (``None`` means zeros). The last layer has one output. ReLU is applied
         after every layer but the last.
+
+    Raises
+    ------
+    ValueError
+        No layer, shapes that do not chain, a last layer with more than one output, or
+        weights that are not finite.
+
+    Examples
+    --------
+    >>> from groupcf.embeddings import ReLUNetwork
+    >>> net = ReLUNetwork([(np.array([[1.0, -1.0], [0.5, 0.5]]), np.array([0.0, -0.5])),
+    ...                    (np.array([[2.0, -1.0]]), np.array([0.1]))])
+    >>> net, net.score(np.array([[1.0, 0.0], [0.0, 1.0]]))
+    (ReLUNetwork(inputs=2, hidden=[2]), array([2.1, 0.1]))
     """
 
     capabilities = EmbeddingCapabilities(line_search=True)
@@ -144,14 +162,31 @@ class ReLUNetwork(Embedding):
         return [int(W.shape[0]) for W, _ in self.layers[:-1]]
 
     def additive(self) -> AdditiveForm | None:
-        """Exact for a network without hidden layers: ``score = b + W z``."""
+        """Exact for a network without hidden layers: ``score = b + W z``.
+
+        Returns
+        -------
+        AdditiveForm or None
+            ``None`` with hidden layers.
+        """
         if len(self.layers) != 1:
             return None
         W, b = self.layers[0]
         return AdditiveForm(W[0], float(b[0]))
 
     def score_bounds(self, lb: ArrayLike, ub: ArrayLike) -> tuple[float, float]:
-        """Interval arithmetic through the layers (valid, not tight with hidden layers)."""
+        """Interval arithmetic through the layers (valid, not tight with hidden layers).
+
+        Parameters
+        ----------
+        lb, ub : numpy.ndarray
+            The input box, one bound per input.
+
+        Returns
+        -------
+        tuple of float
+            ``(lo, hi)``.
+        """
         ylo = np.asarray(lb, dtype=np.float64).reshape(-1)
         yhi = np.asarray(ub, dtype=np.float64).reshape(-1)
         if ylo.shape != (self.n_inputs,) or yhi.shape != (self.n_inputs,):
@@ -164,7 +199,18 @@ class ReLUNetwork(Embedding):
 
     def delta_evaluator(self, z0: ArrayLike) -> _ReLUDelta:
         """Folds ``z0`` into the first layer per column set; the hidden layers then run
-        once for all groups of a batch."""
+        once for all groups of a batch.
+
+        Parameters
+        ----------
+        z0 : array-like
+            The reference point.
+
+        Returns
+        -------
+        DeltaEvaluator
+            The network's evaluator.
+        """
         return _ReLUDelta(self, z0)
 
     def __repr__(self) -> str:
@@ -172,8 +218,18 @@ class ReLUNetwork(Embedding):
 
     # -- numpy evaluation ---------------------------------------------------------------
     def preactivations(self, Z: ArrayLike) -> list[FloatArray]:
-        """Pre-activations of every layer (hidden layers, then the output) at the rows of
-        ``Z``: a list of arrays of shape ``(m, out_l)``."""
+        """Pre-activations of every layer (hidden layers, then the output) at the rows of ``Z``.
+
+        Parameters
+        ----------
+        Z : numpy.ndarray
+            Points, shape ``(m, n_inputs)``.
+
+        Returns
+        -------
+        list of numpy.ndarray
+            One array of shape ``(m, out_l)`` per layer.
+        """
         Y = self._check_points(Z)
         out: list[FloatArray] = []
         for k, (W, b) in enumerate(self.layers):
@@ -194,15 +250,47 @@ class ReLUNetwork(Embedding):
         raise AssertionError("unreachable")  # pragma: no cover
 
     def first_crossing(self, z: ArrayLike, d: ArrayLike, t_max: float, lo: float) -> float | None:
-        """Smallest ``t`` in ``[0, t_max]`` with ``score(z + t d) >= lo``, exact up to
-        floating point (walks the linear pieces, :mod:`._relu_line`); ``None`` if none."""
+        """Smallest ``t`` in ``[0, t_max]`` with ``score(z + t d) >= lo``.
+
+        Exact up to floating point (walks the linear pieces, :mod:`._relu_line`).
+
+        Parameters
+        ----------
+        z : array-like
+            The start point.
+        d : array-like
+            The direction.
+        t_max : float
+            The longest step.
+        lo : float
+            The score to reach.
+
+        Returns
+        -------
+        float or None
+            ``t``, or ``None`` if none.
+        """
         return first_crossing(self.layers, z, d, t_max, lo)
 
     # -- partial evaluation -------------------------------------------------------------
     def partial(self, fixed_idx: ArrayLike, fixed_values: ArrayLike) -> ReLUNetwork:
-        r"""Fix inputs ``fixed_idx`` to ``fixed_values``: with :math:`F` the fixed and
-        :math:`R` the remaining inputs, the first layer becomes
-        :math:`W_1[:, R]\, x_R + (b_1 + W_1[:, F]\, x_F)`. Other layers are shared."""
+        r"""Fix inputs ``fixed_idx`` to ``fixed_values``.
+
+        With :math:`F` the fixed and :math:`R` the remaining inputs, the first layer becomes
+        :math:`W_1[:, R]\, x_R + (b_1 + W_1[:, F]\, x_F)`. Other layers are shared.
+
+        Parameters
+        ----------
+        fixed_idx : sequence of int
+            The inputs to fix.
+        fixed_values : sequence of float
+            Their values.
+
+        Returns
+        -------
+        ReLUNetwork
+            The network over the remaining inputs.
+        """
         idx = np.asarray(fixed_idx, dtype=np.int64).reshape(-1)
         values = np.asarray(fixed_values, dtype=np.float64).reshape(-1)
         n = self.n_inputs
@@ -220,8 +308,23 @@ class ReLUNetwork(Embedding):
 
     # -- bounds ---------------------------------------------------------------------------
     def gradient_bound(self, d: ArrayLike, domain: InputDomain) -> float:
-        """Interval arithmetic through the Jacobian: a neuron whose pre-activation bounds
-        over ``domain`` straddle 0 contributes a derivative in ``[0, 1]``."""
+        """Interval arithmetic through the Jacobian.
+
+        A neuron whose pre-activation bounds over ``domain`` straddle 0 contributes a derivative
+        in ``[0, 1]``.
+
+        Parameters
+        ----------
+        d : array-like
+            The direction, one entry per input.
+        domain : InputDomain
+            Where ``z`` lies.
+
+        Returns
+        -------
+        float
+            An upper bound of the directional derivative's absolute value.
+        """
         v_lo = v_hi = self.layers[0][0] @ np.asarray(d, dtype=float)
         for (L, U), (W, _) in zip(self.bounds(domain)[:-1], self.layers[1:]):
             on, off = L >= 0, U <= 0
@@ -232,8 +335,25 @@ class ReLUNetwork(Embedding):
         return float(max(abs(v_lo[0]), abs(v_hi[0])))
 
     def bounds(self, domain: InputDomain) -> list[tuple[FloatArray, FloatArray]]:
-        """Pre-activation bounds ``(L, U)`` of every layer (hidden layers, then the output)
-        over ``domain``: exact for layer 1, interval arithmetic after (see module doc)."""
+        """Pre-activation bounds ``(L, U)`` of every layer (hidden layers, then the output) over ``domain``.
+
+        Exact for layer 1, interval arithmetic after (see the module docstring).
+
+        Parameters
+        ----------
+        domain : InputDomain
+            Where the inputs lie.
+
+        Returns
+        -------
+        list of tuple
+            ``(L, U)`` per layer.
+
+        Raises
+        ------
+        ValueError
+            The domain does not have ``n_inputs`` columns.
+        """
         if domain.n != self.n_inputs:
             raise ValueError(f"the domain has {domain.n} columns, the model {self.n_inputs} inputs")
         W1, b1 = self.layers[0]
@@ -247,7 +367,24 @@ class ReLUNetwork(Embedding):
     # -- MIP formulation --------------------------------------------------------------
     def add_to(self, backend: Backend, x_idx: ArrayLike, domain: InputDomain,
                lo: float | None = None) -> NetworkConstr:
-        """Add the network to ``backend`` (formulation in the module docstring)."""
+        """Add the network to ``backend`` (formulation in the module docstring).
+
+        Parameters
+        ----------
+        backend : Backend
+            The MIP.
+        x_idx : array-like of int
+            Backend indices of the input variables, one per input.
+        domain : InputDomain
+            Where the inputs lie.
+        lo : float or None, default None
+            Also add the row ``score >= lo``.
+
+        Returns
+        -------
+        NetworkConstr
+            What was added.
+        """
         inputs = np.asarray(x_idx, dtype=np.int64).reshape(-1)
         if len(inputs) != self.n_inputs:
             raise ValueError(f"{len(inputs)} input variables for a model with {self.n_inputs} inputs")
@@ -331,18 +468,43 @@ class _ReLUDelta(DeltaEvaluator):
 class NetworkConstr(EmbeddingConstr):
     """What :meth:`ReLUNetwork.add_to` added (:class:`EmbeddingConstr` plus the neurons).
 
-    Attributes
+    Parameters
     ----------
-    hidden
+    embedding : Embedding
+        The network that was added.
+    inputs : numpy.ndarray
+        Backend indices of the input variables (as given).
+    score : int
+        Backend index of the score variable.
+    rows : numpy.ndarray
+        Backend indices of every row added (including the threshold row).
+    lo_row : int or None, default None
+        Backend index of the row ``score >= lo`` (``None`` without ``lo``).
+    hidden : list of numpy.ndarray
         Per hidden layer, the backend indices of the post-activation variables ``h``;
         ``-1`` for a neuron proven always inactive (its output is the constant 0 and no
         variable was created).
-    binaries
+    binaries : list of numpy.ndarray
         Per hidden layer, the backend indices of the activation binaries ``s``; ``-1`` for
         a neuron whose state is known from its bounds (no binary needed).
-    bounds
+    bounds : list of tuple
         Per layer (hidden layers then the output), the pre-activation bounds ``(L, U)``
         used for the big-M constants.
+
+    Examples
+    --------
+    >>> from groupcf.embeddings import ReLUNetwork
+    >>> from groupcf.solvers import make_backend
+    >>> net = ReLUNetwork([(np.array([[1.0, -1.0], [0.5, 0.5]]), np.array([0.0, -0.5])),
+    ...                    (np.array([[2.0, -1.0]]), np.array([0.1]))])
+    >>> b = make_backend("highs")
+    >>> x = b.add_vars(2, ub=1, vtype="B")
+    >>> c = net.add_to(b, x, gcf.InputDomain.box(2), lo=0.0)
+    >>> c.n_binaries, c.bounds[-1]                # output bounds over the box
+    (2, (array([-0.4]), array([2.1])))
+    >>> sol = b.solve()
+    >>> c.get_error(sol)
+    0.0
     """
 
     embedding: ReLUNetwork
@@ -366,8 +528,20 @@ class NetworkConstr(EmbeddingConstr):
                        for h, b in zip(self.hidden, self.binaries)))
 
     def start_values(self, x_values: ArrayLike) -> tuple[IntArray, FloatArray]:
-        """Values of every variable this record added, at input values ``x_values``
-        (``idx, values``): hidden outputs, activation binaries and the score."""
+        """Values of every variable this record added, at input values ``x_values``.
+
+        Hidden outputs, activation binaries and the score.
+
+        Parameters
+        ----------
+        x_values : array-like
+            The input values.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(idx, values)``: backend indices and their values.
+        """
         pre = self.embedding.preactivations(np.asarray(x_values, dtype=float)[None, :])
         idx, vals = [int(self.score)], [float(pre[-1][0, 0])]
         for h, s, a in zip(self.hidden, self.binaries, pre[:-1]):

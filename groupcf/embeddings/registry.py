@@ -44,8 +44,32 @@ _LOADED: set[str] = set()
 
 
 def register(model_type: type, converter: Converter) -> None:
-    """Use ``converter(model) -> Embedding`` for models of ``model_type`` (and subclasses
-    without a converter of their own). Replaces an earlier registration."""
+    """Use ``converter(model) -> Embedding`` for models of ``model_type``.
+
+    Subclasses without a converter of their own use it too. Replaces an earlier
+    registration.
+
+    Parameters
+    ----------
+    model_type : type
+        The model class.
+    converter : callable
+        ``converter(model) -> Embedding`` for a fitted model.
+
+    Raises
+    ------
+    TypeError
+        ``model_type`` is not a class.
+
+    Examples
+    --------
+    >>> from groupcf.embeddings import LinearModel, embedding_for, register
+    >>> class MyLinear:                       # a fitted model with coef_ and intercept_
+    ...     coef_, intercept_ = np.array([1.0, -1.0]), 0.5
+    >>> register(MyLinear, lambda m: LinearModel(m.coef_, m.intercept_))
+    >>> embedding_for(MyLinear())
+    LinearModel(inputs=2)
+    """
     if not isinstance(model_type, type):
         raise TypeError(f"model_type must be a class, got {model_type!r}")
     _REGISTRY[model_type] = converter
@@ -65,7 +89,20 @@ def _load_frameworks() -> None:
 
 
 def registered_types() -> list[type]:
-    """Model types with a registered converter (frameworks already imported)."""
+    """Model types with a registered converter (frameworks already imported).
+
+    Returns
+    -------
+    list of type
+        The classes, in registration order.
+
+    Examples
+    --------
+    >>> from sklearn.neural_network import MLPClassifier
+    >>> from groupcf.embeddings import registered_types
+    >>> MLPClassifier in registered_types()
+    True
+    """
     _load_frameworks()
     return list(_REGISTRY)
 
@@ -77,7 +114,33 @@ def _supported_names() -> str:
 
 
 def embedding_for(model: Any) -> Embedding:
-    """The embedding of a bare (non-pipeline) model."""
+    """The embedding of a bare (non-pipeline) model.
+
+    Parameters
+    ----------
+    model : object
+        A fitted classifier of a registered type, a torch module, or an
+        :class:`~groupcf.embeddings.base.Embedding` (returned as is).
+
+    Returns
+    -------
+    Embedding
+        Its embedding.
+
+    Raises
+    ------
+    UnsupportedModelError
+        No converter is registered for the model's type (the message lists the
+        supported ones).
+
+    Examples
+    --------
+    >>> from groupcf.embeddings import embedding_for
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> lr = LogisticRegression().fit([[0, 1], [1, 0], [1, 1], [0, 0]], [0, 1, 1, 0])
+    >>> embedding_for(lr)                   # a logistic regression: a network without hidden layers
+    ReLUNetwork(inputs=2, hidden=[])
+    """
     if isinstance(model, Embedding):
         return model
     _load_frameworks()
@@ -93,18 +156,46 @@ def embedding_for(model: Any) -> Embedding:
 def get_embedding(model: Any, space: FeatureSpace | None = None) -> tuple[FeatureSpace | None, Embedding]:
     """``(space, embedding)`` of a trained model.
 
-    ``model`` is a fitted ``Pipeline(FeatureSpace, classifier)`` — its FeatureSpace is
-    returned (a ``space`` argument is then ignored) —, a fitted Pipeline of scikit-learn
-    preprocessing (``ColumnTransformer`` of encoders and scalers, see
-    :mod:`groupcf.features.preprocessing`) then a classifier — the space is derived from
-    the transformer, ``space`` (a FeatureSpace fitted on the training rows) supplying numeric
-    ranges and actionability —, or a bare classifier / torch module /
-    :class:`Embedding`, returned with ``space`` as given (possibly ``None``). Raises
-    :class:`~groupcf.exceptions.UnsupportedModelError` for unsupported models or pipelines
-    with other steps, and :class:`~groupcf.exceptions.InvalidInputError` when the space's
-    width differs from the model's number of inputs or a bare model was fitted on the raw
-    columns (:func:`groupcf.embeddings.space_check.check_model_space`, which also warns when
-    a sample suggests a numpy-fitted model saw raw values).
+    Parameters
+    ----------
+    model : object
+        A fitted ``Pipeline(FeatureSpace, classifier)`` — its FeatureSpace is returned (a
+        ``space`` argument is then ignored) —, a fitted Pipeline of scikit-learn
+        preprocessing (``ColumnTransformer`` of encoders and scalers, see
+        :mod:`groupcf.features.preprocessing`) then a classifier — the space is derived
+        from the transformer, ``space`` supplying numeric ranges and actionability —, or a
+        bare classifier / torch module / :class:`~groupcf.embeddings.base.Embedding`,
+        returned with ``space`` as given (possibly ``None``).
+    space : FeatureSpace or None, default None
+        The fitted feature space of a bare model (or, with a preprocessing pipeline, one
+        fitted on the training rows).
+
+    Returns
+    -------
+    tuple
+        ``(space, embedding)``.
+
+    Raises
+    ------
+    UnsupportedModelError
+        An unsupported model, or a pipeline with other steps.
+    InvalidInputError
+        The space's width differs from the model's number of inputs, or a bare model was
+        fitted on the raw columns (:func:`groupcf.embeddings.space_check.check_model_space`,
+        which also warns when a sample suggests a numpy-fitted model saw raw values).
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from groupcf.embeddings import get_embedding
+    >>> X = pd.DataFrame({"a": [0.0, 1.0, 2.0, 3.0], "b": ["u", "v", "u", "v"]})
+    >>> pipe = make_pipeline(gcf.FeatureSpace(numeric="passthrough"), LogisticRegression()).fit(X, [0, 0, 1, 1])
+    >>> space, emb = get_embedding(pipe)
+    >>> space is pipe[0], emb
+    (True, ReLUNetwork(inputs=2, hidden=[]))
+    >>> bool(np.allclose(emb.proba(space.transform(X)), pipe.predict_proba(X)[:, 1]))
+    True
     """
     steps = _pipeline_steps(model)
     if steps is not None:
@@ -168,7 +259,44 @@ def _pipeline_steps(model: Any) -> list[Any] | None:
 
 def add_predictor_constr(backend: Backend, model: Any, x_idx: ArrayLike, domain: InputDomain,
                          lo: float | None = None) -> EmbeddingConstr:
-    """Embed ``model`` (anything :func:`get_embedding` accepts) in ``backend`` at the input
-    variables ``x_idx`` over ``domain``; with ``lo``, also require ``score >= lo``."""
+    """Embed ``model`` in ``backend`` at the input variables ``x_idx`` over ``domain``.
+
+    Parameters
+    ----------
+    backend : Backend
+        The MIP (:func:`groupcf.solvers.make_backend`).
+    model : object
+        Anything :func:`get_embedding` accepts.
+    x_idx : array-like of int
+        Backend indices of the input variables, one per expanded column.
+    domain : InputDomain
+        Where the inputs lie (for valid big-M constants).
+    lo : float or None, default None
+        Also require ``score >= lo`` (``0``: the model accepts at probability 0.5).
+
+    Returns
+    -------
+    EmbeddingConstr
+        What was added: the score variable, the rows, the auxiliary variables.
+
+    Raises
+    ------
+    UnsupportedModelError
+        No embedding for the model.
+
+    Examples
+    --------
+    >>> from groupcf.embeddings import add_predictor_constr
+    >>> from groupcf.solvers import make_backend
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> lr = LogisticRegression().fit([[0, 1], [1, 0], [1, 1], [0, 0]], [0, 1, 1, 0])
+    >>> b = make_backend("highs")
+    >>> x = b.add_vars(2, ub=1, vtype="B")
+    >>> c = add_predictor_constr(b, lr, x, gcf.InputDomain.box(2), lo=0.0)
+    >>> b.set_objective(x, [1.0, 1.0])        # the fewest ones the model accepts
+    >>> sol = b.solve()
+    >>> sol.x[x], lr.predict([sol.x[x]])
+    (array([1., 0.]), array([1]))
+    """
     _, embedding = get_embedding(model)
     return embedding.add_to(backend, x_idx, domain, lo=lo)

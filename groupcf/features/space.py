@@ -55,11 +55,62 @@ KINDS = ("binary", "categorical", "ordinal", "numeric")
 class Feature:
     """One original feature and its expanded columns.
 
-    ``encoding`` is ``"binary"`` (one 0/1 column meaning ``value == categories[1]``),
-    ``"onehot"`` (one column per category, exactly one is 1) or ``"continuous"`` (one
-    column ``(value - low) / (high - low)``). ``categories`` is ordered for ordinal
-    features (intervals for binned numerics). ``immutable`` and ``increase_only`` are the
-    actionability constraints every formulation respects.
+    Built by :meth:`FeatureSpace.fit` (read them as ``space["age"]`` or by iterating over
+    the space); ``immutable`` and ``increase_only`` may be set afterwards, and every
+    formulation respects them.
+
+    Parameters
+    ----------
+    name : str
+        The raw column's name.
+    kind : {"binary", "categorical", "ordinal", "numeric"}
+        What the values are.
+    encoding : {"binary", "onehot", "continuous"}
+        ``"binary"``: one 0/1 column meaning ``value == categories[1]``; ``"onehot"``: one
+        column per category, exactly one is 1; ``"continuous"``: one column
+        ``(value - low) / (high - low)``.
+    categories : list
+        The values (ordered for ordinal features; intervals for binned numerics); empty
+        for a continuous feature.
+    columns : numpy.ndarray
+        Indices of its expanded columns (``T_l``).
+    column_names : list of str
+        Names of the expanded columns (``"race=White"``, ``"age"``).
+    immutable : bool, default False
+        The feature may never change.
+    increase_only : bool, default False
+        The feature may only increase (ordered features only).
+    edges : numpy.ndarray or None
+        Bin edges of a binned numeric feature (outer edges infinite).
+    low, high : float
+        Range of a numeric feature (the scale of a continuous column).
+    integer : bool, default False
+        A continuous feature whose values are integers (counterfactuals are rounded).
+    dtype : object
+        The pandas dtype of the raw column.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``increase_only`` is set on an unordered (categorical) feature.
+
+    See Also
+    --------
+    FeatureSpace : fits the features from data.
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"age": [25, 40, 61, 33], "job": ["a", "b", "c", "a"]})
+    >>> space = gcf.FeatureSpace(numeric="passthrough").fit(X)
+    >>> space["age"]
+    Feature('age', numeric, continuous, columns=1, range=[25, 61])
+    >>> space["job"].column_names
+    ['job=a', 'job=b', 'job=c']
+    >>> space["age"].increase_only = True
+    >>> space["job"].increase_only = True
+    Traceback (most recent call last):
+    ...
+    groupcf.exceptions.InvalidInputError: feature 'job' is categorical (unordered): increase_only needs an order; ...
     """
 
     name: str
@@ -103,37 +154,66 @@ class Feature:
 class FeatureSpace(TransformerMixin, BaseEstimator):  # type: ignore[misc, unused-ignore]  # scikit-learn has no stubs: its bases are Any
     """Raw DataFrame -> expanded 0/1 matrix, with feature kinds, groups and actionability.
 
+    A scikit-learn transformer: put it first in a pipeline (see the module docstring for
+    how feature kinds are inferred from pandas dtypes).
+
     Parameters
     ----------
-    immutable, increase_only:
+    immutable, increase_only : sequence of str, default ()
         Names of original features that may never change / may only increase (ordered
         features only: binary, ordinal, numeric).
-    kinds:
-        Optional ``{feature: kind}`` overriding the dtype-based inference.
-    numeric:
-        ``"bin"`` (default) discretises numeric features into ordered bins; ``"passthrough"``
-        keeps them as one continuous column scaled to [0, 1]. A dict gives it per feature.
-    n_bins:
+    kinds : dict or None, default None
+        ``{feature: kind}`` overriding the dtype-based inference (kinds: ``"binary"``,
+        ``"categorical"``, ``"ordinal"``, ``"numeric"``).
+    numeric : {"bin", "passthrough"} or dict, default "bin"
+        ``"bin"`` discretises numeric features into ordered bins; ``"passthrough"`` keeps
+        them as one continuous column scaled to [0, 1]. A dict gives it per feature.
+    n_bins : int, default 4
         Number of quantile bins for binned numeric features.
-    bins:
-        Optional ``{feature: edges}`` with explicit bin edges (outer edges are open).
-    features:
-        Optional subset / order of the input columns to use (default: all).
+    bins : dict or None, default None
+        ``{feature: edges}`` with explicit inner bin edges (the outer edges are open).
+    features : sequence of str or None, default None
+        Subset / order of the input columns to use (``None``: all).
 
     Attributes
     ----------
-    features_
-        The fitted features (list of :class:`Feature`).
-    n_features_out_
+    features_ : list of Feature
+        The fitted features.
+    n_features_out_ : int
         Number of expanded columns.
-    feature_names_in_
+    feature_names_in_ : numpy.ndarray
         The input columns.
+
+    Raises
+    ------
+    InvalidInputError
+        From :meth:`fit` / :meth:`transform`: input that is not a DataFrame, a missing
+        value (NaN), an unknown category, a missing column, names in ``kinds``,
+        ``immutable`` or ``increase_only`` that are not features, or an impossible kind.
 
     Examples
     --------
-    >>> space = gcf.FeatureSpace(numeric="passthrough", immutable=["race", "sex"])  # doctest: +SKIP
-    >>> pipe = make_pipeline(space, LogisticRegression()).fit(X, y)                  # doctest: +SKIP
-    >>> pipe[0].summary()       # one row per feature: kind, encoding, actionability  # doctest: +SKIP
+    >>> X = pd.DataFrame({"age": [25, 40, 61, 33], "sex": ["F", "M", "M", "F"],
+    ...                   "job": ["a", "b", "c", "a"]})
+    >>> space = gcf.FeatureSpace(numeric="passthrough", immutable=["sex"]).fit(X)
+    >>> space.summary()[["kind", "encoding", "columns", "immutable"]]
+             kind    encoding  columns  immutable
+    feature
+    age   numeric  continuous        1      False
+    sex    binary      binary        1       True
+    job   categorical  onehot        3      False
+    >>> space.transform(X.iloc[[1]])
+    array([[0.41666667, 1.        , 0.        , 1.        , 0.        ]])
+    >>> space.inverse_transform(space.transform(X)).equals(X)
+    True
+
+    In a pipeline:
+
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> pipe = make_pipeline(gcf.FeatureSpace(), LogisticRegression()).fit(X, [0, 1, 1, 0])
+    >>> pipe[0].n_features_out_        # age in 4 quantile bins (one-hot), sex 1, job 3
+    8
     """
 
     def __init__(self, immutable: Sequence[str] = (), increase_only: Sequence[str] = (),
@@ -150,6 +230,26 @@ class FeatureSpace(TransformerMixin, BaseEstimator):  # type: ignore[misc, unuse
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: pd.DataFrame, y: object = None) -> FeatureSpace:
+        """Learn each feature's kind, categories, bins or range from raw rows.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Raw training rows, one column per original feature.
+        y : None
+            Ignored (scikit-learn's signature).
+
+        Returns
+        -------
+        FeatureSpace
+            ``self``, fitted.
+
+        Raises
+        ------
+        InvalidInputError
+            Not a DataFrame, a missing value (NaN), ``features`` / ``kinds`` / ``immutable`` /
+            ``increase_only`` naming columns ``X`` lacks, or a kind the values cannot have.
+        """
         X = self._as_frame(X, fitting=True)
         cols = list(self.features) if self.features is not None else list(X.columns)
         missing = [c for c in cols if c not in X.columns]
@@ -255,7 +355,23 @@ class FeatureSpace(TransformerMixin, BaseEstimator):  # type: ignore[misc, unuse
 
     # ------------------------------------------------------------------ transform
     def transform(self, X: pd.DataFrame | pd.Series) -> FloatArray:
-        """Encode raw rows into the expanded matrix (float, 0/1 except continuous columns)."""
+        """Encode raw rows into the expanded matrix.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or pandas.Series
+            Raw rows (a Series is one row).
+
+        Returns
+        -------
+        numpy.ndarray
+            Float, ``(n_rows, n_features_out_)``: 0/1 except continuous columns.
+
+        Raises
+        ------
+        InvalidInputError
+            A missing column, a missing value (NaN) or an unknown category.
+        """
         check_is_fitted(self, "features_")
         X = self._as_frame(X)
         missing = [f.name for f in self.features_ if f.name not in X.columns]
@@ -298,7 +414,23 @@ class FeatureSpace(TransformerMixin, BaseEstimator):  # type: ignore[misc, unuse
         return codes
 
     def inverse_transform(self, Z: npt.ArrayLike) -> pd.DataFrame:
-        """Decode expanded rows back to raw values (category, interval, or number)."""
+        """Decode expanded rows back to raw values (category, interval, or number).
+
+        Parameters
+        ----------
+        Z : array-like
+            Expanded rows, ``(n_rows, n_features_out_)`` (one row may be 1-D).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Raw values: a binned numeric feature comes back as its bin (a ``pd.Interval``).
+
+        Raises
+        ------
+        InvalidInputError
+            ``Z`` does not have ``n_features_out_`` columns.
+        """
         check_is_fitted(self, "features_")
         Z = np.atleast_2d(np.asarray(Z, dtype=np.float64))
         if Z.shape[1] != self.n_features_out_:
@@ -321,6 +453,18 @@ class FeatureSpace(TransformerMixin, BaseEstimator):  # type: ignore[misc, unuse
         return pd.DataFrame(out)
 
     def get_feature_names_out(self, input_features: object = None) -> AnyArray:
+        """Names of the expanded columns (``"job=a"``, ``"age"``).
+
+        Parameters
+        ----------
+        input_features : None
+            Ignored (scikit-learn's signature).
+
+        Returns
+        -------
+        numpy.ndarray
+            One name per expanded column.
+        """
         check_is_fitted(self, "features_")
         return np.array([n for f in self.features_ for n in f.column_names], dtype=object)
 
@@ -354,7 +498,14 @@ class FeatureSpace(TransformerMixin, BaseEstimator):  # type: ignore[misc, unuse
         return out
 
     def domain(self) -> InputDomain:
-        """The model's input domain: bounds, integrality, one-hot groups."""
+        """The model's input domain: bounds, integrality, one-hot groups.
+
+        Returns
+        -------
+        InputDomain
+            Every column in [0, 1]; one-hot features as groups; continuous columns of integer
+            features with their grid.
+        """
         n = self.n_features_out_
         integer = np.ones(n, dtype=bool)
         for f in self:
@@ -366,8 +517,19 @@ class FeatureSpace(TransformerMixin, BaseEstimator):  # type: ignore[misc, unuse
                            tuple(f.columns for f in self if f.is_onehot), grids)
 
     def codes(self, X: pd.DataFrame | pd.Series) -> FloatArray:
-        """Raw rows -> integer category code per original feature (``n × |T|``; the
-        scaled value for continuous features). Handy for grouping and enumeration."""
+        """Raw rows -> category code per original feature. Handy for grouping and enumeration.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or pandas.Series
+            Raw rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n_rows, n_features)``: the category (bin) index, or the scaled value for
+            continuous features.
+        """
         X = self._as_frame(X)
         out = np.zeros((len(X), len(self)))
         for i, f in enumerate(self):
@@ -378,14 +540,40 @@ class FeatureSpace(TransformerMixin, BaseEstimator):  # type: ignore[misc, unuse
         return out
 
     def summary(self) -> pd.DataFrame:
-        """One row per original feature: kind, encoding, columns, actionability."""
+        """One row per original feature: kind, encoding, columns, actionability.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by feature name.
+        """
         return pd.DataFrame([{
             "feature": f.name, "kind": f.kind, "encoding": f.encoding, "columns": len(f.columns),
             "categories": len(f.categories) if f.encoding != "continuous" else None,
             "immutable": f.immutable, "increase_only": f.increase_only} for f in self]).set_index("feature")
 
     def set_actionability(self, immutable: Iterable[str] = (), increase_only: Iterable[str] = ()) -> FeatureSpace:
-        """Mark more features immutable / increase-only (after fitting)."""
+        """Mark more features immutable / increase-only (after fitting).
+
+        Parameters
+        ----------
+        immutable : iterable of str, default ()
+            Features that may never change.
+        increase_only : iterable of str, default ()
+            Features that may only increase (ordered features only).
+
+        Returns
+        -------
+        FeatureSpace
+            ``self``.
+
+        Raises
+        ------
+        KeyError
+            An unknown feature.
+        InvalidInputError
+            ``increase_only`` on an unordered (categorical) feature.
+        """
         for n in immutable:
             self[n].immutable = True
         for n in increase_only:

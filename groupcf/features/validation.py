@@ -19,10 +19,42 @@ def validate_instance(x: pd.Series | pd.DataFrame, space: FeatureSpace | None = 
                       columns: Iterable[str] | None = None) -> pd.Series:
     """One raw instance as a Series (from a one-row DataFrame or a Series).
 
-    ``columns``: feature names the instance must have; ``space`` (a fitted
-    :class:`~groupcf.features.space.FeatureSpace`): the instance must encode (no NaN, no
-    unknown category, no missing column). Raises :class:`InvalidInputError` otherwise. A
-    numpy label (``np.int64(3448)``, as ``.iloc`` gives) becomes the plain number.
+    Every method checks its instance with this; a numpy label (``np.int64(3448)``, as
+    ``.iloc`` gives) becomes the plain number.
+
+    Parameters
+    ----------
+    x : pandas.Series or pandas.DataFrame
+        The instance: a Series or a one-row DataFrame of raw features.
+    space : FeatureSpace or None, default None
+        A fitted :class:`~groupcf.features.space.FeatureSpace`: the instance must encode
+        (no NaN, no unknown category, no missing column).
+    columns : iterable of str or None, default None
+        Feature names the instance must have.
+
+    Returns
+    -------
+    pandas.Series
+        The instance.
+
+    Raises
+    ------
+    InvalidInputError
+        Several rows, not a Series / DataFrame, a missing column, or (with ``space``) a
+        value the space cannot encode.
+
+    Examples
+    --------
+    >>> from groupcf.features import validate_instance
+    >>> X = pd.DataFrame({"age": [25, 40], "job": ["a", "b"]}, index=[7, 8])
+    >>> validate_instance(X.iloc[[1]])
+    age    40
+    job     b
+    Name: 8, dtype: object
+    >>> validate_instance(X)
+    Traceback (most recent call last):
+    ...
+    groupcf.exceptions.InvalidInputError: expected one instance (one row: a one-row DataFrame or a Series), got 2 rows
     """
     if isinstance(x, pd.DataFrame):
         if len(x) != 1:

@@ -34,7 +34,10 @@ log = logging.getLogger(__name__)
 class GlobalOptions(Options):
     """Options of :func:`explain_global`.
 
-    Attributes
+    Passed to :func:`~groupcf.explain_global` as keywords or as this object
+    (``options=``); values are checked when the object is created.
+
+    Parameters
     ----------
     n_solutions
         Columns asked of each pricing MIP (backends with several solutions per solve).
@@ -55,9 +58,17 @@ class GlobalOptions(Options):
     tree_depth
         Depth (0–2) of the assignment tree with ``assign="tree"``.
 
+    Raises
+    ------
+    InvalidInputError
+        A value outside its rule (e.g. ``tree_depth`` outside 0–2).
+
     Examples
     --------
-    >>> gcf.explain_global(S, pipe, Tmax=2, k=3, options=GlobalOptions(polish=False))  # doctest: +SKIP
+    >>> opts = gcf.GlobalOptions(polish=False, tree_depth=1)
+    >>> opts.polish, opts.tree_depth, opts.n_solutions
+    (False, 1, 5)
+    >>> gcf.explain_global(S, pipe, Tmax=2, k=3, options=opts)  # doctest: +SKIP
     """
 
     n_solutions: int = 5
@@ -130,7 +141,7 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
         ``stats["free_assignment_covered"]``.
     threshold, solver, time_limit, progress, space
         As everywhere in groupcf.
-    options, kwargs
+    options, **kwargs
         A :class:`GlobalOptions` and/or its fields as keywords (``n_solutions``,
         ``polish``, ``margin``, ``tie_break_time``, ``max_seed_mips``).
 

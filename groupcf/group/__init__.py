@@ -60,30 +60,41 @@ def explain_group(S: pd.DataFrame, model, *args, Tmax: int | None = None, space=
 
     Parameters
     ----------
-    S
+    S : pandas.DataFrame
         DataFrame of raw features; every row must be rejected by the model.
-    model
+    model : object
         A fitted ``Pipeline(FeatureSpace, classifier)``, or a classifier / torch module
         with ``space=``.
-    Tmax
+    *args
+        ``Tmax`` given positionally (the old signature): still works for one release,
+        with a :class:`FutureWarning`.
+    Tmax : int or None, default None
         Most original features one explanation may change (keyword; ``None``: no limit,
-        i.e. every mutable feature may change). Passing it positionally still works for
-        one release, with a :class:`FutureWarning`.
-    method
-        ``"colgen"`` (column generation, default) or ``"compact"`` (the compact MIP).
-    solver
-        ``"highs"`` (default), ``"gurobi"``, ``"pyomo"``, ``"pyomo:cbc"``, ... or a Backend.
-    time_limit
+        i.e. every mutable feature may change).
+    space : FeatureSpace or None, default None
+        The fitted feature space when ``model`` is not a pipeline.
+    method : {"colgen", "compact"}, default "colgen"
+        ``"colgen"`` (column generation) or ``"compact"`` (the compact MIP).
+    solver : str or Backend, default "highs"
+        ``"highs"``, ``"gurobi"``, ``"pyomo"``, ``"pyomo:cbc"``, ... or a Backend.
+    threshold : float, default 0.5
+        Probability of the positive class from which an instance is accepted.
+    time_limit : float or None, default None
         Seconds, overall. The best solution found is returned with its lower bound
         (status ``time_limit`` unless proven optimal); it never raises for lack of time.
         Instances the limit left without any counterfactual (only when even the cheap
         greedy completion fails for them) are listed in ``result.unexplained`` with a
         :class:`~groupcf.exceptions.GroupCFWarning`.
-    allow_partial
+    progress : bool, default True
+        Show the phases' progress bars (only on a terminal).
+    allow_partial : bool, default False
         Explain what can be explained and list the instances without any counterfactual
         within ``Tmax`` in ``result.unexplained`` (otherwise: ``NoCounterfactualError``).
-    options
-        The method's options, checked against its options dataclass
+    margin : float
+        Score margin by which a counterfactual must be accepted in the MIPs (against
+        solver tolerances; enlarged when the real model disagrees).
+    **options
+        The method's options, as keywords or as ``options=`` (its options object), checked against its options dataclass
         (colgen: :class:`~groupcf.group.colgen.ColgenOptions` — ``n_solutions``, ``aux``,
         ``ip_every``, ``max_iterations``, ``pricing="seed"|"mip"``, ``seed_mode``,
         ``max_change_sets``, ``max_enumerated_sets``; compact:

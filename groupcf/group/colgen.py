@@ -91,9 +91,12 @@ IP_CAP = 0.5
 
 @dataclass(frozen=True)
 class ColgenOptions(Options):
-    """Options of ``method="colgen"``.
+    """Options of ``gcf.explain_group(..., method="colgen")`` (the default method).
 
-    Attributes
+    Passed to :func:`~groupcf.explain_group` as keywords or as this object (``options=``);
+    values are checked when the object is created.
+
+    Parameters
     ----------
     n_solutions
         Improving columns taken per exact pricing round (solutions asked of the pricing
@@ -131,6 +134,21 @@ class ColgenOptions(Options):
         (:mod:`~groupcf.group.components`): the bound becomes the sum of the components'
         rounded-up LP values and branch-and-price runs per component. ``False``: one
         branch-and-price over every type.
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown ``pricing`` or ``seed_mode``, or a count that is not a positive integer.
+
+    Examples
+    --------
+    >>> opts = gcf.ColgenOptions(pricing="mip", components=False)
+    >>> opts.pricing, opts.n_solutions
+    ('mip', 10)
+    >>> gcf.ColgenOptions(pricing="lp")
+    Traceback (most recent call last):
+    ...
+    groupcf.exceptions.InvalidInputError: pricing must be 'auto', 'seed' or 'mip', got 'lp'
     """
 
     n_solutions: int = 10

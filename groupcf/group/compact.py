@@ -26,7 +26,21 @@ MAX_MARGIN_RETRIES = 3
 
 @dataclass(frozen=True)
 class CompactOptions(Options):
-    """Options of ``method="compact"`` (none yet: the MIP is sized by the initial cover)."""
+    """Options of ``gcf.explain_group(..., method="compact")``.
+
+    None yet: the compact MIP is sized by the initial cover. The class exists so that every
+    method has one options object (``options=``) and an unknown option is named.
+
+    Raises
+    ------
+    InvalidInputError
+        From :meth:`~groupcf.options.Options.from_kwargs`, for any option given.
+
+    Examples
+    --------
+    >>> gcf.CompactOptions().to_dict()
+    {}
+    """
 
 
 def compact_mip(problem: GroupProblem, solver="highs", time_limit: float | None = None,

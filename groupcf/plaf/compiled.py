@@ -15,24 +15,106 @@ from .program import Constraints
 
 # ====================================================================== compiled form
 class FeatureTable(Protocol):
-    """What PLAF needs to know about the features to compile against them (implemented
-    by GeCo's active domain): names, kinds, and per feature the sorted *keys* of the
-    domain values (the number for numeric features, the category index otherwise),
-    their counts, and ``key_of(l, value)``."""
+    """What PLAF needs to know about the features to compile against them.
+
+    A protocol, implemented by GeCo's active domain
+    (:class:`~groupcf.single.geco.ActiveDomain`): names, kinds, and per feature the sorted
+    *keys* of the domain values (the number for numeric features, the category index
+    otherwise), their counts, and ``key_of(l, value)``.
+
+    Attributes
+    ----------
+    names : list of str
+        The features.
+    kinds : list of str
+        Their kinds (``"numeric"``, ``"categorical"``, ``"ordinal"``, ``"binary"``).
+    keys : list of numpy.ndarray
+        Per feature, the sorted keys of its domain values.
+    counts : list of numpy.ndarray
+        Per feature, how often each value occurs in the data.
+
+    Examples
+    --------
+    >>> from groupcf.single.geco import ActiveDomain
+    >>> p = gcf.plaf
+    >>> dom = ActiveDomain(pd.DataFrame({"age": [20, 30, 40, 50], "hours": [20, 40, 40, 60]}))
+    >>> dom.names, dom.keys[1], dom.counts[1], dom.key_of(dom.index("hours"), 40)
+    (['age', 'hours'], array([20., 40., 60.]), array([1, 2, 1]), 40.0)
+    """
 
     names: list[str]
     kinds: list[str]
     keys: list[np.ndarray]
     counts: list[np.ndarray]
 
-    def index(self, name: str) -> int: ...   # pragma: no cover - protocol
-    def key_of(self, l: int, value) -> float: ...   # pragma: no cover - protocol
+    def index(self, name: str) -> int:  # pragma: no cover - protocol
+        """The position of feature ``name``.
+
+        Parameters
+        ----------
+        name : str
+            A feature.
+
+        Returns
+        -------
+        int
+            Its index in :attr:`names`.
+
+        Raises
+        ------
+        KeyError
+            An unknown feature.
+        """
+        ...
+
+    def key_of(self, l: int, value) -> float:  # pragma: no cover - protocol
+        """The key of a raw ``value`` of feature ``l``.
+
+        Parameters
+        ----------
+        l : int
+            The feature's index.
+        value : object
+            A raw value.
+
+        Returns
+        -------
+        float
+            The number (numeric features) or the category's index.
+
+        Raises
+        ------
+        KeyError, ValueError, TypeError
+            A value the feature does not have.
+        """
+        ...
 
 
 class Candidates:
-    """Candidates in Δ-representation, as PLAF sees them: ``M[i, l]`` says whether
-    candidate ``i`` changes feature ``l``, ``V[i, l]`` is then the index of its new value
-    in the feature's domain (``-1`` when unchanged). ``xkeys[l]`` is the instance's key."""
+    """Candidates in Δ-representation, as PLAF sees them.
+
+    Parameters
+    ----------
+    M : numpy.ndarray
+        ``M[i, l]``: whether candidate ``i`` changes feature ``l`` (bool).
+    V : numpy.ndarray
+        ``V[i, l]``: then the index of its new value in the feature's domain (``-1`` when
+        unchanged).
+    keys : list of numpy.ndarray
+        The feature table's ``keys``.
+    xkeys : numpy.ndarray
+        ``xkeys[l]``: the instance's key of feature ``l``.
+
+    Examples
+    --------
+    >>> from groupcf.single.geco import ActiveDomain
+    >>> p = gcf.plaf
+    >>> dom = ActiveDomain(pd.DataFrame({"age": [20, 30, 40, 50], "hours": [20, 40, 40, 60]}))
+    >>> cand = p.Candidates(np.array([[True, False], [False, True]]), np.array([[0, -1], [-1, 2]]),
+    ...                     dom.keys, np.array([30.0, 40.0]))
+    >>> len(cand), cand.cf(0), cand.cf(1)         # age 30 -> 20; hours 40 -> 60
+    (2, array([20., 30.]), array([40., 60.]))
+    """
 
     __slots__ = ("M", "V", "keys", "xkeys")
 
@@ -40,6 +122,18 @@ class Candidates:
         self.M, self.V, self.keys, self.xkeys = M, V, keys, xkeys
 
     def cf(self, l: int) -> np.ndarray:
+        """Every candidate's key of feature ``l`` (the instance's where unchanged).
+
+        Parameters
+        ----------
+        l : int
+            The feature's index.
+
+        Returns
+        -------
+        numpy.ndarray
+            One key per candidate.
+        """
         return np.where(self.M[:, l], self.keys[l][self.V[:, l]], self.xkeys[l])
 
     def __len__(self):
@@ -70,7 +164,35 @@ class _Clause:
 
 class BoundConstraints:
     """A :class:`Constraints` compiled against a feature table; works on
-    :class:`Candidates` in bulk (numpy)."""
+    :class:`Candidates` in bulk (numpy).
+
+    GeCo's search uses it to repair (:meth:`cascade`) and check (:meth:`check`) every
+    candidate.
+
+    Parameters
+    ----------
+    constraints : Constraints
+        The program.
+    table : FeatureTable
+        The features (GeCo's active domain).
+
+    Raises
+    ------
+    PLAFError
+        A feature the table lacks, a constant that is not a value of its feature, or an
+        order comparison on an unordered categorical.
+
+    Examples
+    --------
+    >>> from groupcf.single.geco import ActiveDomain
+    >>> p = gcf.plaf
+    >>> dom = ActiveDomain(pd.DataFrame({"age": [20, 30, 40, 50], "hours": [20, 40, 40, 60]}))
+    >>> bound = p.BoundConstraints(p.Constraints([p.increasing("age"), p.cf("hours") <= 40]), dom)
+    >>> cand = p.Candidates(np.array([[True, False], [False, True], [True, False]]),
+    ...                     np.array([[0, -1], [-1, 2], [3, -1]]), dom.keys, np.array([30.0, 40.0]))
+    >>> bound.check(cand)          # age 30 -> 20 decreases; hours 40 -> 60 exceeds 40; age -> 50 holds
+    array([False, False,  True])
+    """
 
     def __init__(self, constraints: Constraints, table):
         self.constraints = constraints
@@ -189,8 +311,20 @@ class BoundConstraints:
         return _OPS[cl.op](value, _rhs(cl, ctx))
 
     def allowed(self, xkeys) -> list[np.ndarray | None]:
-        """Per feature, the domain values every candidate may take at this instance
-        (from unconditional x-only constraints: fixed, increasing, bounds, ...), or None."""
+        """Per feature, the domain values every candidate may take at this instance.
+
+        From unconditional x-only constraints: fixed, increasing, bounds, ...
+
+        Parameters
+        ----------
+        xkeys : numpy.ndarray
+            The instance's key per feature.
+
+        Returns
+        -------
+        list
+            Per feature, a bool mask over its domain values, or ``None`` (no restriction).
+        """
         ctx = _XOnly(xkeys)
         out: list[np.ndarray | None] = [None] * len(self.table.names)
         for cl in self.clauses:
@@ -203,7 +337,15 @@ class BoundConstraints:
         return out
 
     def cascade(self, cand: Candidates, allowed) -> None:
-        """Repair ``cand`` in place, clause by clause in dependency order (module doc)."""
+        """Repair ``cand`` in place, clause by clause in dependency order (see :mod:`groupcf.plaf`).
+
+        Parameters
+        ----------
+        cand : Candidates
+            The candidates (changed in place).
+        allowed : list
+            What :meth:`allowed` returned for the instance.
+        """
         for cl in self.clauses:
             if len(cand) == 0:
                 return
@@ -217,7 +359,18 @@ class BoundConstraints:
                 self._repair(cl, cand, bad, allowed[cl.target])
 
     def check(self, cand: Candidates) -> np.ndarray:
-        """Whether each candidate satisfies every rule."""
+        """Whether each candidate satisfies every rule.
+
+        Parameters
+        ----------
+        cand : Candidates
+            The candidates.
+
+        Returns
+        -------
+        numpy.ndarray
+            One bool per candidate.
+        """
         ok = np.ones(len(cand), dtype=bool)
         for cl in self.clauses:
             holds = np.asarray(self._holds(cl, cand, cand.cf(cl.target)), dtype=bool)

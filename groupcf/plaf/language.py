@@ -38,7 +38,22 @@ def _bool_error(self):
 
 
 class Expr:
-    """A value in a PLAF constraint: a feature reference, a constant, or arithmetic."""
+    """A value in a PLAF constraint: a feature reference, a constant, or arithmetic.
+
+    Made by :func:`cf` and :func:`x`; ``+ - *`` give expressions, comparisons
+    (``== != < <= > >=``) and :meth:`isin` / :meth:`notin` give conditions (:class:`Cond`).
+    An expression has no truth value (``and`` / ``or`` / ``if`` raise :class:`PLAFError`).
+
+    Examples
+    --------
+    >>> p = gcf.plaf
+    >>> p.x("age") + 4
+    (x('age') + 4)
+    >>> p.cf("age") >= p.x("age") + 4
+    cf('age') >= (x('age') + 4)
+    >>> p.cf("job").isin(["clerk", "manager"])
+    cf('job').isin(['clerk', 'manager'])
+    """
 
     __hash__ = object.__hash__          # keep identity hashing despite __eq__ overloading
     __bool__ = _bool_error
@@ -61,15 +76,43 @@ class Expr:
     def __neg__(self): return Arith("*", Const(-1), self)              # noqa: E704
 
     def isin(self, values: Iterable) -> InSet:
-        """Condition: the value is one of ``values`` (raw values)."""
+        """Condition: the value is one of ``values``.
+
+        Parameters
+        ----------
+        values : iterable
+            Raw values.
+
+        Returns
+        -------
+        Cond
+            The condition.
+        """
         return InSet(self, tuple(values), negate=False)
 
     def notin(self, values: Iterable) -> InSet:
-        """Condition: the value is none of ``values`` (raw values)."""
+        """Condition: the value is none of ``values``.
+
+        Parameters
+        ----------
+        values : iterable
+            Raw values.
+
+        Returns
+        -------
+        Cond
+            The condition.
+        """
         return InSet(self, tuple(values), negate=True)
 
     def refs(self) -> set[tuple[str, str]]:
-        """``{(side, feature)}`` read by this expression (side ``"cf"`` or ``"x"``)."""
+        """``{(side, feature)}`` read by this expression.
+
+        Returns
+        -------
+        set of tuple
+            ``(side, feature)`` pairs, side ``"cf"`` or ``"x"``.
+        """
         return set()
 
 
@@ -121,12 +164,55 @@ def _wrap(v) -> Expr:
 
 
 def cf(name: str) -> Ref:
-    """The counterfactual's value of feature ``name`` (GeCo's ``x_cf.name``)."""
+    """The counterfactual's value of feature ``name`` (GeCo's ``x_cf.name``).
+
+    Parameters
+    ----------
+    name : str
+        A feature (raw column) name.
+
+    Returns
+    -------
+    Expr
+        A reference to the counterfactual's value.
+
+    Raises
+    ------
+    PLAFError
+        ``name`` is not a non-empty string.
+
+    Examples
+    --------
+    >>> gcf.plaf.cf("hours_per_week") <= 60
+    cf('hours_per_week') <= 60
+    """
     return Ref("cf", _name(name))
 
 
 def x(name: str) -> Ref:
-    """The explained instance's value of feature ``name`` (GeCo's ``x.name``)."""
+    """The explained instance's value of feature ``name`` (GeCo's ``x.name``).
+
+    Parameters
+    ----------
+    name : str
+        A feature (raw column) name.
+
+    Returns
+    -------
+    Expr
+        A reference to the instance's value.
+
+    Raises
+    ------
+    PLAFError
+        ``name`` is not a non-empty string.
+
+    Examples
+    --------
+    >>> p = gcf.plaf
+    >>> p.cf("age") >= p.x("age")
+    cf('age') >= x('age')
+    """
     return Ref("x", _name(name))
 
 
@@ -138,7 +224,21 @@ def _name(name) -> str:
 
 # ====================================================================== conditions
 class Cond:
-    """A boolean condition over ``cf`` / ``x`` values."""
+    """A boolean condition over ``cf`` / ``x`` values.
+
+    Made by comparing expressions (:class:`Expr`); combine conditions with ``&``, ``|``
+    and ``~`` (not ``and`` / ``or`` / ``not``: a condition has no truth value).
+
+    Examples
+    --------
+    >>> p = gcf.plaf
+    >>> (p.cf("age") > p.x("age")) & ~p.cf("job").isin(["clerk"])
+    (cf('age') > x('age') & ~cf('job').isin(['clerk']))
+    >>> bool(p.cf("age") > 3)
+    Traceback (most recent call last):
+    ...
+    groupcf.plaf.language.PLAFError: the PLAF expression cf('age') > 3 has no truth value: ...
+    """
 
     __bool__ = _bool_error
 
@@ -147,6 +247,18 @@ class Cond:
     def __invert__(self): return Not(self)                       # noqa: E704
 
     def refs(self) -> set[tuple[str, str]]:
+        """``{(side, feature)}`` read by this condition.
+
+        Returns
+        -------
+        set of tuple
+            ``(side, feature)`` pairs, side ``"cf"`` or ``"x"``.
+
+        Raises
+        ------
+        NotImplementedError
+            Every kind of condition implements it.
+        """
         raise NotImplementedError
 
 
@@ -237,7 +349,30 @@ class _Then:
 
 
 def If(*conditions: Cond) -> _If:  # noqa: N802 - PLAF keyword
-    """The IF part of a rule; several conditions must all hold."""
+    """The IF part of a rule; several conditions must all hold.
+
+    Parameters
+    ----------
+    *conditions : Cond
+        At least one condition.
+
+    Returns
+    -------
+    object
+        The IF part, for :func:`rule`.
+
+    Raises
+    ------
+    PLAFError
+        No condition, or an argument that is not a condition.
+
+    Examples
+    --------
+    >>> p = gcf.plaf
+    >>> p.rule(p.If(p.cf("education") > p.x("education"), p.cf("age") < 60),
+    ...        p.Then(p.cf("age") >= p.x("age") + 4))
+    IF (cf('education') > x('education') & cf('age') < 60) THEN cf('age') >= (x('age') + 4)
+    """
     if not conditions:
         raise PLAFError("If() needs at least one condition")
     conds = tuple(_cond(c) for c in conditions)
@@ -245,7 +380,30 @@ def If(*conditions: Cond) -> _If:  # noqa: N802 - PLAF keyword
 
 
 def Then(*consequences: Cond) -> _Then:  # noqa: N802 - PLAF keyword
-    """The THEN part of a rule: one or more ``cf(F) op expression`` constraints."""
+    """The THEN part of a rule: one or more ``cf(F) op expression`` constraints.
+
+    Parameters
+    ----------
+    *consequences : Cond
+        Each constrains one counterfactual feature, its *target*: ``cf(F) op expression``
+        or ``cf(F).isin([...])``.
+
+    Returns
+    -------
+    object
+        The THEN part, for :func:`rule`.
+
+    Raises
+    ------
+    PLAFError
+        No consequence, or one that does not constrain a ``cf(F)``.
+
+    Examples
+    --------
+    >>> p = gcf.plaf
+    >>> p.rule(p.If(p.cf("education") > p.x("education")), p.Then(p.cf("age") >= p.x("age") + 4)).targets
+    ['age']
+    """
     if not consequences:
         raise PLAFError("Then() needs at least one consequence")
     return _Then(tuple(_consequence(c) for c in consequences))
@@ -254,7 +412,28 @@ def Then(*consequences: Cond) -> _Then:  # noqa: N802 - PLAF keyword
 @dataclass(frozen=True, eq=False)
 class Consequence:
     """``cf(target) op rhs`` (``op`` in ``== != < <= > >=``), or ``cf(target)`` in / not
-    in ``values``."""
+    in ``values``.
+
+    Made by :func:`Then` and :func:`rule` from a condition on ``cf(target)``.
+
+    Parameters
+    ----------
+    target : str
+        The counterfactual feature constrained.
+    op : str
+        ``"=="``, ``"!="``, ``"<"``, ``"<="``, ``">"``, ``">="``, ``"isin"`` or ``"notin"``.
+    rhs : Expr or None, default None
+        The right-hand side of a comparison.
+    values : tuple or None, default None
+        The values of ``isin`` / ``notin``.
+
+    Examples
+    --------
+    >>> p = gcf.plaf
+    >>> c = p.rule(p.x("age") + 4 <= p.cf("age")).consequences[0]   # flipped onto its target
+    >>> c.target, c.op, c
+    ('age', '>=', cf('age') >= (x('age') + 4))
+    """
 
     target: str
     op: str
@@ -270,6 +449,13 @@ class Consequence:
         return Compare(self.op, cf(self.target), self.rhs)
 
     def refs(self) -> set[tuple[str, str]]:
+        """``{(side, feature)}`` read by this consequence.
+
+        Returns
+        -------
+        set of tuple
+            ``(side, feature)`` pairs, side ``"cf"`` or ``"x"``.
+        """
         return self.cond.refs()
 
     def __repr__(self):
@@ -297,7 +483,33 @@ def _consequence(c) -> Consequence:
 
 @dataclass(frozen=True, eq=False)
 class Rule:
-    """``IF condition THEN consequences`` (``condition`` None: always)."""
+    """``IF condition THEN consequences`` (``condition`` None: always).
+
+    Made by :func:`rule`, :func:`fixed`, :func:`increasing`, :func:`decreasing`.
+
+    Parameters
+    ----------
+    condition : Cond or None
+        The IF part (``None``: the rule always applies).
+    consequences : tuple of Consequence
+        The THEN part.
+    label : str or None, default None
+        A name shown instead of the rule (``fixed('race')``).
+
+    Attributes
+    ----------
+    targets : list of str
+        The counterfactual features the consequences constrain.
+
+    Examples
+    --------
+    >>> p = gcf.plaf
+    >>> r = p.rule(p.If(p.cf("education") > p.x("education")), p.Then(p.cf("age") >= p.x("age") + 4))
+    >>> r
+    IF cf('education') > x('education') THEN cf('age') >= (x('age') + 4)
+    >>> r.targets, r.reads()
+    (['age'], {'education'})
+    """
 
     condition: Cond | None
     consequences: tuple
@@ -308,7 +520,13 @@ class Rule:
         return [c.target for c in self.consequences]
 
     def reads(self) -> set[str]:
-        """Counterfactual features the rule reads (condition and right-hand sides)."""
+        """Counterfactual features the rule reads (condition and right-hand sides).
+
+        Returns
+        -------
+        set of str
+            The features.
+        """
         names = {n for s, n in (self.condition.refs() if self.condition is not None else ()) if s == "cf"}
         for c in self.consequences:
             if c.rhs is not None:
@@ -316,6 +534,13 @@ class Rule:
         return names
 
     def features(self) -> set[str]:
+        """Every feature the rule names, on either side.
+
+        Returns
+        -------
+        set of str
+            The features.
+        """
         out = {n for _, n in (self.condition.refs() if self.condition is not None else ())}
         for c in self.consequences:
             out |= {n for _, n in c.refs()}
@@ -330,7 +555,20 @@ class Rule:
 
 @dataclass(frozen=True, eq=False)
 class Group:
-    """Features changed jointly: GeCo samples them as one tuple of values from the data."""
+    """Features changed jointly: GeCo samples them as one tuple of values from the data.
+
+    Made by :func:`group`.
+
+    Parameters
+    ----------
+    features : tuple of str
+        The features.
+
+    Examples
+    --------
+    >>> gcf.plaf.group("city", "zip").features
+    ('city', 'zip')
+    """
 
     features: tuple
 
@@ -339,7 +577,34 @@ class Group:
 
 
 def rule(*parts) -> Rule:
-    """``rule(If(cond), Then(c, ...))``, ``rule(Then(c, ...))`` or ``rule(c, ...)``."""
+    """``rule(If(cond), Then(c, ...))``, ``rule(Then(c, ...))`` or ``rule(c, ...)``.
+
+    Parameters
+    ----------
+    *parts
+        At most one :func:`If`, then :func:`Then` parts and/or bare consequences
+        (``cf(F) op expression``).
+
+    Returns
+    -------
+    Rule
+        The rule (no IF part: it always applies).
+
+    Raises
+    ------
+    PLAFError
+        Two IF parts, no consequence, or a consequence that does not constrain a
+        ``cf(F)``.
+
+    Examples
+    --------
+    >>> p = gcf.plaf
+    >>> p.rule(p.If(p.cf("marital_status") != p.x("marital_status")),
+    ...        p.Then(p.cf("relationship").isin(["Husband", "Wife", "Unmarried"])))
+    IF cf('marital_status') != x('marital_status') THEN cf('relationship').isin(['Husband', 'Wife', 'Unmarried'])
+    >>> p.rule(p.cf("hours") <= 60)
+    cf('hours') <= 60
+    """
     cond = None
     cons: list[Consequence] = []
     for part in parts:
@@ -357,7 +622,28 @@ def rule(*parts) -> Rule:
 
 
 def group(*names: str) -> Group:
-    """Features changed jointly (values sampled as a tuple from the data)."""
+    """Features changed jointly (values sampled as a tuple from the data).
+
+    Parameters
+    ----------
+    *names : str
+        At least one feature, each once.
+
+    Returns
+    -------
+    Group
+        The group.
+
+    Raises
+    ------
+    PLAFError
+        No feature, or a feature named twice.
+
+    Examples
+    --------
+    >>> gcf.plaf.group("education", "occupation")
+    group('education', 'occupation')
+    """
     if len(names) < 1:
         raise PLAFError("group() needs at least one feature")
     names = tuple(_name(n) for n in names)
@@ -367,17 +653,81 @@ def group(*names: str) -> Group:
 
 
 def fixed(*names: str) -> Rule:
-    """``cf(F) == x(F)`` for every named feature (immutable)."""
+    """``cf(F) == x(F)`` for every named feature (immutable).
+
+    Parameters
+    ----------
+    *names : str
+        At least one feature.
+
+    Returns
+    -------
+    Rule
+        One unconditional rule with a consequence per feature.
+
+    Raises
+    ------
+    PLAFError
+        No feature.
+
+    Examples
+    --------
+    >>> r = gcf.plaf.fixed("race", "sex")
+    >>> r, r.targets
+    (fixed('race', 'sex'), ['race', 'sex'])
+    """
     return _per_feature("fixed", "==", names)
 
 
 def increasing(*names: str) -> Rule:
-    """``cf(F) >= x(F)`` for every named feature (may only increase)."""
+    """``cf(F) >= x(F)`` for every named feature (may only increase).
+
+    Parameters
+    ----------
+    *names : str
+        At least one feature (ordered: numeric, binary or ordinal).
+
+    Returns
+    -------
+    Rule
+        One unconditional rule with a consequence per feature.
+
+    Raises
+    ------
+    PLAFError
+        No feature.
+
+    Examples
+    --------
+    >>> gcf.plaf.increasing("age").consequences
+    (cf('age') >= x('age'),)
+    """
     return _per_feature("increasing", ">=", names)
 
 
 def decreasing(*names: str) -> Rule:
-    """``cf(F) <= x(F)`` for every named feature (may only decrease)."""
+    """``cf(F) <= x(F)`` for every named feature (may only decrease).
+
+    Parameters
+    ----------
+    *names : str
+        At least one feature (ordered: numeric, binary or ordinal).
+
+    Returns
+    -------
+    Rule
+        One unconditional rule with a consequence per feature.
+
+    Raises
+    ------
+    PLAFError
+        No feature.
+
+    Examples
+    --------
+    >>> gcf.plaf.decreasing("debt").consequences
+    (cf('debt') <= x('debt'),)
+    """
     return _per_feature("decreasing", "<=", names)
 
 

@@ -35,12 +35,47 @@ from .language import (
 class Constraints:
     """A validated PLAF program: groups and rules, with acyclic dependencies.
 
-    Built from a list mixing :func:`group`, :func:`rule`, :func:`fixed`, ... and bare
-    consequences (``cf("age") <= 70``); nested lists are flattened. Raises
-    :class:`PLAFCycleError` when the rules' dependencies are cyclic.
+    Parameters
+    ----------
+    items : iterable, default ()
+        A list mixing :func:`group`, :func:`rule`, :func:`fixed`, ... and bare
+        consequences (``cf("age") <= 70``); nested lists are flattened.
 
-    Attributes: ``groups`` (list of :class:`Group`), ``rules`` (list of :class:`Rule`),
-    ``order`` (features in dependency order: every rule's target after what it reads).
+    Attributes
+    ----------
+    groups : list of Group
+        The groups.
+    rules : list of Rule
+        The rules.
+    order : list of str
+        Features in dependency order: every rule's target after what it reads.
+
+    Raises
+    ------
+    PLAFCycleError
+        The rules' dependencies are cyclic (the message names the cycle).
+    PLAFError
+        An item that is not a PLAF constraint, an ``If`` / ``Then`` outside ``rule``, or a
+        feature in two groups.
+
+    Examples
+    --------
+    >>> p = gcf.plaf
+    >>> prog = p.Constraints([p.group("education", "occupation"), p.fixed("race"),
+    ...                       p.rule(p.If(p.cf("education") > p.x("education")),
+    ...                              p.Then(p.cf("age") >= p.x("age") + 4))])
+    >>> prog.order
+    ['education', 'age', 'race']
+    >>> x = pd.Series({"education": 1, "age": 30, "race": "a", "occupation": "clerk"})
+    >>> rows = pd.DataFrame({"education": [2, 2], "age": [34, 31], "race": ["a", "a"],
+    ...                      "occupation": ["clerk", "clerk"]})
+    >>> prog.check_rows(x, rows)        # the second row is too young for more education
+    array([ True, False])
+    >>> p.Constraints([p.rule(p.If(p.cf("a") > 1), p.Then(p.cf("b") > 1)),
+    ...                p.rule(p.If(p.cf("b") > 1), p.Then(p.cf("a") > 1))])
+    Traceback (most recent call last):
+    ...
+    groupcf.plaf.language.PLAFCycleError: ...
     """
 
     def __init__(self, items: Iterable = ()):
@@ -68,7 +103,18 @@ class Constraints:
 
     @classmethod
     def of(cls, constraints) -> Constraints:
-        """``constraints`` as a :class:`Constraints` (None -> empty)."""
+        """``constraints`` as a :class:`Constraints`.
+
+        Parameters
+        ----------
+        constraints : Constraints, list, Rule, Group, Cond or None
+            A program, a list of PLAF items, one item, or ``None`` (empty).
+
+        Returns
+        -------
+        Constraints
+            The program.
+        """
         if isinstance(constraints, Constraints):
             return constraints
         if constraints is None:
@@ -93,14 +139,26 @@ class Constraints:
 
     @property
     def features(self) -> set[str]:
-        """Every feature named by a group or a rule."""
+        """Every feature named by a group or a rule.
+
+        Returns
+        -------
+        set of str
+            The features.
+        """
         out = {f for g in self.groups for f in g.features}
         for r in self.rules:
             out |= r.features()
         return out
 
     def dependencies(self) -> dict[str, set[str]]:
-        """``{target: {features it reads}}`` (a rule reading its own target excluded)."""
+        """``{target: {features it reads}}`` (a rule reading its own target excluded).
+
+        Returns
+        -------
+        dict
+            Target feature -> the counterfactual features its rules read.
+        """
         deps: dict[str, set[str]] = {}
         for r in self.rules:
             reads = r.reads()
@@ -145,10 +203,28 @@ class Constraints:
 
     # ------------------------------------------------------------------ raw re-check
     def check_rows(self, instance: pd.Series, rows: pd.DataFrame) -> np.ndarray:
-        """Whether each raw counterfactual row satisfies every rule, evaluated directly on
-        raw values (independent of the compiled, vectorised form GeCo uses). Ordered
-        categoricals compare by the category order of ``rows``' dtypes (an order comparison
-        on a non-numeric column without a Categorical dtype raises :class:`PLAFError`)."""
+        """Whether each raw counterfactual row satisfies every rule, on raw values.
+
+        Independent of the compiled, vectorised form GeCo uses. Ordered categoricals compare by
+        the category order of ``rows``' dtypes.
+
+        Parameters
+        ----------
+        instance : pandas.Series
+            The explained instance (raw values).
+        rows : pandas.DataFrame
+            Counterfactuals (raw values).
+
+        Returns
+        -------
+        numpy.ndarray
+            One bool per row.
+
+        Raises
+        ------
+        PLAFError
+            An order comparison on a non-numeric column without a Categorical dtype.
+        """
         out = np.ones(len(rows), dtype=bool)
         for i in range(len(rows)):
             row = rows.iloc[i]

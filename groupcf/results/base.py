@@ -41,15 +41,37 @@ RESULT_API = ("status", "is_optimal", "lower_bound", "solve_time", "summary", "_
 class ValidationReport:
     """What :meth:`ResultBase.validate` checked and what failed.
 
-    Attributes
+    Truthy when nothing failed, so ``assert res.validate(raise_on_error=False)`` works.
+
+    Parameters
     ----------
-    checked
+    checked : list of str
         The checks run, in words (``"every counterfactual is accepted by the model"``, ...).
-    failures
+    failures : list of str
         One line per failure, naming the item (counterfactual, instance, action) and the
         rule it breaks; empty when everything holds.
-    n_items
+    n_items : int, default 0
         How many items (counterfactuals, people, explanations) were re-checked.
+
+    Attributes
+    ----------
+    ok : bool
+        True when nothing failed.
+
+    Examples
+    --------
+    >>> from groupcf.results.base import ValidationReport
+    >>> rep = ValidationReport(["accepted by the model"], ["counterfactual 1: p = 0.31 < 0.5"], n_items=2)
+    >>> rep.ok, bool(rep)
+    (False, False)
+    >>> print(rep.summary())
+    validation FAILED: 1 failure(s) over 2 item(s)
+      checked: accepted by the model
+      failed: counterfactual 1: p = 0.31 < 0.5
+    >>> rep.raise_if_failed()
+    Traceback (most recent call last):
+    ...
+    groupcf.exceptions.ValidationError: counterfactual 1: p = 0.31 < 0.5
     """
 
     checked: list[str] = field(default_factory=list)
@@ -65,7 +87,13 @@ class ValidationReport:
         return self.ok
 
     def summary(self) -> str:
-        """Readable text: verdict, the checks, then the failures."""
+        """Readable text: verdict, the checks, then the failures (the first 50).
+
+        Returns
+        -------
+        str
+            One line per check and per failure.
+        """
         head = (f"validation passed: {self.n_items} item(s), {len(self.checked)} check(s)" if self.ok else
                 f"validation FAILED: {len(self.failures)} failure(s) over {self.n_items} item(s)")
         lines = [head] + [f"  checked: {c}" for c in self.checked]
@@ -82,8 +110,18 @@ class ValidationReport:
         return html_pre(self.summary())
 
     def raise_if_failed(self) -> ValidationReport:
-        """Raise :class:`~groupcf.exceptions.ValidationError` (with this report as
-        ``.report``) when something failed; return ``self`` otherwise."""
+        """Raise when something failed; return ``self`` otherwise.
+
+        Returns
+        -------
+        ValidationReport
+            ``self``, when nothing failed.
+
+        Raises
+        ------
+        ValidationError
+            Something failed (with this report as ``.report``).
+        """
         if self.failures:
             msg = "; ".join(self.failures[:20]) + (" ..." if len(self.failures) > 20 else "")
             raise ValidationError(msg, report=self)
@@ -92,10 +130,31 @@ class ValidationReport:
 
 class Stats(dict):  # type: ignore[type-arg]  # name -> number / short list / text
     """Statistics of a search: name -> number (or a short list / string for settings
-    such as distance weights). A ``dict`` so existing code keeps working; ``as_dict()``
-    gives a JSON-friendly plain dict."""
+    such as distance weights).
+
+    A ``dict`` so existing code keeps working; ``as_dict()`` gives a JSON-friendly plain
+    dict.
+
+    Built like a :class:`dict`.
+
+    Examples
+    --------
+    >>> from groupcf.results.base import Stats
+    >>> st = Stats(iterations=np.int64(3), time_master=0.25)
+    >>> st["time_master"]
+    0.25
+    >>> st.as_dict()           # plain Python values, ready for JSON
+    {'iterations': 3, 'time_master': 0.25}
+    """
 
     def as_dict(self) -> dict[str, Any]:
+        """A JSON-friendly plain dict (numpy scalars as Python numbers).
+
+        Returns
+        -------
+        dict
+            Name -> plain value.
+        """
         return {str(k): plain(v) for k, v in self.items()}
 
     def __repr__(self) -> str:
@@ -109,7 +168,18 @@ class ResultBase:
     ``lower_bound``, ``solve_time`` and ``stats``, and implement ``summary``, ``to_dict``,
     ``from_dict``, ``to_frame``, ``plot`` and ``_validation(model) ->
     ValidationReport``. ``status`` and ``stats`` are normalised here, whatever was
-    passed (strings and dicts, e.g. from ``from_dict``)."""
+    passed (strings and dicts, e.g. from ``from_dict``).
+
+    Examples
+    --------
+    >>> from groupcf.results.base import RESULT_API, ResultBase
+    >>> all(issubclass(c, ResultBase) for c in (gcf.Explanation, gcf.GroupExplanation,
+    ...     gcf.SequenceExplanation, gcf.ExplanationSet, gcf.GroupExplanationSet, gcf.GlobalExplanation))
+    True
+    >>> all(hasattr(gcf.GroupExplanation, name) for name in RESULT_API if name not in
+    ...     ("status", "is_optimal", "lower_bound", "solve_time"))
+    True
+    """
 
     #: the result's kind in ``to_dict()['kind']`` (checked by ``from_dict``)
     kind: ClassVar[str] = "result"
@@ -123,13 +193,31 @@ class ResultBase:
 
     @classmethod
     def check_kind(cls, d: dict[str, Any]) -> None:
-        """Raise ``ValueError`` when ``d`` (a ``to_dict()``) is another kind of result."""
+        """Raise ``ValueError`` when ``d`` (a ``to_dict()``) is another kind of result.
+
+        Parameters
+        ----------
+        d : dict
+            A ``to_dict()`` output.
+
+        Raises
+        ------
+        ValueError
+            ``d["kind"]`` is not this class's :attr:`kind`.
+        """
         kind = d.get("kind", cls.kind)
         if kind != cls.kind:
             raise ValueError(f"{cls.__name__}.from_dict got a {kind!r} result; expected {cls.kind!r}")
 
     # -------------------------------------------------------------- display
     def summary(self) -> str:  # pragma: no cover - every subclass implements it
+        """Readable text: what was found and what was proven.
+
+        Returns
+        -------
+        str
+            The summary (every subclass implements it).
+        """
         raise NotImplementedError
 
     def _repr_html_(self) -> str:
@@ -138,35 +226,113 @@ class ResultBase:
 
     # -------------------------------------------------------------- export
     def to_dict(self) -> dict[str, Any]:  # pragma: no cover - every subclass implements it
+        """JSON-serialisable dict (without the model).
+
+        Returns
+        -------
+        dict
+            Plain JSON-serialisable values (``kind`` names the result class).
+        """
         raise NotImplementedError
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Any:  # pragma: no cover - every subclass implements it
+        """Rebuild the result from :meth:`to_dict`'s output (without the model).
+
+        Parameters
+        ----------
+        d : dict
+            A ``to_dict()`` output.
+
+        Returns
+        -------
+        ResultBase
+            The result; :meth:`validate` then needs ``model=``.
+
+        Raises
+        ------
+        ValueError
+            ``d`` is another kind of result.
+        """
         raise NotImplementedError
 
     def to_json(self, **kwargs: Any) -> str:
-        """``to_dict()`` as JSON text (``kwargs`` go to :func:`json.dumps`, e.g. ``indent``)."""
+        """``to_dict()`` as JSON text.
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`json.dumps` (e.g. ``indent``).
+
+        Returns
+        -------
+        str
+            The JSON text.
+        """
         return json.dumps(self.to_dict(), **kwargs)
 
     @classmethod
     def from_json(cls, text: str) -> Any:
-        """Rebuild the result from :meth:`to_json`'s output (without the model)."""
+        """Rebuild the result from :meth:`to_json`'s output (without the model).
+
+        Parameters
+        ----------
+        text : str
+            A ``to_json()`` output.
+
+        Returns
+        -------
+        ResultBase
+            The result, of the class ``from_json`` is called on.
+        """
         return cls.from_dict(json.loads(text))
 
     def to_frame(self) -> pd.DataFrame:  # pragma: no cover - every subclass implements it
+        """The result as a table (every subclass implements it).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per counterfactual, person or subgroup.
+        """
         raise NotImplementedError
 
     def plot(self, ax: Any = None) -> Any:  # pragma: no cover - every subclass implements it
+        """The result's main figure (every subclass implements it).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes or None, default None
+            Where to draw (``None``: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         raise NotImplementedError
 
     # -------------------------------------------------------------- checks
     def validate(self, model: Any = None, raise_on_error: bool = True) -> ValidationReport:
-        """Re-check every claim of the result with the real model (``model``: the one the
-        result was computed with when omitted) and the actionability rules.
+        """Re-check every claim of the result with the real model and the actionability rules.
 
-        Returns a :class:`ValidationReport` (what was checked, what failed). When something
-        failed and ``raise_on_error`` (default), raises
-        :class:`~groupcf.exceptions.ValidationError` carrying the report as ``.report``.
+        Parameters
+        ----------
+        model : object or None, default None
+            The model to re-check with (``None``: the one the result was computed with).
+        raise_on_error : bool, default True
+            Raise :class:`~groupcf.exceptions.ValidationError` (carrying the report as
+            ``.report``) when a check fails.
+
+        Returns
+        -------
+        ValidationReport
+            What was checked and what failed.
+
+        Raises
+        ------
+        ValidationError
+            A check failed (with ``raise_on_error``), or no model is known.
         """
         tm = getattr(self, "model", None) if model is None else model
         if tm is None:

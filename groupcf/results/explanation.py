@@ -1,6 +1,7 @@
 """Result of a single-instance counterfactual search."""
 from __future__ import annotations
 
+import inspect
 import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -33,23 +34,22 @@ def describe_changes(instance: pd.Series, cf: pd.Series, features: list[str],
 class Explanation(ResultBase):
     """Counterfactual explanation(s) of one instance.
 
-    Attributes
+    Returned by :func:`groupcf.explain` (built by the methods, not by hand); part of the
+    result family (:class:`~groupcf.results.base.ResultBase`).
+
+    Parameters
     ----------
-    instance
+    instance : pandas.Series
         The explained instance (one row of raw features).
-    counterfactuals
+    counterfactuals : pandas.DataFrame
         One row per counterfactual (index ``0..n-1``), raw feature values, best first.
         Features that a counterfactual does not change keep the instance's raw value; a
         changed binned numeric feature shows its bin (a ``pd.Interval``).
-    changes
+    changes : list of list of str
         Per counterfactual, the list of changed original features.
-    changed_features
-        ``{counterfactual id: [original features]}`` (same shape as
-        :attr:`GroupExplanation.changed_features <groupcf.results.group.GroupExplanation>`);
-        ``changed_features[0]`` is the best counterfactual's change set.
-    distances
+    distances : list of float
         Per counterfactual, its distance to the instance under the distance that
-        ``distance`` names — the one the method minimised. For MACE (and GeCo with
+        ``distance_name`` names — the one the method minimised. For MACE (and GeCo with
         ``distance=``) it is MACE's normalised mix of l0 / l1 / linf
         (:mod:`groupcf.formulations.distances`; l0 is the *fraction* of original features
         changed, ``len(changes[k])`` the count), the same value
@@ -57,31 +57,65 @@ class Explanation(ResultBase):
         own distance the label starts with ``"geco:"`` and the values are GeCo's distance,
         which is *not* comparable with MACE's: to compare methods, use
         :func:`groupcf.metrics.proximity` with the same weights for all of them.
-    probabilities
+    probabilities : numpy.ndarray
         Per counterfactual, the real model's probability of the positive class.
-    status, is_optimal
-        :class:`~groupcf.solvers.base.Status` of the (first) search; ``is_optimal`` only
-        when every returned counterfactual was proven optimal (for ``n > 1``: optimal
-        given the previous ones).
-    lower_bound
-        Proven lower bound on the best distance (the MIP dual bound), when reported
-        (``dual_bound`` is its deprecated name).
-    objectives
+    status : Status
+        :class:`~groupcf.solvers.base.Status` of the (first) search.
+    is_optimal : bool
+        Every returned counterfactual was proven optimal (for ``n > 1``: optimal given the
+        previous ones).
+    solve_time : float
+        Seconds.
+    method : str, default "mace"
+        The method that found it (``"mace"``, ``"geco"``, ``"pso"``).
+    distance_name : str, default "l0"
+        The distance's name, e.g. ``"l1"`` or ``"0.1*l0+0.9*l1"`` (MACE's), or
+        ``"geco:..."`` (GeCo's own). ``distance`` is its deprecated name (reading it
+        warns; the constructor still accepts ``distance=``).
+    solver : str, default "highs"
+        The MIP backend used (MACE).
+    lower_bound : float or None, default None
+        Proven lower bound on the best distance (the MIP dual bound), when reported.
+        ``dual_bound`` is its deprecated name.
+    stats : Stats
+        :class:`~groupcf.results.base.Stats` of the search.
+    objectives : list of float
         Per counterfactual, the solver's objective value (equals ``distances`` up to
         solver tolerances); empty for methods that do not solve a MIP.
-    distance_name
-        The distance's name, e.g. ``"l1"`` or ``"0.1*l0+0.9*l1"`` (MACE's), or
-        ``"geco:..."`` (GeCo's own) — ``distance`` is its deprecated name.
-    Tmax
+    Tmax : int or None, default None
         The limit on changed features the search used (``None``: none).
-    stats
-        :class:`~groupcf.results.base.Stats` of the search.
+    model : TrainedModel or None, default None
+        The model, kept for :meth:`validate` (not serialised).
+
+    Attributes
+    ----------
+    changed_features : dict
+        ``{counterfactual id: [original features]}`` (same shape as
+        :attr:`GroupExplanation.changed_features <groupcf.results.group.GroupExplanation>`);
+        ``changed_features[0]`` is the best counterfactual's change set.
+    n_changed : list of int
+        Per counterfactual, the number of original features it changes.
+    n_counterfactuals : int
+        How many counterfactuals were found.
+
+    See Also
+    --------
+    groupcf.explain : computes it.
+    groupcf.metrics.proximity : the same distances from the raw rows.
 
     Examples
     --------
-    >>> exp = gcf.explain(x, pipe, Tmax=2, n=3)                         # doctest: +SKIP
-    >>> exp.counterfactuals, exp.distances, exp.changes                 # doctest: +SKIP
-    >>> exp.validate().summary()                                        # doctest: +SKIP
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> X = pd.DataFrame({"income": [1, 2, 3, 4, 5, 6], "debt": ["hi", "hi", "lo", "hi", "lo", "lo"]})
+    >>> pipe = make_pipeline(gcf.FeatureSpace(), LogisticRegression(C=100)).fit(X, [0, 0, 1, 0, 1, 1])
+    >>> exp = gcf.explain(X.iloc[0], pipe)
+    >>> exp.changes, exp.distances, exp.is_optimal        # l0: 1 of the 2 features changed
+    ([['income']], [0.5], True)
+    >>> exp.validate()
+    ValidationReport(ok=True, ...)
+    >>> gcf.Explanation.from_json(exp.to_json()).changes == exp.changes
+    True
     """
 
     instance: pd.Series
@@ -142,16 +176,29 @@ class Explanation(ResultBase):
 
     def summary(self) -> str:
         """Readable text: each counterfactual's distance, probability and changes (from
-        the instance's value to the new one), then how it was found and what was proven."""
+        the instance's value to the new one), then how it was found and what was proven.
+
+        Returns
+        -------
+        str
+            The summary.
+        """
         name = "" if self.instance.name is None else f" of instance {plain(self.instance.name)!r}"
         return "\n".join([f"{self.n_counterfactuals} counterfactual(s){name}", *self._lines(),
                           f"  ({self._head()})"])
 
     def to_frame(self) -> pd.DataFrame:
         """The counterfactuals (raw values) with their distance, probability, number and
-        names of changed features; index ``0..n-1``, best first. A changed binned feature
-        shows its bin with the real bounds and a representative value (``"[4, 12) (~8)"``,
-        :func:`groupcf.features.display.show_value`) when the model is known."""
+        names of changed features.
+
+        A changed binned feature shows its bin with the real bounds and a representative value
+        (``"[4, 12) (~8)"``, :func:`groupcf.features.display.show_value`) when the model is known.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index ``0..n-1``, best first.
+        """
         df = self.counterfactuals.copy()
         space = self._space()
         if space is not None:
@@ -166,7 +213,18 @@ class Explanation(ResultBase):
 
     def plot(self, ax: Any = None) -> Any:
         """Counterfactuals × changed features: each cell shows the new value of a feature
-        a counterfactual changes (blank: kept). Returns the matplotlib axes."""
+        a counterfactual changes (blank: kept).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes or None, default None
+            Where to draw (``None``: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         import matplotlib.pyplot as plt
 
         feats = list(dict.fromkeys(f for c in self.changes for f in c))
@@ -220,8 +278,13 @@ class Explanation(ResultBase):
 
     # ------------------------------------------------------------------ export
     def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable dict (``from_dict`` rebuilds the result, without the model;
-        binned values come back as their interval's text)."""
+        """JSON-serialisable dict (binned values come back as their interval's text).
+
+        Returns
+        -------
+        dict
+            Plain JSON-serialisable values (``kind`` names the result class).
+        """
         return {
             "kind": self.kind,
             "instance": {k: plain(v) for k, v in self.instance.items()},
@@ -240,7 +303,18 @@ class Explanation(ResultBase):
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Explanation:
-        """Rebuild an :class:`Explanation` from :meth:`to_dict`'s output."""
+        """Rebuild the result from :meth:`to_dict`'s output (without the model).
+
+        Parameters
+        ----------
+        d : dict
+            A ``to_dict()`` output.
+
+        Returns
+        -------
+        Explanation
+            The result; :meth:`validate` then needs ``model=``.
+        """
         cfs = pd.DataFrame(d["counterfactuals"], columns=list(d["instance"]))
         return cls(
             instance=pd.Series(d["instance"], name=d.get("name"), dtype=object), counterfactuals=cfs,
@@ -272,6 +346,7 @@ def _compat_init(self: Explanation, *args: Any, dual_bound: float | None = None,
 
 
 _compat_init.__doc__ = _init.__doc__
+_compat_init.__signature__ = inspect.signature(_init)  # type: ignore[attr-defined]  # the fields, as documented
 Explanation.__init__ = _compat_init  # type: ignore[method-assign]  # the old keywords, kept for one release
 Explanation.dual_bound = property(  # type: ignore[attr-defined]  # deprecated alias, added after the class
     _dual_bound, doc="Deprecated name of :attr:`lower_bound`.")

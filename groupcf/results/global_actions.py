@@ -59,40 +59,70 @@ def apply_spec(X: pd.DataFrame, spec: ActionSpec) -> pd.DataFrame:
 class GlobalExplanation(ResultBase):
     """A few shared actions explaining a rejected population ``S``.
 
-    Attributes
+    Returned by :func:`groupcf.explain_global` (built by the method, not by hand); part of
+    the result family (:class:`~groupcf.results.base.ResultBase`).
+
+    Parameters
     ----------
-    actions
+    actions : pandas.DataFrame
         One row per action (index: action id): ``action`` (in words), ``features``,
         ``n_covered`` (people assigned to it), ``mean_cost`` (theirs), ``for_whom`` (the
         depth-≤2 rule over the raw features that best describes them, :meth:`subgroups`)
         with its ``precision`` and ``recall``.
-    specs
+    specs : list
         Each action in raw terms: ``[{"feature", "op": "set" | "shift", "value"}]``.
-    assignment
-        Series indexed like ``S``: the action id of each person, ``<NA>`` when uncovered.
-    cost
-        Series indexed like ``S``: each covered person's cost (MACE's l1 terms × weights),
-        NaN when uncovered.
-    coverage
+    assignment : pandas.Series
+        Indexed like ``S``: the action id of each person, ``<NA>`` when uncovered.
+    cost : pandas.Series
+        Indexed like ``S``: each covered person's cost (MACE's l1 terms × weights), NaN
+        when uncovered.
+    coverage : float
         Share of ``S`` covered (re-checked with the real model).
-    n_covered, n_coverable
+    n_covered, n_coverable : int
         People covered, people some action within ``Tmax`` covers.
-    mean_cost
+    mean_cost : float
         Mean cost over the covered people.
-    curve
+    curve : pandas.DataFrame
         One row per ``k' = 1 … k``: ``k, n_covered, coverage, mean_cost, upper_bound``
         (certified: no ``k'`` actions cover more people), ``upper_bound_coverage``, ``status``.
-    lower_bound
-        With ``k=None``: the certified lower bound on the fewest actions covering every
-        coverable person; else ``None``.
-    upper_bound
-        Certified upper bound on the people ``k`` actions can cover (the last curve point).
-    tree
-        With ``assign="tree"``: the assignment tree's leaves (``rule``, ``action_id``,
-        ``n``); else ``None``.
-    is_optimal
+    status : Status
+        :class:`~groupcf.solvers.base.Status` of the search.
+    is_optimal : bool
         The answer is certified: coverage meets its upper bound (``k=None``: the number of
         actions meets its lower bound too).
+    k : int or None
+        The number of actions asked for (``None``: as few as cover every coverable person).
+    Tmax : int or None
+        Most features an action changes.
+    numeric : str
+        How actions move numeric features (``"shift"`` or ``"set"``).
+    solver : str
+        The MIP backend used.
+    solve_time : float
+        Seconds.
+    lower_bound : int or None, default None
+        With ``k=None``: the certified lower bound on the fewest actions covering every
+        coverable person; else ``None``.
+    upper_bound : int or None, default None
+        Certified upper bound on the people ``k`` actions can cover (the last curve point).
+    tree : pandas.DataFrame or None, default None
+        With ``assign="tree"``: the assignment tree's leaves (``rule``, ``action_id``,
+        ``n``); else ``None``.
+    S : pandas.DataFrame, default None
+        The explained population (raw features).
+    stats : Stats
+        Statistics of the search.
+    model : TrainedModel or None, default None
+        The model, kept for :meth:`validate` (not serialised).
+
+    Attributes
+    ----------
+    n_actions : int
+        Number of actions.
+
+    See Also
+    --------
+    groupcf.explain_global : computes it.
 
     Examples
     --------
@@ -138,9 +168,18 @@ class GlobalExplanation(ResultBase):
 
     # ------------------------------------------------------------------ application
     def apply(self, X: pd.DataFrame | None = None) -> pd.DataFrame:
-        """Each person's counterfactual: their raw row after their assigned action
-        (uncovered people unchanged), indexed like ``X`` (default ``S``; its index labels
-        must be people of ``S``)."""
+        """Each person's counterfactual: their raw row after their assigned action.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or None, default None
+            Raw rows whose index labels are people of ``S`` (``None``: ``S``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed like ``X``; uncovered people unchanged.
+        """
         X = self.S if X is None else X
         missing = X.index.difference(self.assignment.index)
         if len(missing):
@@ -154,14 +193,39 @@ class GlobalExplanation(ResultBase):
         return pd.concat(pieces).loc[X.index]
 
     def apply_action(self, j: int, X: pd.DataFrame | None = None) -> pd.DataFrame:
-        """Action ``j`` applied to every row of ``X`` (default ``S``)."""
+        """Action ``j`` applied to every row of ``X``.
+
+        Parameters
+        ----------
+        j : int
+            The action id.
+        X : pandas.DataFrame or None, default None
+            Raw rows (``None``: ``S``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The moved rows, indexed like ``X``.
+        """
         return apply_spec(self.S if X is None else X, self.specs[j])
 
     # ------------------------------------------------------------------ who, and gaps
     def subgroups(self, max_depth: int = 2, X: pd.DataFrame | None = None) -> pd.DataFrame:
-        """Who each action is for: the rule of depth ≤ ``max_depth`` over the raw features
-        of ``S`` (or ``X``, indexed like ``S``) that best matches the people assigned to it,
-        with its precision and recall (:func:`~groupcf.results.subgroups.best_rule`)."""
+        """Who each action is for: the rule over the raw features that best matches the
+        people assigned to it (:func:`~groupcf.results.subgroups.best_rule`).
+
+        Parameters
+        ----------
+        max_depth : int, default 2
+            The rule's depth.
+        X : pandas.DataFrame or None, default None
+            The raw features to describe people with, indexed like ``S`` (``None``: ``S``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per action: the rule, its precision and recall.
+        """
         from .subgroups import best_rule
 
         X = self.S if X is None else X.loc[self.S.index]
@@ -195,7 +259,18 @@ class GlobalExplanation(ResultBase):
                               random_state)
 
     def actions_by_group(self, groups: str | pd.Series) -> pd.DataFrame:
-        """Share of each group assigned to each action (columns; ``"uncovered"`` last)."""
+        """Share of each group assigned to each action.
+
+        Parameters
+        ----------
+        groups : pandas.Series or array-like
+            Group labels, indexed like ``S`` (or aligned with it).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per group, one column per action (``"uncovered"`` last).
+        """
         g = self._groups(groups)
         text = {j: f"{j}: {t}" for j, t in self.actions["action"].items()}
         a = self.assignment.map(text).astype(object).where(self.covered, "uncovered")
@@ -209,6 +284,14 @@ class GlobalExplanation(ResultBase):
 
     # ------------------------------------------------------------------ text
     def summary(self) -> str:
+        """Readable text: how many people the actions cover, what was certified, and each
+        action in words.
+
+        Returns
+        -------
+        str
+            The summary.
+        """
         n = len(self.assignment)
         head = (f"Global counterfactual actions (Tmax={self.Tmax}, numeric={self.numeric!r}, {self.solver}): "
                 f"{self.n_actions} action(s) cover {self.n_covered} of {n} people "
@@ -251,7 +334,13 @@ class GlobalExplanation(ResultBase):
         return html_pre(self.summary())
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per person of ``S``: ``action`` id, ``action_text``, ``cost``, ``covered``."""
+        """One row per person of ``S``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``action`` id, ``action_text``, ``cost``, ``covered``, indexed like ``S``.
+        """
         text = self.actions["action"].to_dict()
         return denoise(pd.DataFrame({"action": self.assignment, "action_text": self.assignment.map(text),
                                      "cost": self.cost, "covered": self.covered}, index=self.assignment.index))
@@ -339,7 +428,13 @@ class GlobalExplanation(ResultBase):
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly dict (``S`` as records; the model is not included)."""
+        """JSON-friendly dict (``S`` as records; the model is not included).
+
+        Returns
+        -------
+        dict
+            Plain JSON-serialisable values (``kind`` names the result class).
+        """
         return {
             "kind": self.kind,
             "actions": {"index": [int(i) for i in self.actions.index],
@@ -361,10 +456,39 @@ class GlobalExplanation(ResultBase):
         }
 
     def to_json(self, **kwargs: Any) -> str:
+        """``to_dict()`` as JSON text.
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`json.dumps` (e.g. ``indent``).
+
+        Returns
+        -------
+        str
+            The JSON text.
+        """
         return json.dumps(self.to_dict(), **kwargs)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GlobalExplanation:
+        """Rebuild the result from :meth:`to_dict`'s output (without the model).
+
+        Parameters
+        ----------
+        d : dict
+            A ``to_dict()`` output.
+
+        Returns
+        -------
+        GlobalExplanation
+            The result; :meth:`validate` then needs ``model=``.
+
+        Raises
+        ------
+        ValueError
+            ``d`` is another kind of result.
+        """
         cls.check_kind(d)
         idx = d["assignment"]["index"]
         acts = pd.DataFrame(d["actions"]["rows"], index=pd.Index(d["actions"]["index"], name="action_id"))
@@ -388,4 +512,16 @@ class GlobalExplanation(ResultBase):
 
     @classmethod
     def from_json(cls, s: str) -> GlobalExplanation:
+        """Rebuild the result from :meth:`to_json`'s output (without the model).
+
+        Parameters
+        ----------
+        s : str
+            A ``to_json()`` output.
+
+        Returns
+        -------
+        GlobalExplanation
+            The result; :meth:`validate` then needs ``model=``.
+        """
         return cls.from_dict(json.loads(s))

@@ -20,29 +20,50 @@ if TYPE_CHECKING:  # pragma: no cover
 class GroupExplanation(ResultBase):
     """One-for-many counterfactual explanations of a group ``S``.
 
-    Attributes
+    Returned by :func:`groupcf.explain_group` (built by the methods, not by hand); part of
+    the result family (:class:`~groupcf.results.base.ResultBase`).
+
+    Parameters
     ----------
-    n_explanations
+    n_explanations : int
         Number of counterfactual points used (the objective).
-    lower_bound
+    lower_bound : int
         Proven lower bound on the optimal number (``ceil`` of the LP bound, or Farley's
         bound when stopped early).
-    is_optimal
+    is_optimal : bool
         ``n_explanations == lower_bound``: certified optimal.
-    status
+    status : Status
         :class:`~groupcf.solvers.base.Status` of the search.
-    counterfactuals
+    counterfactuals : pandas.DataFrame
         One row per explanation (index: explanation id), raw feature values.
-    assignment
-        Series indexed like ``S``: the explanation id of each instance (``-1`` for an
+    assignment : pandas.Series
+        Indexed like ``S``: the explanation id of each instance (``-1`` for an
         unexplained instance with ``allow_partial=True``).
-    changed_features
+    changed_features : dict
         ``{explanation id: [original features]}``: the change set shared by the
         subgroup (every feature where some member differs from the counterfactual).
-    unexplained
+    Tmax : int
+        Most original features changed per instance.
+    method : str
+        ``"colgen"`` or ``"compact"``.
+    solver : str
+        The MIP backend used.
+    solve_time : float
+        Seconds.
+    S : pandas.DataFrame
+        The explained group (raw features).
+    expanded : numpy.ndarray
+        The counterfactuals in the expanded 0/1 space, one row each.
+    unexplained : list
         Index labels of ``S`` with no counterfactual within ``Tmax`` (``allow_partial``).
-    stats
+    stats : Stats
         Iterations, columns, time in master / pricing / auxiliary / final IP, ...
+    model : TrainedModel or None, default None
+        The model, kept for :meth:`validate` (not serialised).
+
+    See Also
+    --------
+    groupcf.explain_group : computes it.
 
     Examples
     --------
@@ -79,11 +100,18 @@ class GroupExplanation(ResultBase):
                 f"solver={self.solver}, {self.solve_time:.2f}s)")
 
     def summary(self) -> str:
-        """Readable text: what each subgroup must change, and to what. A binned feature
-        shows its bin with the real bounds and a representative value
-        (:func:`groupcf.features.display.show_value`); explanations that would read alike
-        (same changes) also name the values their members keep that tell them apart
-        (``with AgeGroup = 25 - 45``)."""
+        """Readable text: what each subgroup must change, and to what.
+
+        A binned feature shows its bin with the real bounds and a representative value
+        (:func:`groupcf.features.display.show_value`); explanations that would read alike (same
+        changes) also name the values their members keep that tell them apart (``with AgeGroup =
+        25 - 45``).
+
+        Returns
+        -------
+        str
+            The summary.
+        """
         lines = [repr(self)]
         sizes = self.assignment.value_counts()
         keeps = self._separating()
@@ -131,9 +159,15 @@ class GroupExplanation(ResultBase):
         return out
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per instance of ``S`` (indexed like it): its explanation id (``-1``:
-        unexplained), the number and names of the features it changes, and the values it
-        moves to (a bin with its real bounds and representative value)."""
+        """One row per instance of ``S``: its explanation and its changes.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed like ``S``: the explanation id (``-1``: unexplained), the number and names
+            of the features it changes, and the values it moves to (a bin with its real bounds
+            and representative value).
+        """
         rows: list[dict[str, Any]] = []
         for k in self.assignment.to_numpy():
             feats = self.changed_features.get(k, []) if k != -1 else []
@@ -143,7 +177,18 @@ class GroupExplanation(ResultBase):
         return pd.DataFrame(rows, index=self.S.index)
 
     def plot(self, ax: Any = None) -> Any:
-        """The explanations × features heat map (:meth:`plot_heatmap`)."""
+        """The explanations × features heat map (:meth:`plot_heatmap`).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes or None, default None
+            Where to draw (``None``: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         return self.plot_heatmap(ax=ax)
 
     # ------------------------------------------------------------------ audits
@@ -151,10 +196,23 @@ class GroupExplanation(ResultBase):
                             ) -> pd.Series | pd.DataFrame:
         """How often each original feature is perturbed.
 
-        ``per="explanation"`` counts explanations whose change set contains the feature;
-        ``per="instance"`` counts instances whose explanation changes it (every member of a
-        subgroup shares its change set). ``by`` (a column of ``S`` or a Series indexed
-        like ``S``) splits the instance counts per group: a DataFrame features × groups.
+        Parameters
+        ----------
+        per : {"explanation", "instance"}, default "explanation"
+            Count explanations whose change set contains the feature, or instances whose
+            explanation changes it (every member of a subgroup shares its change set).
+        by : str, pandas.Series or None, default None
+            A column of ``S`` or a Series indexed like ``S``: split the instance counts per group.
+
+        Returns
+        -------
+        pandas.Series or pandas.DataFrame
+            Counts per feature, most frequent first; with ``by``, a DataFrame features × groups.
+
+        Raises
+        ------
+        ValueError
+            An unknown ``per``.
         """
         features = list(self.S.columns)
         if per not in ("explanation", "instance"):
@@ -177,8 +235,23 @@ class GroupExplanation(ResultBase):
         return pd.DataFrame(rows).loc[features]
 
     def plot_heatmap(self, ax: Any = None, expanded: bool = True) -> Any:
-        """Explanations × features heatmap (paper Figs. 1–2): which expanded columns each
-        counterfactual sets, with the changed ones highlighted."""
+        """Explanations × features heatmap (paper Figs. 1–2).
+
+        Which expanded columns each counterfactual sets, with the changed ones highlighted.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes or None, default None
+            Where to draw (``None``: a new figure).
+        expanded : bool, default True
+            One column per expanded (0/1) column when the model's space is known; else one per
+            original feature.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         import matplotlib.pyplot as plt
 
         space = self.model.space if self.model is not None else None
@@ -207,8 +280,22 @@ class GroupExplanation(ResultBase):
         return ax
 
     def plot_frequencies(self, per: str = "instance", by: str | None = None, ax: Any = None) -> Any:
-        """Bar chart of perturbed-feature frequencies (paper Figs. 3–5), optionally split
-        by a column of ``S`` (e.g. race or sex)."""
+        """Bar chart of perturbed-feature frequencies (paper Figs. 3–5).
+
+        Parameters
+        ----------
+        per : {"instance", "explanation"}, default "instance"
+            As in :meth:`feature_frequencies`.
+        by : str or None, default None
+            A column of ``S`` (e.g. race or sex) splitting the bars.
+        ax : matplotlib.axes.Axes or None, default None
+            Where to draw (``None``: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         import matplotlib.pyplot as plt
 
         freq = self.feature_frequencies(per=per, by=by)
@@ -268,7 +355,13 @@ class GroupExplanation(ResultBase):
 
     # ------------------------------------------------------------------ export
     def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable dict (``from_dict`` rebuilds the result, without the model)."""
+        """JSON-serialisable dict (without the model).
+
+        Returns
+        -------
+        dict
+            Plain JSON-serialisable values (``kind`` names the result class).
+        """
         return {
             "kind": self.kind,
             "n_explanations": int(self.n_explanations), "lower_bound": int(self.lower_bound),
@@ -286,6 +379,23 @@ class GroupExplanation(ResultBase):
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GroupExplanation:
+        """Rebuild the result from :meth:`to_dict`'s output (without the model).
+
+        Parameters
+        ----------
+        d : dict
+            A ``to_dict()`` output.
+
+        Returns
+        -------
+        GroupExplanation
+            The result; :meth:`validate` then needs ``model=``.
+
+        Raises
+        ------
+        ValueError
+            ``d`` is another kind of result.
+        """
         cls.check_kind(d)
         index = d["index"]
         S = pd.DataFrame(d["S"], index=index)

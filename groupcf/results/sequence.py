@@ -32,31 +32,45 @@ def format_steps(steps: Iterable[tuple[str, Any]]) -> str:
 class SequenceExplanation(ResultBase):
     """Pareto-optimal action sequences for one person.
 
-    Attributes
+    Returned by :func:`groupcf.explain_sequence` (built by the method, not by hand); part
+    of the result family (:class:`~groupcf.results.base.ResultBase`).
+
+    Parameters
     ----------
-    x
-        The start state (a Series over the feature names).
-    pareto
+    x : pandas.Series
+        The start state (over the feature names).
+    pareto : pandas.DataFrame
         One row per sequence: ``steps`` (list of ``(action, value)``), ``length``,
         ``cost`` (sum of direct efforts), ``discounted_cost`` (eqs. 1-2), ``distance``
         (Gower), ``final_state`` (dict), ``proba`` (the model's probability of the positive
         class after each step), ``source`` (``"ga"`` or ``"bound"``).
-    problem
+    problem : object, default None
         The sequence problem (actions, consequences, the model), used by :meth:`validate`;
         ``None`` after :meth:`from_dict`.
-    lower_bound
+    lower_bound : float or None, default None
         Certified lower bound on the undiscounted cost of *any* valid sequence (``None``
         if not computed); ``is_optimal`` says whether a sequence within
         ``1e-3 * max(1, bound)`` of it was found.
-    is_optimal, status
-        Whether the cheapest sequence is proven optimal (status ``optimal``; otherwise
-        ``feasible``).
-    solve_time
+    is_optimal : bool, default False
+        Whether the cheapest sequence is proven optimal.
+    solve_time : float, default 0.0
         Seconds.
-    Tmax
+    status : Status, default Status.FEASIBLE
+        ``optimal`` when ``is_optimal``, otherwise ``feasible`` (or what stopped the
+        search).
+    Tmax : int or None, default None
         The most actions a sequence could take (``None``: no limit).
-    stats
+    stats : Stats
         The bound's status, its seconds, the MIP's own sequence.
+
+    See Also
+    --------
+    groupcf.explain_sequence : computes it.
+
+    Examples
+    --------
+    >>> res = gcf.explain_sequence(x, model, actions, dependencies)     # doctest: +SKIP
+    >>> print(res.summary()); res.best                                  # doctest: +SKIP
     """
 
     x: pd.Series
@@ -112,8 +126,25 @@ class SequenceExplanation(ResultBase):
                 f"{self.pareto['cost'].min():.4g}, lower bound {lb}, {proof}, {self.solve_time:.2f}s)")
 
     def best(self, by: str = "cost", max_length: int | None = None) -> pd.Series:
-        """The sequence minimising ``by`` (``cost``, ``discounted_cost``, ``distance`` or
-        ``length``), optionally among those of at most ``max_length`` steps."""
+        """The sequence minimising ``by``, optionally among the short ones.
+
+        Parameters
+        ----------
+        by : {"cost", "discounted_cost", "distance", "length"}, default "cost"
+            The criterion.
+        max_length : int or None, default None
+            Only sequences of at most this many steps.
+
+        Returns
+        -------
+        pandas.Series
+            The row of :attr:`pareto`.
+
+        Raises
+        ------
+        InvalidInputError
+            An unknown criterion, or no sequence short enough.
+        """
         if by not in ("cost", "discounted_cost", "distance", "length"):
             raise InvalidInputError(f"best(by={by!r}): use cost, discounted_cost, distance or length")
         df = self.pareto if max_length is None else self.pareto[self.pareto["length"] <= max_length]
@@ -122,14 +153,26 @@ class SequenceExplanation(ResultBase):
         return df.sort_values([by, "cost", "length"], kind="stable").iloc[0]
 
     def to_frame(self) -> pd.DataFrame:
-        """A readable table, cheapest first: the sequence as text and its numbers."""
+        """A readable table, cheapest first: the sequence as text and its numbers.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per Pareto sequence.
+        """
         out = self.pareto[["length", "cost", "discounted_cost", "distance", "source"]].copy()
         out.insert(0, "sequence", [format_steps(s) for s in self.pareto["steps"]])
         out["final proba"] = [p[-1] if len(p) else np.nan for p in self.pareto["proba"]]
         return out.sort_values("cost", kind="stable").reset_index(drop=True)
 
     def summary(self) -> str:
-        """Readable text: each Pareto sequence (cheapest first) and what was proven."""
+        """Readable text: each Pareto sequence (cheapest first) and what was proven.
+
+        Returns
+        -------
+        str
+            The summary.
+        """
         df = self.to_frame()
         lines = [f"{len(df)} Pareto-optimal sequence(s) of actions"]
         for _, r in df.iterrows():
@@ -143,11 +186,35 @@ class SequenceExplanation(ResultBase):
         return "\n".join(lines)
 
     def plot(self, ax: Any = None) -> Any:
-        """The Pareto front (:meth:`plot_front`)."""
+        """The Pareto front (:meth:`plot_front`).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes or None, default None
+            Where to draw (``None``: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         return self.plot_front(ax=ax)
 
     def plot_front(self, x: str = "cost", y: str = "distance", ax: Any = None) -> Any:
-        """Scatter of the Pareto set (size = length), the bound as a vertical line."""
+        """Scatter of the Pareto set (size = length), the bound as a vertical line.
+
+        Parameters
+        ----------
+        x, y : str, default "cost", "distance"
+            The columns of :attr:`pareto` on the axes.
+        ax : matplotlib.axes.Axes or None, default None
+            Where to draw (``None``: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         import matplotlib.pyplot as plt
         ax = ax or plt.subplots(figsize=(5, 3.5))[1]
         df = self.pareto
@@ -163,10 +230,26 @@ class SequenceExplanation(ResultBase):
 
     # -------------------------------------------------------------- checks
     def validate(self, model: Any = None, raise_on_error: bool = True) -> ValidationReport:
-        """Replay every sequence step by step with the real model and the actions'
-        conditions (``model`` is not needed: the problem holds it). Returns a
-        :class:`ValidationReport`; raises :class:`ValidationError` with it on a failure
-        unless ``raise_on_error=False``."""
+        """Replay every sequence step by step with the real model and the actions' conditions.
+
+        Parameters
+        ----------
+        model : object or None, default None
+            Not needed: the problem holds the model (``None``).
+        raise_on_error : bool, default True
+            Raise :class:`~groupcf.exceptions.ValidationError` (carrying the report as
+            ``.report``) when a check fails.
+
+        Returns
+        -------
+        ValidationReport
+            What was checked and what failed.
+
+        Raises
+        ------
+        ValidationError
+            A check failed (with ``raise_on_error``), or the problem is unknown (after :meth:`from_dict`).
+        """
         if self.problem is None:
             raise ValidationError("validate() needs the sequence problem, which a result rebuilt "
                                   "from_dict does not hold: validate the original result")
@@ -196,7 +279,13 @@ class SequenceExplanation(ResultBase):
 
     # -------------------------------------------------------------- export
     def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable dict (``from_dict`` rebuilds it without the problem)."""
+        """JSON-serialisable dict (``from_dict`` rebuilds it without the problem).
+
+        Returns
+        -------
+        dict
+            Plain JSON-serialisable values (``kind`` names the result class).
+        """
         rows: list[dict[str, Any]] = []
         for _, r in self.pareto.iterrows():
             rows.append({"steps": [[n, plain(v)] for n, v in r["steps"]], "length": int(r["length"]),
@@ -210,6 +299,18 @@ class SequenceExplanation(ResultBase):
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> SequenceExplanation:
+        """Rebuild the result from :meth:`to_dict`'s output (without the model).
+
+        Parameters
+        ----------
+        d : dict
+            A ``to_dict()`` output.
+
+        Returns
+        -------
+        SequenceExplanation
+            The result; :meth:`validate` then needs ``model=``.
+        """
         pareto = pd.DataFrame([{**r, "steps": [tuple(s) for s in r["steps"]]} for r in d["pareto"]],
                               columns=PARETO_COLUMNS)
         return cls(pd.Series(d["x"], dtype=float), pareto, None, d.get("lower_bound"), d.get("is_optimal", False),

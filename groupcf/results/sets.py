@@ -33,12 +33,45 @@ TABLE_COLUMNS = ["status", "found", "distance", "n_changed", "changed", "probabi
 class ExplanationSet(ResultBase):
     """Explanations of many rows (:func:`groupcf.explain_many`).
 
-    ``table``: one row per input row, indexed like ``X`` (columns :data:`TABLE_COLUMNS`:
-    solver status or the error's class, whether a counterfactual was found, its distance,
-    number and ``;``-joined names of features changed, the model's probability after,
-    seconds, error message). ``counterfactuals``: long table (input ``row``, ``rank``,
-    ``distance``, raw feature values as strings). ``X``: the explained rows (for
-    :meth:`validate`), when known. ``solve_time``: wall-clock seconds of the whole call.
+    Built by :func:`groupcf.explain_many`; part of the result family
+    (:class:`~groupcf.results.base.ResultBase`).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per input row, indexed like ``X`` (columns :data:`TABLE_COLUMNS`: solver
+        status or the error's class, whether a counterfactual was found, its distance,
+        number and ``;``-joined names of features changed, the model's probability after,
+        seconds, error message).
+    counterfactuals : pandas.DataFrame
+        Long table: input ``row``, ``rank``, ``distance``, raw feature values as strings.
+    method : str, default "mace"
+        The method used.
+    solve_time : float
+        Wall-clock seconds of the whole call.
+    X : pandas.DataFrame or None, default None
+        The explained rows (for :meth:`validate`), when known.
+    model : TrainedModel or None, default None
+        The model, kept for :meth:`validate` (not serialised).
+    stats : Stats
+        Statistics of the run (empty unless a caller adds some).
+
+    Attributes
+    ----------
+    status : Status
+        ``optimal`` when every row was explained and proven optimal; ``error`` when a row
+        failed; otherwise the first non-optimal status met.
+    failed : pandas.DataFrame
+        The rows of ``table`` whose explanation raised.
+
+    See Also
+    --------
+    groupcf.explain_many : computes it.
+
+    Examples
+    --------
+    >>> res = gcf.explain_many(X_rejected, pipe, Tmax=2, n_jobs=2)      # doctest: +SKIP
+    >>> res.table.head(), res.failed, res.validate()                    # doctest: +SKIP
     """
 
     table: pd.DataFrame
@@ -92,7 +125,13 @@ class ExplanationSet(ResultBase):
 
     def summary(self) -> str:
         """Readable text: rows found / failed, distance and changed features, the most
-        often changed features, the errors met."""
+        often changed features, the errors met.
+
+        Returns
+        -------
+        str
+            The summary.
+        """
         t = self.table
         found = t[t["found"].astype(bool)]
         lines = [f"{len(t)} row(s) explained with method={self.method!r}: {len(found)} with a counterfactual, "
@@ -110,16 +149,39 @@ class ExplanationSet(ResultBase):
         return "\n".join(lines)
 
     def feature_frequencies(self) -> pd.Series:
-        """How many rows' (best) counterfactual changes each feature, most frequent first."""
+        """How many rows' (best) counterfactual changes each feature.
+
+        Returns
+        -------
+        pandas.Series
+            Counts per feature, most frequent first.
+        """
         names = [c for s in self.table["changed"].fillna("") for c in str(s).split(";") if c]
         return pd.Series(names, dtype=object).value_counts().rename("rows")
 
     def to_frame(self) -> pd.DataFrame:
-        """The per-row table (a copy)."""
+        """The per-row table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            A copy of :attr:`table`.
+        """
         return self.table.copy()
 
     def plot(self, ax: Any = None) -> Any:
-        """Bar chart: how many rows' counterfactual changes each feature."""
+        """Bar chart: how many rows' counterfactual changes each feature.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes or None, default None
+            Where to draw (``None``: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         import matplotlib.pyplot as plt
 
         freq = self.feature_frequencies()
@@ -182,28 +244,61 @@ class ExplanationSet(ResultBase):
 
     # ------------------------------------------------------------------ export
     def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable dict (the table, the counterfactuals; ``from_dict`` rebuilds
-        it without the model and rows)."""
+        """JSON-serialisable dict: the table and the counterfactuals (without the model and rows).
+
+        Returns
+        -------
+        dict
+            Plain JSON-serialisable values (``kind`` names the result class).
+        """
         return {"kind": self.kind, "method": self.method, "solve_time": plain(self.solve_time),
                 "index": [plain(i) for i in self.table.index], "table": frame_records(self.table),
                 "counterfactuals": frame_records(self.counterfactuals), "stats": self.stats.as_dict()}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ExplanationSet:
+        """Rebuild the result from :meth:`to_dict`'s output (without the model).
+
+        Parameters
+        ----------
+        d : dict
+            A ``to_dict()`` output.
+
+        Returns
+        -------
+        ExplanationSet
+            The result; :meth:`validate` then needs ``model=``.
+        """
         table = pd.DataFrame(d["table"], index=d["index"], columns=TABLE_COLUMNS)
         return cls(table, pd.DataFrame(d["counterfactuals"]), d.get("method", "mace"),
                    d.get("solve_time", math.nan), stats=d.get("stats", {}))
 
     def to_parquet(self, path: str | Path) -> None:
-        """The table (and counterfactuals in ``<path>.cf.parquet``) as parquet (pyarrow)."""
+        """The table (and the counterfactuals in ``<path>.cf.parquet``) as parquet (pyarrow).
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The table's file.
+        """
         path = Path(path)
         self.table.to_parquet(path)
         if len(self.counterfactuals):
             self.counterfactuals.to_parquet(path.with_suffix(".cf.parquet"))
 
     def save(self, path: str | Path) -> None:
-        """The table in ``path`` and the counterfactuals beside it (``<stem>.cf.<ext>``),
-        as CSV or parquet by ``path``'s extension."""
+        """The table in ``path`` and the counterfactuals beside it (``<stem>.cf.<ext>``).
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            ``.csv`` or ``.parquet``: the format.
+
+        Raises
+        ------
+        InvalidInputError
+            Another extension.
+        """
         path = Path(path)
         if path.suffix == ".parquet":
             self.to_parquet(path)
@@ -216,7 +311,25 @@ class ExplanationSet(ResultBase):
 
     @classmethod
     def load(cls, path: str | Path, method: str = "mace") -> ExplanationSet:
-        """What :meth:`save` wrote (or a checkpoint directory), by extension."""
+        """What :meth:`save` wrote (or a checkpoint directory), by extension.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            A ``.csv`` / ``.parquet`` file or a checkpoint directory.
+        method : str, default "mace"
+            The method to record.
+
+        Returns
+        -------
+        ExplanationSet
+            The table and counterfactuals (without the model and rows).
+
+        Raises
+        ------
+        InvalidInputError
+            No such file.
+        """
         path = Path(path)
         if path.suffix == ".csv":
             if not path.exists():
@@ -230,6 +343,25 @@ class ExplanationSet(ResultBase):
 
     @classmethod
     def read_parquet(cls, path: str | Path, method: str = "mace") -> ExplanationSet:
+        """What :meth:`to_parquet` wrote (or a checkpoint directory).
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The table's parquet file or a checkpoint directory.
+        method : str, default "mace"
+            The method to record.
+
+        Returns
+        -------
+        ExplanationSet
+            The table and counterfactuals (without the model and rows).
+
+        Raises
+        ------
+        InvalidInputError
+            No such file.
+        """
         path = Path(path)
         if not path.exists():
             raise InvalidInputError(f"no such file: {path}")
@@ -242,7 +374,23 @@ class ExplanationSet(ResultBase):
         return cls(table, cfs, method)
 
     def audit(self, X: pd.DataFrame, by: str | pd.Series, **kw: Any) -> Audit:
-        """Recourse burden by group: see :func:`groupcf.audit.audit`."""
+        """Recourse burden by group: see :func:`groupcf.audit.audit`.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            The explained rows (raw features, indexed like the table).
+        by : str or pandas.Series
+            The grouping (a column of ``X`` or labels indexed like it).
+        **kw
+            Further arguments of :func:`groupcf.audit.audit` (``n_boot``, ``level``, ...).
+
+        Returns
+        -------
+        Audit
+            Per group: share found, mean distance and features changed, with bootstrap
+            confidence intervals.
+        """
         from ..audit import audit
         return audit(self, X, by, **kw)
 
@@ -275,10 +423,42 @@ def write_part(path: Path, table: pd.DataFrame, cfs: list[dict[str, Any]]) -> No
 class GroupExplanationSet(ResultBase):
     """One group explanation per subgroup (:func:`groupcf.explain_groups`).
 
-    ``results``: subgroup → :class:`GroupExplanation` (``None`` when it failed; the error
-    is in ``errors``). ``table``: one row per subgroup (people, explanations, explanations
-    per 100 people, features changed per person, certified, error). ``by``: the name of
-    the grouping. ``solve_time``: wall-clock seconds of the whole call.
+    Built by :func:`groupcf.explain_groups`; part of the result family
+    (:class:`~groupcf.results.base.ResultBase`). ``res[key]`` is one subgroup's
+    :class:`~groupcf.results.group.GroupExplanation`.
+
+    Parameters
+    ----------
+    results : dict
+        Subgroup → :class:`~groupcf.results.group.GroupExplanation` (``None`` when it
+        failed; the error is in ``errors``).
+    table : pandas.DataFrame
+        One row per subgroup: people, explanations, explanations per 100 people, features
+        changed per person, certified, error.
+    errors : dict
+        Subgroup → error message, for the subgroups that failed.
+    by : str or None, default None
+        The name of the grouping.
+    solve_time : float
+        Wall-clock seconds of the whole call.
+    stats : Stats
+        Statistics of the run (empty unless a caller adds some).
+
+    Attributes
+    ----------
+    status : Status
+        ``optimal`` when every subgroup is certified; ``error`` when one failed.
+    lower_bound : int or None
+        Sum of the subgroups' lower bounds; ``None`` when one failed.
+
+    See Also
+    --------
+    groupcf.explain_groups : computes it.
+
+    Examples
+    --------
+    >>> res = gcf.explain_groups(S, pipe, by="sex", Tmax=2)             # doctest: +SKIP
+    >>> res.table, res["Female"].summary()                              # doctest: +SKIP
     """
 
     results: dict[Any, GroupExplanation | None]
@@ -328,7 +508,13 @@ class GroupExplanationSet(ResultBase):
                 f"certified={int(self.table['certified'].sum())}, failed={len(self.errors)})")
 
     def summary(self) -> str:
-        """Readable text: one line per subgroup."""
+        """Readable text: one line per subgroup.
+
+        Returns
+        -------
+        str
+            The summary.
+        """
         lines = [repr(self)]
         for k, row in self.table.iterrows():
             if row["error"]:
@@ -340,11 +526,28 @@ class GroupExplanationSet(ResultBase):
         return "\n".join(lines)
 
     def to_frame(self) -> pd.DataFrame:
-        """The comparison table (a copy)."""
+        """The comparison table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            A copy of :attr:`table`.
+        """
         return self.table.copy()
 
     def plot(self, ax: Any = None) -> Any:
-        """Explanations per 100 people, per subgroup."""
+        """Explanations per 100 people, per subgroup.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes or None, default None
+            Where to draw (``None``: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         import matplotlib.pyplot as plt
 
         if ax is None:
@@ -356,8 +559,26 @@ class GroupExplanationSet(ResultBase):
         return ax
 
     def validate(self, model: Any = None, raise_on_error: bool = True) -> ValidationReport:
-        """Validate every subgroup's explanation (each with its own model unless ``model``
-        is given); one report over all of them."""
+        """Validate every subgroup's explanation; one report over all of them.
+
+        Parameters
+        ----------
+        model : object or None, default None
+            The model to re-check with (``None``: each subgroup's own).
+        raise_on_error : bool, default True
+            Raise :class:`~groupcf.exceptions.ValidationError` (carrying the report as
+            ``.report``) when a check fails.
+
+        Returns
+        -------
+        ValidationReport
+            What was checked and what failed.
+
+        Raises
+        ------
+        ValidationError
+            A check failed (with ``raise_on_error``), or no model is known.
+        """
         rep = ValidationReport(checked=["each subgroup's GroupExplanation.validate()"])
         for k, g in self.results.items():
             if g is None:
@@ -369,6 +590,13 @@ class GroupExplanationSet(ResultBase):
         return rep.raise_if_failed() if raise_on_error else rep
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable dict: every subgroup's result and the table (without the models).
+
+        Returns
+        -------
+        dict
+            Plain JSON-serialisable values (``kind`` names the result class).
+        """
         return {"kind": self.kind, "by": self.by, "solve_time": plain(self.solve_time),
                 "keys": [plain(k) for k in self.results],
                 "results": [None if g is None else g.to_dict() for g in self.results.values()],
@@ -377,6 +605,18 @@ class GroupExplanationSet(ResultBase):
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GroupExplanationSet:
+        """Rebuild the result from :meth:`to_dict`'s output (without the model).
+
+        Parameters
+        ----------
+        d : dict
+            A ``to_dict()`` output.
+
+        Returns
+        -------
+        GroupExplanationSet
+            The result; :meth:`validate` then needs ``model=``.
+        """
         results = {k: None if g is None else GroupExplanation.from_dict(g) for k, g in zip(d["keys"], d["results"])}
         errors = {k: d["errors"][str(k)] for k in d["keys"] if str(k) in d["errors"]}
         table = pd.DataFrame(d["table"], index=d["index"])

@@ -44,7 +44,10 @@ logger = logging.getLogger(__name__)
 class SequenceOptions(Options):
     """Settings of :func:`explain_sequence` beyond the shared vocabulary.
 
-    Attributes
+    Passed to :func:`explain_sequence` as keywords or as this object (``options=``); values
+    are checked when the object is created.
+
+    Parameters
     ----------
     discounted
         Minimise the discounted cost (default, ``None``: when ``dependencies`` are given).
@@ -64,6 +67,22 @@ class SequenceOptions(Options):
     positive_class
         For a model with ``predict_proba``: the column of the accepted class (formerly
         ``target``).
+
+    Raises
+    ------
+    InvalidInputError
+        A value outside its rule (e.g. ``bias`` outside [0, 1], ``population < 2``), or
+        an unknown option given to :meth:`~groupcf.options.Options.from_kwargs`.
+
+    Examples
+    --------
+    >>> opts = gcf.SequenceOptions(generations=50, bound=False)
+    >>> opts.population, opts.generations, opts.bound
+    (500, 50, False)
+    >>> gcf.SequenceOptions.from_kwargs(generation=50)
+    Traceback (most recent call last):
+    ...
+    groupcf.exceptions.InvalidInputError: SequenceOptions does not take option(s) 'generation' (did you mean 'generations'?); ...
     """
 
     discounted: bool | None = None
@@ -138,7 +157,7 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
         Seed of the genetic search (int, Generator or None).
     progress
         A bar over the generations (only when standard error is a terminal).
-    options, kwargs
+    options, **kwargs
         :class:`SequenceOptions` (as the object and/or its fields as keywords; the old
         names ``seed`` and ``target`` still work, with a :class:`FutureWarning`).
 

@@ -40,8 +40,8 @@ METHODS = tuple(methods())
 
 def explain(x, model, method: str = "mace", *, Tmax: int | None = None, n: int | None = None,
             threshold: float = 0.5, space=None, solver=None, time_limit: float | None = None,
-            random_state=None, progress: bool = True, data=None, options=None,
-            **method_options) -> Explanation:
+            random_state=None, progress: bool = True, data=None,
+            options: MaceOptions | GeCoOptions | PSOOptions | None = None, **method_options) -> Explanation:
     """Counterfactual explanation of one instance that the model rejects.
 
     The shared vocabulary is in the signature (``Tmax``, ``n``, ``threshold``, ``space``,
@@ -53,23 +53,21 @@ def explain(x, model, method: str = "mace", *, Tmax: int | None = None, n: int |
 
     Parameters
     ----------
-    x
+    x : pandas.Series or pandas.DataFrame
         The instance: a one-row DataFrame or a Series of raw features.
-    model
+    model : object
         A fitted ``Pipeline(FeatureSpace, classifier)``, or a bare classifier / torch
         module together with ``space=`` (a fitted :class:`~groupcf.FeatureSpace`).
-    method
+    method : {"mace", "geco", "pso"}, default "mace"
         ``"mace"``: exact nearest counterfactual, solved as a MIP (optimal within the MIP
         gap; ``is_optimal`` and ``lower_bound`` on the result say what was proven).
         ``"geco"``: GeCo's genetic algorithm (:mod:`groupcf.single.geco`) — needs
         ``data=`` (its values are sampled from that data), takes PLAF ``constraints=``
-        (:mod:`groupcf.plaf`), returns the top ``k``; ``random_state`` and GeCo's
-        hyper-parameters (``q``, ``m_init``, ``m_mut``, ``alpha``, ...) as keywords. Any
-        classifier with ``predict_proba`` works (as a black box without an embedding).
-        An option GeCo does not take (MACE's ``solver``, ``n``, ...) raises
-        :class:`~groupcf.exceptions.InvalidInputError`; ``distance`` (default: GeCo's
-        own, weighted by ``alpha``, ``beta``, ``gamma``) makes GeCo minimise MACE's
-        distance instead, and ``refine=True`` polishes its result (see
+        (:mod:`groupcf.plaf`), returns the top ``n``; GeCo's hyper-parameters (``q``,
+        ``m_init``, ``m_mut``, ``alpha``, ...) as keywords. Any classifier with
+        ``predict_proba`` works (as a black box without an embedding). ``distance``
+        (default: GeCo's own, weighted by ``alpha``, ``beta``, ``gamma``) makes GeCo
+        minimise MACE's distance instead, and ``refine=True`` polishes its result (see
         :class:`~groupcf.single.geco.GeCoOptions`).
         ``"pso"``: mixed-discrete particle swarm over the top information-value features
         (:mod:`groupcf.single.pso`, Shekhar et al. 2023) for any classifier with
@@ -78,54 +76,59 @@ def explain(x, model, method: str = "mace", *, Tmax: int | None = None, n: int |
         :class:`~groupcf.single.pso.PSOOptions` as keywords. By default it minimises the
         proximity the paper reports (mean change in median absolute deviations of ``data``,
         eq. 8) plus sparsity, not the paper's Gower objective (``scale="range"``).
-    distance
-        MACE's normalised distance over the original features (default ``"l0"``) (see
-        :mod:`groupcf.formulations.distances`): ``"l0"`` (fraction of features changed),
-        ``"l1"`` (*mean* per-feature distance), ``"linf"`` (largest per-feature distance),
-        or a dict of non-negative weights such as ``{"l0": 0.1, "l1": 0.9}``. Per-feature
-        distances: 0/1 for binary and categorical features, ``|Δ code| / (k - 1)`` for an
-        ordinal one-hot feature with ``k`` categories (binned numerics too),
-        ``|Δ| / (high - low)`` for a numeric passthrough feature. The same definition is
-        used by :mod:`groupcf.metrics`.
-    Tmax
+        A new method registers itself with :func:`groupcf.single.registry.register_method`.
+    Tmax : int or None, default None
         At most this many original features may change (``None``: no limit).
-    solver
-        ``"highs"`` (default), ``"gurobi"``, ``"pyomo"`` (appsi_highs), ``"pyomo:cbc"``,
-        ... or a :class:`~groupcf.solvers.base.Backend`.
-    threshold
+    n : int or None, default None
+        Number of counterfactuals (``None``: the method's default, 1 for MACE). For MACE
+        each next one differs from all earlier ones in at least one feature (MACE's
+        diversity rule), best first (distances non-decreasing); fewer are returned when
+        no further distinct counterfactual exists.
+    threshold : float, default 0.5
         Probability of the positive class from which an instance is accepted.
-    n
-        Number of counterfactuals; each next one differs from all earlier ones in at least
-        one feature (MACE's diversity rule), best first (distances non-decreasing). Fewer
-        are returned when no further distinct counterfactual exists.
-    time_limit, mip_gap
-        Solver limits (seconds; relative gap, default 1e-6 for MACE).
-    threads, verbose, progress
-        Solver threads and log; ``progress=True`` shows a bar over the ``n``
-        counterfactuals (only when stderr is a terminal).
-    diversity_tol
-        For ``n > 1``: a numeric passthrough feature "differs" from an earlier
-        counterfactual when it moves by at least this fraction of its range (integer
-        features: by whole units, at least one). Categorical, ordinal and binary features
-        differ when their category differs.
-    upper_bound, radius, obbt, distance_cuts
-        Speed-ups that keep the answer exact (all on by default). ``upper_bound``: a numpy
-        upper bound as the MIP start (ReLU networks: the exact best single change, a
-        greedy completion and a pair search, :mod:`groupcf.single.net_bound`; tree
-        ensembles: single changes, pairs and triples, :mod:`groupcf.single.tree_bound`);
-        ``radius``: its radius (``n = 1``: the box, fixed features and a cardinality cut;
-        networks: neuron bounds within the l1 budget it implies; trees: the MIP is built
-        over the box only, trees whose leaf cannot change there are constants; when at
-        most one feature can change, the single-change scan is the proof and no MIP is
-        solved); ``obbt`` (networks): second-layer neuron bounds by LP within that
-        radius; ``distance_cuts`` (trees): each tree's leaves weighted by how far their
-        cell lies from the instance, a lower bound on the distance.
+    space : FeatureSpace or None, default None
+        The fitted feature space when ``model`` is not a pipeline.
+    solver : str, Backend or None, default None
+        MACE's MIP backend: ``"highs"`` (``None``), ``"gurobi"``, ``"pyomo"``
+        (appsi_highs), ``"pyomo:cbc"``, ... or a :class:`~groupcf.solvers.base.Backend`.
+    time_limit : float or None, default None
+        Seconds (``None``: no limit).
+    random_state : int, numpy.random.Generator or None, default None
+        Randomness of GeCo and PSO.
+    progress : bool, default True
+        A progress bar (MACE: over the ``n`` counterfactuals), only when stderr is a
+        terminal; methods without a bar ignore it.
+    data : pandas.DataFrame or None, default None
+        Reference rows (raw features): needed by GeCo and PSO; for a scikit-learn
+        preprocessing pipeline also the ranges of the numeric features.
+    options : MaceOptions, GeCoOptions, PSOOptions or None, default None
+        The method's options object (:class:`MaceOptions`,
+        :class:`~groupcf.single.geco.GeCoOptions`, :class:`~groupcf.single.pso.PSOOptions`);
+        keywords given beside it override its fields.
+    **method_options
+        The method's own options as keywords (the fields of its options class). MACE's:
 
-    Plausibility: numeric passthrough features stay inside the training data's range and
-    integer ones (``Feature.integer``) take integer values; one-hot features take exactly
-    one category; immutable features never change, increase-only ones never decrease.
-
-    Every counterfactual is re-checked with the real model.
+        * ``distance`` — MACE's normalised distance over the original features (default
+          ``"l0"``, see :mod:`groupcf.formulations.distances`): ``"l0"`` (fraction of
+          features changed), ``"l1"`` (*mean* per-feature distance), ``"linf"`` (largest
+          per-feature distance), or a dict of non-negative weights such as
+          ``{"l0": 0.1, "l1": 0.9}``. Per-feature distances: 0/1 for binary and
+          categorical features, ``|Δ code| / (k - 1)`` for an ordinal one-hot feature with
+          ``k`` categories (binned numerics too), ``|Δ| / (high - low)`` for a numeric
+          passthrough feature. The same definition is used by :mod:`groupcf.metrics`.
+        * ``mip_gap`` — relative gap (default 1e-6 for MACE); ``threads``, ``verbose`` —
+          solver threads and log.
+        * ``diversity_tol`` — for ``n > 1``: a numeric passthrough feature "differs" from
+          an earlier counterfactual when it moves by at least this fraction of its range
+          (integer features: by whole units, at least one). Categorical, ordinal and
+          binary features differ when their category differs.
+        * ``upper_bound``, ``radius``, ``obbt`` — ReLU networks only (speed-ups that keep
+          the answer exact; all on by default, :mod:`groupcf.single.net_bound`): a numpy
+          upper bound (the exact best single change, a greedy completion and a pair
+          search) as the MIP start; its radius (``n = 1``: the box, fixed features, a
+          cardinality cut and neuron bounds within the l1 budget it implies; when at most
+          one feature can change, the single-change scan is the proof and no MIP is
+          solved); second-layer neuron bounds by LP within that radius.
 
     Returns
     -------
@@ -147,10 +150,40 @@ def explain(x, model, method: str = "mace", *, Tmax: int | None = None, n: int |
         :class:`~groupcf.single.pso.PSOOptions`; a new method registers itself with
         :func:`groupcf.single.registry.register_method`).
 
+    See Also
+    --------
+    MaceOptions, groupcf.GeCoOptions, groupcf.PSOOptions : the methods' options.
+    groupcf.explain_many : many rows, in parallel.
+
+    Notes
+    -----
+    Plausibility: numeric passthrough features stay inside the training data's range and
+    integer ones (``Feature.integer``) take integer values; one-hot features take exactly
+    one category; immutable features never change, increase-only ones never decrease.
+    Every counterfactual is re-checked with the real model.
+
     Examples
     --------
-    >>> exp = gcf.explain(x, pipe, method="mace", distance="l1", Tmax=3)    # doctest: +SKIP
-    >>> print(exp.summary()); exp.validate()                                # doctest: +SKIP
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> X = pd.DataFrame({"income": [1, 2, 3, 4, 5, 6], "debt": ["hi", "hi", "lo", "hi", "lo", "lo"]})
+    >>> pipe = make_pipeline(gcf.FeatureSpace(), LogisticRegression(C=100)).fit(X, [0, 0, 1, 0, 1, 1])
+    >>> exp = gcf.explain(X.iloc[0], pipe, distance="l1", n=2)
+    >>> exp.counterfactuals            # income in 4 quantile bins: a changed bin shows as its interval
+            income debt
+    0  [4.75, inf)   hi
+    1  [2.25, 3.5)   lo
+    >>> [round(d, 4) for d in exp.distances]       # mean per-feature distance: (3/3 + 0) / 2, (1/3 + 1) / 2
+    [0.5, 0.6667]
+    >>> exp.is_optimal, exp.validate().ok
+    (True, True)
+    >>> gcf.explain(X.iloc[0], pipe, options=gcf.MaceOptions(distance="l1"), Tmax=1).changes
+    [['income']]
+    >>> gcf.explain(X.iloc[0], pipe, method="geco", data=X, random_state=0)    # doctest: +SKIP
+    >>> gcf.explain(X.iloc[0], pipe, method="mace", q=10)
+    Traceback (most recent call last):
+    ...
+    groupcf.exceptions.InvalidInputError: ...
     """
     given = {"Tmax": Tmax, "n": n, "solver": solver, "time_limit": time_limit,
              "random_state": random_state, "data": data, "options": options}

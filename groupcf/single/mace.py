@@ -65,7 +65,67 @@ DIVERSITY_TOL = 1e-3
 
 @dataclass(frozen=True)
 class MaceOptions(Options):
-    """Options of ``gcf.explain(..., method="mace")`` (see :func:`groupcf.explain`)."""
+    """Options of ``gcf.explain(..., method="mace")`` (see :func:`groupcf.explain`).
+
+    Passed to :func:`~groupcf.explain` as keywords or as this object (``options=``); values
+    are checked when the object is created.
+
+    Parameters
+    ----------
+    distance : str, dict or None, default None
+        MACE's normalised distance: ``"l0"`` (``None``), ``"l1"``, ``"linf"`` or
+        non-negative weights such as ``{"l0": 0.1, "l1": 0.9}``
+        (:mod:`groupcf.formulations.distances`).
+    Tmax : int or None, default None
+        Most original features changed (``None``: no limit).
+    solver : str or Backend, default "highs"
+        The MIP backend (:func:`groupcf.solvers.make_backend`).
+    n : int, default 1
+        Number of counterfactuals; each differs from the earlier ones in at least one
+        feature.
+    time_limit : float or None, default None
+        Seconds for the whole call (``None``: no limit).
+    mip_gap : float or None, default None
+        Relative MIP gap (``None``: ``MACE_MIP_GAP`` = 1e-6).
+    margin : float
+        Score margin by which a counterfactual must be accepted in the MIP (enlarged x10,
+        at most ``MAX_MARGIN_RETRIES`` times, when the real model disagrees).
+    diversity_tol : float, default 1e-3
+        For ``n > 1``: the fraction of its range by which a numeric feature must move to
+        "differ" from an earlier counterfactual.
+    threads : int or None, default None
+        Solver threads (``None``: the solver's default).
+    verbose : bool, default False
+        Show the solver's log.
+    progress : bool, default True
+        A bar over the ``n`` counterfactuals (``n > 1``; only on a terminal).
+    upper_bound : bool, default True
+        ReLU networks: a numpy incumbent as the MIP start.
+    radius : bool, default True
+        ReLU networks: bound the search by that incumbent's radius (box, cardinality cut,
+        single-change proof; ``n = 1``).
+    obbt : bool, default True
+        ReLU networks: second-layer neuron bounds by LP within the radius.
+    distance_cuts : bool, default True
+        Tree ensembles: per-tree leaf-distance cuts (each tree's chosen leaf bounds the
+        distance from below).
+
+    Raises
+    ------
+    InvalidInputError
+        A value outside its rule (``n < 1``, ``time_limit <= 0``, ...) or an unknown
+        distance.
+
+    Examples
+    --------
+    >>> opts = gcf.MaceOptions(distance="l1", Tmax=3)
+    >>> opts.distance, opts.Tmax, opts.n
+    ('l1', 3, 1)
+    >>> gcf.MaceOptions(n=0)
+    Traceback (most recent call last):
+    ...
+    groupcf.exceptions.InvalidInputError: MaceOptions: option 'n' must be an integer in [1, inf); got 0
+    """
 
     _constraints: ClassVar[dict[str, list]] = {
         "Tmax": TMAX, "n": N, "time_limit": TIME_LIMIT,

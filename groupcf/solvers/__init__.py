@@ -2,9 +2,9 @@
 
 >>> from groupcf.solvers import make_backend
 >>> m = make_backend("highs", time_limit=10)       # the default
->>> m = make_backend("gurobi")                      # pip install "groupcf[gurobi]"
->>> m = make_backend("pyomo")                       # pyomo + appsi_highs, persistent
->>> m = make_backend("pyomo:cbc")                   # any pyomo SolverFactory name
+>>> m = make_backend("gurobi")     # pip install "groupcf[gurobi]"               # doctest: +SKIP
+>>> m = make_backend("pyomo")      # pyomo + appsi_highs, persistent             # doctest: +SKIP
+>>> m = make_backend("pyomo:cbc")  # any pyomo SolverFactory name                # doctest: +SKIP
 >>> pricing = m.spawn()                             # a fresh model, same solver/options
 
 Backends declare what they can do in ``backend.capabilities``; formulations read the
@@ -62,11 +62,43 @@ def make_backend(solver: str | type[Backend] | Backend = "highs",
                  options: SolverOptions | None = None, **kwargs: Any) -> Backend:
     """A new, empty model.
 
-    ``solver`` is a name (``"highs"``, ``"gurobi"``, ``"pyomo"``, ``"pyomo:cbc"``, ...),
-    a :class:`Backend` subclass, or a backend instance -- then a fresh, empty model of
-    the same type and options is returned (:meth:`Backend.spawn`). ``options`` and
-    keyword arguments (``time_limit``, ``mip_gap``, ``mip_abs_gap``, ``threads``, ``verbose``) set the
-    :class:`SolverOptions`; with an instance they override its options.
+    Parameters
+    ----------
+    solver : str, Backend subclass or Backend, default "highs"
+        A name (``"highs"``, ``"gurobi"``, ``"pyomo"``, ``"pyomo:cbc"``, ...), a
+        :class:`Backend` subclass, or a backend instance -- then a fresh, empty model of
+        the same type and options is returned (:meth:`Backend.spawn`).
+    options : SolverOptions or None, default None
+        The solver's options; with an instance they replace its options.
+    **kwargs
+        Fields of :class:`SolverOptions` (``time_limit``, ``mip_gap``, ``mip_abs_gap``,
+        ``threads``, ``verbose``); they override ``options`` (or the instance's).
+
+    Returns
+    -------
+    Backend
+        An empty model.
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown solver name (the message names the nearest one and the available
+        ones), or a ``solver`` of another type.
+    SolverNotInstalledError
+        The solver's package is not installed.
+
+    Examples
+    --------
+    >>> from groupcf.solvers import make_backend
+    >>> b = make_backend("highs", time_limit=10)
+    >>> b, b.options.time_limit
+    (HighsBackend(vars=0, rows=0), 10)
+    >>> make_backend(b).options.time_limit            # a fresh model, same options
+    10
+    >>> make_backend("higs")
+    Traceback (most recent call last):
+    ...
+    groupcf.exceptions.InvalidInputError: unknown solver 'higs' (did you mean 'highs'?); available: ...
     """
     if isinstance(solver, Backend):
         backend = solver.spawn()
@@ -92,9 +124,22 @@ def make_backend(solver: str | type[Backend] | Backend = "highs",
 
 
 def available_backends() -> list[str]:
-    """Names accepted by :func:`make_backend` whose package (and, for ``pyomo:NAME``,
-    executable) is installed. ``"gurobi"`` is listed when gurobipy is importable; its
-    licence is only checked when a model is solved."""
+    """Names accepted by :func:`make_backend` whose package (and executable) is installed.
+
+    ``"gurobi"`` is listed when gurobipy is importable; its licence is only checked when a
+    model is solved; ``pyomo:NAME`` when the solver's executable is found.
+
+    Returns
+    -------
+    list of str
+        ``"highs"`` first, then what else is installed.
+
+    Examples
+    --------
+    >>> from groupcf.solvers import available_backends
+    >>> available_backends()[0]
+    'highs'
+    """
     names = ["highs"]
     if importlib.util.find_spec("gurobipy") is not None:
         names.append("gurobi")

@@ -89,7 +89,31 @@ class GurobiBackend(C.TableBoundsMixin, Backend):
     """Gurobi through gurobipy's matrix API.
 
     Row duals are Gurobi's ``Pi``: ``d objective / d bound`` in the user's sense (the
-    same convention as :class:`~groupcf.solvers.highs.HighsBackend`).
+    same convention as :class:`~groupcf.solvers.highs.HighsBackend`). ``pip install
+    "groupcf[gurobi]"``; without a full licence, models beyond the size-limited licence
+    raise :class:`~groupcf.exceptions.SolverLicenseError` when solved.
+
+    Parameters
+    ----------
+    options : SolverOptions or None, default None
+        The solver's options (``None``: built from ``kwargs``).
+    **kwargs
+        Fields of :class:`~groupcf.solvers.base.SolverOptions`.
+
+    Raises
+    ------
+    SolverNotInstalledError
+        gurobipy is not installed.
+
+    Examples
+    --------
+    >>> from groupcf.solvers import make_backend
+    >>> b = make_backend("gurobi", time_limit=10)       # doctest: +SKIP
+    >>> x = b.add_vars(2, ub=1, vtype="B", obj=[-1, -2])       # doctest: +SKIP
+    >>> b.add_row(x, [1, 1], hi=1)       # doctest: +SKIP
+    0
+    >>> b.solve().objective       # doctest: +SKIP
+    -2.0
     """
 
     name = "gurobi"

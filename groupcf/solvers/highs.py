@@ -87,6 +87,28 @@ class HighsBackend(C.TableBoundsMixin, Backend):
     a binding ``>=`` row has a dual ``>= 0`` and a binding ``<=`` row a dual ``<= 0``; for
     a maximisation a binding ``<=`` row has a dual ``>= 0`` and a binding ``>=`` row a dual
     ``<= 0``. Every backend returns duals with this convention.
+
+    Parameters
+    ----------
+    options : SolverOptions or None, default None
+        The solver's options (``None``: built from ``kwargs``).
+    **kwargs
+        Fields of :class:`~groupcf.solvers.base.SolverOptions`.
+
+    Raises
+    ------
+    SolverNotInstalledError
+        highspy is not installed.
+
+    Examples
+    --------
+    >>> from groupcf.solvers import make_backend
+    >>> b = make_backend("highs", time_limit=10)
+    >>> x = b.add_vars(2, ub=1, vtype="B", obj=[-1, -2])
+    >>> b.add_row(x, [1, 1], hi=1)
+    0
+    >>> b.solve().objective
+    -2.0
     """
 
     name = "highs"

@@ -98,6 +98,31 @@ class PyomoBackend(C.TableBoundsMixin, Backend):
 
     Row duals follow the convention of every backend: ``d objective / d bound`` in the
     user's sense.
+
+    Parameters
+    ----------
+    solver : str, default "appsi_highs"
+        The pyomo solver: ``"appsi_highs"`` (persistent) or a ``SolverFactory`` name
+        (``"cbc"``, ``"glpk"``, ...).
+    options : SolverOptions or None, default None
+        The solver's options (``None``: built from ``kwargs``).
+    **kwargs
+        Fields of :class:`~groupcf.solvers.base.SolverOptions`.
+
+    Raises
+    ------
+    SolverNotInstalledError
+        pyomo, or the solver's executable, is not installed.
+
+    Examples
+    --------
+    >>> from groupcf.solvers import make_backend
+    >>> b = make_backend("pyomo:cbc")          # the same as PyomoBackend("cbc")   # doctest: +SKIP
+    >>> x = b.add_vars(2, ub=1, vtype="B", obj=[-1, -2])                         # doctest: +SKIP
+    >>> b.add_row(x, [1, 1], hi=1)                                               # doctest: +SKIP
+    0
+    >>> b.solve().objective                                                      # doctest: +SKIP
+    -2.0
     """
 
     name = "pyomo"

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...exceptions import InvalidInputError
-from ...formulations.distances import parse_distance
+from ...formulations.distances import DistanceSpec, parse_distance
 from ...options import Options, deprecated_aliases
 
 
@@ -14,37 +14,83 @@ from ...options import Options, deprecated_aliases
 class GeCoOptions(Options):
     """GeCo's hyper-parameters (defaults from the paper where it gives them).
 
-    ``q`` population size, ``n`` counterfactuals returned (formerly ``k``), ``m_init`` initial samples
-    per group, ``m_mut`` children per candidate in MUTATE; ``alpha, beta, gamma`` weight
-    l0/n, l1/n and linf; ``max_generations`` is a safety cap (reported in ``stats``);
-    ``stable_generations`` the generations the top-k must stay unchanged; ``patience``
-    stops a run whose top-k (with at least one counterfactual, not all) has not changed
-    for that many generations; ``n_crossover`` bounds the number of parent pairs
-    (default ``q``); ``evaluation`` is ``"partial"`` (Δ-sets + partial evaluation) or
-    ``"full"`` (whole rows, one call); ``time_limit`` in seconds (None: none).
+    Options of ``gcf.explain(..., method="geco")``, passed as keywords or as this object
+    (``options=``). Values are checked when the object is created.
 
-    Two options beyond the paper (off by default):
+    Parameters
+    ----------
+    n : int, default 5
+        Counterfactuals returned (formerly ``k``).
+    q : int, default 100
+        Population size.
+    m_init : int, default 20
+        Initial samples per feature group.
+    m_mut : int, default 5
+        Children per candidate in MUTATE.
+    alpha, beta, gamma : float, default 1/3
+        Weights of l0 / n, l1 / n and linf in GeCo's distance (:func:`geco_distance`).
+    max_generations : int, default 100
+        Safety cap on the generations (reported in ``stats``).
+    stable_generations : int, default 2
+        Generations the top ``n`` must stay unchanged for the search to stop.
+    patience : int, default 10
+        Stop a run whose top ``n`` (with at least one counterfactual, not all) has not
+        changed for this many generations.
+    n_crossover : int or None, default None
+        Most parent pairs crossed per generation (``None``: ``q``).
+    max_per_set : int or None, default 5
+        SELECTFITTEST keeps at most this many of the ``q`` fittest per set of changed
+        features first (``None``: the paper's plain top ``q``, whose population collapses
+        onto one change set on some instances).
+    evaluation : {"partial", "full"}, default "partial"
+        ``"partial"``: Δ-sets and partial evaluation of the model; ``"full"``: whole rows,
+        one call.
+    time_limit : float or None, default None
+        Seconds (``None``: no limit).
+    distance : str, dict or None, default None
+        A MACE distance (``"l0"``, ``"l1"``, ``"linf"`` or weights such as
+        ``{"l0": 0.1, "l1": 0.9}``, see :mod:`groupcf.formulations.distances`) that
+        replaces GeCo's distance (``alpha``, ``beta``, ``gamma`` are then unused) in the
+        fitness and in the reported ``distances``: per-feature distances read from the
+        FeatureSpace (ordinal features ``|Δ code| / (k - 1)`` instead of 0/1, numeric
+        passthrough features over the space's range), so GeCo optimises exactly what
+        :func:`groupcf.metrics.proximity` measures and what the MACE MIP minimises. Needs a
+        model with a FeatureSpace. Beyond the paper.
+    refine : bool, default False
+        After the search, polish the top candidates by coordinate descent over the active
+        domain: for each changed numeric or ordinal feature (not in a multi-feature
+        ``group``) try the observed values closer to the instance's (and undoing the
+        change), keep what stays a counterfactual, satisfies the PLAF rules and is nearer;
+        repeated while it improves. It closes most of the gap that frequency-weighted
+        sampling leaves on numeric features with many rare values (e.g. a capital gain
+        overshooting the decision boundary). Beyond the paper.
+    refine_passes : int, default 5
+        Most passes of ``refine``.
+    Tmax : int or None, default None
+        Most changed features (``None``: no limit): every candidate the search creates
+        (initial samples, mutations, crossovers, refinements, after the PLAF cascade) that
+        changes more than ``Tmax`` features is dropped before it is scored, so no returned
+        counterfactual changes more than ``Tmax`` features.
 
-    * ``distance``: a MACE distance spec (``"l0"``, ``"l1"``, ``"linf"`` or weights such as
-      ``{"l0": 0.1, "l1": 0.9}``, see :mod:`groupcf.formulations.distances`) replaces
-      GeCo's distance (``alpha``, ``beta``, ``gamma`` are then unused) in the fitness and
-      in the reported ``distances``: per-feature distances read from the FeatureSpace
-      (ordinal features ``|Δ code| / (k - 1)`` instead of 0/1, numeric passthrough features
-      over the space's range), so GeCo optimises exactly what
-      :func:`groupcf.metrics.proximity` measures and what the MACE MIP minimises. Needs a
-      model with a FeatureSpace.
-    * ``refine``: after the search, polish the top candidates by coordinate descent over
-      the active domain: for each changed numeric or ordinal feature (not in a multi-feature
-      ``group``) try the observed values closer to the instance's (and undoing the
-      change), keep what stays a counterfactual, satisfies the PLAF rules and is nearer;
-      repeated while it improves (at most ``refine_passes`` passes). It closes most of the
-      gap that frequency-weighted sampling leaves on numeric features with many rare
-      values (e.g. a capital gain overshooting the decision boundary).
+    Raises
+    ------
+    InvalidInputError
+        A count that is not a positive integer, a negative weight, an unknown
+        ``evaluation`` or ``distance``, or an invalid ``Tmax``.
 
-    ``Tmax`` (None: no limit) bounds the number of changed features: every candidate the
-    search creates (initial samples, mutations, crossovers, refinements, after the PLAF
-    cascade) that changes more than ``Tmax`` features is dropped before it is scored, so
-    no returned counterfactual changes more than ``Tmax`` features.
+    See Also
+    --------
+    groupcf.explain : ``method="geco"`` takes these options as keywords.
+
+    Examples
+    --------
+    >>> opts = gcf.GeCoOptions(n=3, Tmax=2, distance="l1")
+    >>> opts.n, opts.q, opts.Tmax
+    (3, 100, 2)
+    >>> gcf.GeCoOptions(q=0)
+    Traceback (most recent call last):
+    ...
+    groupcf.exceptions.InvalidInputError: GeCo parameter q must be a positive integer, got 0
     """
 
     n: int = 5
@@ -61,7 +107,7 @@ class GeCoOptions(Options):
     max_per_set: int | None = 5
     evaluation: str = "partial"
     time_limit: float | None = None
-    distance: object = None
+    distance: DistanceSpec | None = None
     refine: bool = False
     refine_passes: int = 5
     Tmax: int | None = None
@@ -73,6 +119,18 @@ class GeCoOptions(Options):
         self.validate()
 
     def validate(self) -> GeCoOptions:
+        """Check the values (called when the object is created).
+
+        Returns
+        -------
+        GeCoOptions
+            ``self``.
+
+        Raises
+        ------
+        InvalidInputError
+            A value outside its rule (see the class's Raises).
+        """
         for name in ("n", "q", "m_init", "m_mut", "max_generations", "stable_generations", "patience",
                      "refine_passes"):
             v = getattr(self, name)

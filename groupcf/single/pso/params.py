@@ -16,19 +16,91 @@ UNIT_DEFAULTS = {
 
 @dataclass(frozen=True)
 class PSOOptions(Options):
-    """Options of :func:`~groupcf.single.pso.explain_pso` (defaults: Chowdhury et al. 2013
-    for the swarm, Shekhar et al. 2023 for the rest, or our choice where they leave it open).
+    """Options of ``gcf.explain(..., method="pso")`` (:func:`~groupcf.single.pso.explain_pso`).
 
-    Swarm: ``n_particles`` (50), ``n_iterations`` (100), ``inertia`` (0.5), ``cognitive``
-    (1.4), ``social`` (1.4), ``diversity`` (0.5: the largest weight of the term that pushes
-    particles away from the global best; it grows from 0 as the swarm collapses),
-    ``patience`` (stop after that many iterations without a better global best).
+    Defaults: Chowdhury et al. 2013 for the swarm, Shekhar et al. 2023 for the rest, or our
+    choice where they leave it open (see Notes). Values are checked when the object is
+    created.
 
+    Parameters
+    ----------
+    n_particles : int, default 50
+        Swarm size.
+    n_iterations : int, default 100
+        Most iterations of the swarm.
+    inertia, cognitive, social : float, default 0.5, 1.4, 1.4
+        The velocity update's weights.
+    diversity : float, default 0.5
+        Largest weight of the term that pushes particles away from the global best (it
+        grows from 0 as the swarm collapses).
+    patience : int, default 10
+        Stop after this many iterations without a better global best.
+    epsilon : float, default 0.25
+        Half-width of the box around the query on the [0, 1]-scaled features (additive,
+        clipped to the feature's range).
+    max_epsilon : float, default 1.0
+        While no valid point is found, ``epsilon`` doubles up to this (1.0: the whole
+        range; set it to ``epsilon`` for a fixed box).
+    h : int or None, default None
+        Number of top-information-value actionable features searched first (``None``:
+        ``h0``).
+    h0 : int, default 40
+        ``h`` when ``h`` is ``None``.
+    h_growth : float, default 2.0
+        When the swarm finds fewer than ``n`` valid points, ``h`` is multiplied by this, up
+        to all actionable features.
+    iv_bins : int, default 10
+        Quantile bins for the information value.
+    change_tol : float or None, default None
+        A numeric change smaller than this (in ``scale`` units) is snapped back to the
+        query (``None``: 0.01 MAD, or 1e-3 of the range with ``scale="range"``).
+    invalid_penalty : float, default 1.0
+        Added to ``l1`` for a point the model rejects, so every valid point beats every
+        invalid one.
+    w_proximity, w_sparsity : float, default 1.0
+        Weights of ``l2`` (proximity) and ``l3`` (fraction of features changed).
+    w_diversity : float, default 0.25
+        Selection of the ``n`` counterfactuals: each minimises its objective minus this
+        times its distance to the nearest one already picked (0: the cheapest distinct
+        points).
+    min_separation : float or None, default None
+        No counterfactual is picked or polished to within this of another one (largest
+        per-feature difference in ``scale`` units; ``None``: 0.1 MAD, or 0.01 of the range
+        with ``scale="range"``).
+    polish : bool, default True
+        After selection, undo changes greedily while the model still accepts the point
+        and the selection score improves.
+    split_search : bool, default False
+        Where the model exposes split points (tree ensembles), add greedy single-feature
+        moves to just past a split point, and polish towards them.
+    scale : {"mad", "range"}, default "mad"
+        Units of continuous changes in ``l2``, ``change_tol`` and ``min_separation``:
+        median absolute deviations on ``data`` (a zero MAD counts as the range), or the
+        feature's range (Gower, the paper's ``l2``).
+    seed_with_data : bool, default True
+        Up to a tenth of the swarm starts at the accepted ``data`` rows nearest the query,
+        moved into the box.
+    Tmax : int or None, default None
+        A point that changes more than ``Tmax`` features is not a counterfactual (``None``:
+        no limit).
+
+    Raises
+    ------
+    InvalidInputError
+        A count that is not a positive integer, a negative weight, ``epsilon`` outside
+        (0, 1], ``max_epsilon`` outside [``epsilon``, 1], ``h_growth <= 1`` or an unknown
+        ``scale``.
+
+    See Also
+    --------
+    groupcf.explain : ``method="pso"`` takes these options as keywords.
+
+    Notes
+    -----
     **Defaults** (issue 25): ``scale="mad"``, ``w_diversity=0.25``, ``h0=40`` were chosen
     by the tuning protocol of ``benchmarks/pso.py`` (4 datasets x 3 splits x 3 model seeds,
     tuning queries only, disjoint from the evaluation queries BENCHMARKS.md reports; grid,
-    rule and scores in ``benchmarks/results/pso_tuning_scores.csv``). The other options
-    keep the values below.
+    rule and scores in ``benchmarks/results/pso_tuning_scores.csv``).
 
     **What is optimised and what is reported.** The paper optimises the Gower distance
     (its l2: changes divided by the feature's *range*) but reports proximity as the mean
@@ -38,7 +110,7 @@ class PSOOptions(Options):
     swarm optimises what is reported: l2 = the mean over all features of |Δ| / MAD
     (continuous; a zero MAD counts as the range) or 0/1 (discrete), plus the fraction of
     features changed (l3); ``scale="range"`` restores the paper's Gower l2.
-    ``Explanation.distances`` are this l2, ``Explanation.distance`` names it
+    ``Explanation.distances`` are this l2, ``Explanation.distance_name`` names it
     (``"mad"`` / ``"gower"``).
 
     Search space: ``epsilon`` is the half-width of the box around the query on the
@@ -94,6 +166,14 @@ class PSOOptions(Options):
     ``polish``: after selection, undo changes of each counterfactual greedily while the
     model still accepts it and the move lowers the selection score above (fewer changed
     features, a smaller distance, never closer than ``min_separation`` to another one).
+
+    Examples
+    --------
+    >>> opts = gcf.PSOOptions(n_particles=20, scale="range")
+    >>> opts.change_tol, opts.min_separation      # the defaults in the scale's units
+    (0.001, 0.01)
+    >>> gcf.PSOOptions().change_tol
+    0.01
     """
 
     n_particles: int = 50
@@ -129,6 +209,18 @@ class PSOOptions(Options):
         self.validate()
 
     def validate(self) -> PSOOptions:
+        """Check the values (called when the object is created).
+
+        Returns
+        -------
+        PSOOptions
+            ``self``.
+
+        Raises
+        ------
+        InvalidInputError
+            A value outside its rule (see the class's Raises).
+        """
         if self.scale not in UNIT_DEFAULTS:
             raise InvalidInputError(f"scale must be 'range' or 'mad', got {self.scale!r}")
         for name in ("n_particles", "n_iterations", "patience", "h0", "iv_bins"):
