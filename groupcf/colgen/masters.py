@@ -223,7 +223,8 @@ class IntegerResult:
 def solve_integer_master(C: np.ndarray, D: np.ndarray, mode: str, solver, *, m=None, active=None,
                          k: int | None = None, min_cover: float | None = None,
                          time_limit: float | None = None, tie_break: bool = True,
-                         tie_break_time: float | None = None, starts=()) -> IntegerResult:
+                         tie_break_time: float | None = None, starts=(), upper: float | None = None
+                         ) -> IntegerResult:
     """The integer master over the pool (bool ``C``, columns × elements; costs ``D``).
 
     ``mode`` is ``"set_cover"`` (fewest columns covering every active element) or
@@ -233,7 +234,9 @@ def solve_integer_master(C: np.ndarray, D: np.ndarray, mode: str, solver, *, m=N
     within ``tie_break_time`` seconds (started from stage 1's solution; its result says
     whether the cost is proven least in ``cost_optimal``). Before that MIP, the best of
     stage 1's selection and ``starts`` (other selections, e.g. the previous ``k``'s) is
-    improved by local search (:func:`~groupcf.colgen.local_search.improve`).
+    improved by local search (:func:`~groupcf.colgen.local_search.improve`). ``upper``:
+    a proven upper bound on the weight ``k`` columns cover (``"max_coverage"``); when one
+    of ``starts`` reaches it, that start is stage 1's optimum and its MIP is skipped.
     """
     from ..utils import Deadline
 
@@ -247,7 +250,12 @@ def solve_integer_master(C: np.ndarray, D: np.ndarray, mode: str, solver, *, m=N
         return IntegerResult(Status.OPTIMAL if mode == "max_coverage" and min_cover is None else Status.INFEASIBLE,
                              [], np.full(n, -1), 0.0, 0.0, 0.0)
     bound = None
-    if min_cover is None:
+    known = _reaching(C, D, m, k, upper, starts) if mode == "max_coverage" and min_cover is None else None
+    if known is not None:
+        res = known
+        if not tie_break or deadline.passed:
+            return res
+    elif min_cover is None:
         be = make_backend(solver, time_limit=deadline.left())
         lam = be.add_vars(n_cols, 0.0, 1.0, VarType.BINARY, obj=1.0 if mode == "set_cover" else 0.0)
         if mode == "set_cover":
@@ -292,6 +300,20 @@ def solve_integer_master(C: np.ndarray, D: np.ndarray, mode: str, solver, *, m=N
     stage2 = Deadline(tie_break_time if left is None else
                       min(left, tie_break_time if tie_break_time is not None else INF))
     return _min_cost_stage(C, D, m, active, mode, k, min_cover, res, solver, stage2)
+
+
+def _reaching(C, D, m, k, upper, starts) -> IntegerResult | None:
+    """The first of ``starts`` (at most ``k`` columns) covering ``upper``, as a proven
+    stage-1 optimum, or ``None``."""
+    if upper is None:
+        return None
+    for start in starts:
+        chosen = np.asarray(list(dict.fromkeys(int(j) for j in start))[:int(k)], dtype=int)
+        covered = float(m[C[chosen].any(axis=0)].sum()) if len(chosen) else 0.0
+        if covered >= upper - 1e-9:
+            assign, cost = _greedy_assign(C, D, m, chosen)
+            return IntegerResult(Status.OPTIMAL, chosen.tolist(), assign, covered, cost, float(upper))
+    return None
 
 
 def _local(C, D, m, active, mode, k, min_cover, first, starts):

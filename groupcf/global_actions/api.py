@@ -204,12 +204,13 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
     acts = [pool.columns[j].payload for j in chosen]
     cols = [aspace.column(a) for a in acts]
     assign_t, cost_t = _assign(cols, len(m))
+    pmip = res.mip if res.mip is not None else ActionMIP(aspace, solver)
     for _ in range(3 if point is not None and opts.polish else 0):     # polish, reassign, repeat
         if deadline.passed:
             break
         new = refine(aspace, acts, res.coverable)
         new = _polish(aspace, new, _assign([aspace.column(a) for a in new], len(m))[0], list(range(len(new))),
-                      solver, deadline)
+                      pmip, deadline)
         if [a.key for a in new] == [a.key for a in acts]:
             break
         new_cols = [aspace.column(a) for a in new]
@@ -294,9 +295,9 @@ def _assign(cols, n_types):
     return assign, cost
 
 
-def _polish(aspace, acts, assign, chosen, solver, deadline):
-    """Each chosen action replaced by the cheapest one covering the types assigned to it."""
-    mip = ActionMIP(aspace, solver)
+def _polish(aspace, acts, assign, chosen, mip, deadline):
+    """Each chosen action replaced by the cheapest one covering the types assigned to it
+    (``mip``: an :class:`ActionMIP`, which remembers the sets it has solved)."""
     out = []
     for a, j in zip(acts, chosen):
         types = np.flatnonzero(assign == j)

@@ -45,9 +45,12 @@ from ..features.domain import InputDomain
 from ..formulations.rows import RowBuffer
 from ..solvers import make_backend
 from ..solvers.base import INF, Status, VarType
+from ..utils import Deadline
 from .actions import Action, ActionSpace
 
 BIG_SHIFT = 3.0   # |y - x - δ| <= 3 when uncovered (y, x in [0,1], δ in [-1,1])
+#: :meth:`ActionMIP.cheapest` over more types than this generates its coverage rows lazily
+LAZY_FROM = 8
 
 
 @dataclass
@@ -82,6 +85,7 @@ class ActionMIP:
                                         if int(g[0]) in pos),
                                   {pos[c]: v for c, v in dom.grids.items() if c in pos})
         self._partial: dict[int, tuple] = {}
+        self._cheapest_seen: dict[tuple, PricingResult] = {}
         self.calls = 0
 
     # ------------------------------------------------------------------ per type
@@ -101,11 +105,11 @@ class ActionMIP:
         return self._embedding(t)[2] >= self.a.tau + self.a.margin
 
     # ------------------------------------------------------------------ model
-    def _build(self, types, forced: bool, time_limit):
+    def _build(self, types, forced: bool, time_limit, costs: bool = True):
         """The MIP over ``types`` (module docstring); the per-type rows are added in bulk,
         one row template across all types at a time. Returns ``(backend, action
-        variables, {type: z}, cost terms)``, the backend ``None`` when a forced type can
-        never be covered."""
+        variables, {type: z}, cost terms)`` (the per-type cost terms only when ``forced``
+        and ``costs``), the backend ``None`` when a forced type can never be covered."""
         a = self.a
         be = make_backend(self.solver, time_limit=time_limit)
         V = self._action_vars(be)
@@ -124,6 +128,7 @@ class ActionMIP:
         one = np.ones(T)
         rows = _Templates(T)
         cost_idx, cost_coef = [], []
+        costs = costs and forced
         for l in a.mutable:
             f, d = a.feats[l], V[l]
             w = a.w[l] * a.m[tt]
@@ -135,7 +140,7 @@ class ActionMIP:
                     if f.increase_only and f.encoding == "onehot":
                         below = codes > h                                             # s_h + z <= 1
                         rows.add([d["s"][h], zs], [one, one], -INF, one, mask=below)
-                    if forced:
+                    if costs:
                         if f.encoding == "binary":
                             coef = np.where(xj >= 0.5, -w, w)
                         elif f.kind == "categorical":
@@ -159,7 +164,7 @@ class ActionMIP:
                 rows.add([yv, d["b"], zs], [one, one, -one], x0 - 1.0, INF)
                 if f.increase_only:
                     rows.add([zs, d["d"]], [x0, -sc * one], -INF, 0.0 * one)
-            if forced:
+            if costs:
                 ab = be.add_vars(T, 0.0, 1.0)                                         # |y - x|
                 rows.add([ab, yv], [one, -one], -x0, INF)
                 rows.add([ab, yv], [one, one], x0, INF)
@@ -231,8 +236,20 @@ class ActionMIP:
 
     def cheapest(self, types, time_limit: float | None = None) -> PricingResult:
         """The action covering every type of ``types`` at the least total cost
-        (``INFEASIBLE`` when none does)."""
+        (``INFEASIBLE`` when none does). Over more than :data:`LAZY_FROM` types with
+        ``numeric="shift"`` the coverage rows are generated lazily (:meth:`_cheapest_lazy`)."""
         types = [int(t) for t in types]
+        key = tuple(sorted(types))
+        hit = self._cheapest_seen.get(key)
+        if hit is None:
+            hit = self._cheapest_lazy(types, time_limit) if len(types) > LAZY_FROM and self.a.numeric == "shift" \
+                else self._cheapest(types, time_limit)
+            if hit.status in (Status.OPTIMAL, Status.INFEASIBLE):     # proven: the same answer next time
+                self._cheapest_seen[key] = hit
+        return hit
+
+    def _cheapest(self, types: list, time_limit: float | None) -> PricingResult:
+        """:meth:`cheapest` as one MIP over every type of ``types``."""
         self.calls += 1
         be, V, z, cost = self._build(types, True, time_limit)
         if be is None:
@@ -256,6 +273,76 @@ class ActionMIP:
         bound = sol.dual_bound if sol.dual_bound is not None and math.isfinite(sol.dual_bound) else None
         obj = float(sol.objective) if len(idx) else 0.0
         return PricingResult(sol.status, [self._action(sol.x, V, z, repair=types)], obj, bound, sol.solve_time)
+
+    def _cheapest_lazy(self, types: list, time_limit: float | None) -> PricingResult:
+        """:meth:`cheapest` by row generation. The total cost over ``types`` is linear in
+        the action variables alone (:meth:`_total_cost`), so a MIP that embeds the model
+        only for a subset ``R`` of the types and minimises that cost is a relaxation: its
+        optimum is a lower bound. Start from the :data:`LAZY_FROM` types of lowest score;
+        after each solve, check the action on every type with the numpy model; stop when
+        it covers them all (then it is optimal whenever the relaxation was solved to
+        optimality), else add the uncovered types of lowest score to ``R`` (at most as many
+        as ``R`` holds: the rounds are logarithmic in ``len(types)``) and re-solve."""
+        a = self.a
+        deadline = Deadline(time_limit)
+        tt = np.asarray(types, dtype=np.int64)
+        score0 = a.tm.embedding.score(a.Z[tt])
+        R = [int(t) for t in tt[np.argsort(score0, kind="stable")[:LAZY_FROM]]]
+        while True:
+            self.calls += 1
+            be, V, z, _ = self._build(R, True, deadline.left(), costs=False)
+            if be is None:
+                return PricingResult(Status.INFEASIBLE)
+            idx, coef, offset = self._total_cost(be, V, tt)
+            if len(idx):
+                be.set_objective(idx, coef, sense="min", offset=offset)
+            sol = be.solve()
+            if not sol.status.has_solution:
+                return PricingResult(sol.status, time=sol.solve_time)
+            act = self._action(sol.x, V, z, repair=R)
+            Zp, valid = a.apply(act, a.Z[tt], a.codes[tt])
+            s = np.full(len(tt), -np.inf)
+            s[valid] = a.tm.embedding.score(Zp[valid])
+            missing = np.flatnonzero((s < a.tau) & ~np.isin(tt, R))
+            if not (s < a.tau).any():
+                bound = sol.dual_bound if sol.dual_bound is not None and math.isfinite(sol.dual_bound) else None
+                obj = float(sol.objective) if len(idx) else 0.0
+                return PricingResult(sol.status, [act], obj, bound, sol.solve_time)
+            if not len(missing) or deadline.passed:      # a type of R uncovered (tolerances), or no time
+                return PricingResult(Status.TIME_LIMIT if deadline.passed else Status.ERROR)
+            R += [int(t) for t in tt[missing[np.argsort(s[missing], kind="stable")[:max(LAZY_FROM, len(R))]]]]
+
+    def _total_cost(self, be, V, tt: np.ndarray):
+        """``(variables, coefficients, constant)``: the total cost ``Σ_t m_t d_ta`` over
+        the types ``tt`` as a linear function of the action variables (``numeric="shift"``:
+        a one-hot category costs each type its distance to it, a binary value ``s`` costs
+        ``s`` to the types at 0 and ``b - s`` to those at 1, a shift ``|δ|`` to everyone;
+        the absolute value is a new variable)."""
+        a = self.a
+        m = a.m[tt]
+        idx, coef = [], []
+        for l in a.mutable:
+            f, d = a.feats[l], V[l]
+            w = a.w[l]
+            codes = a.codes[tt, l]
+            if f.encoding == "onehot":
+                for h, s in enumerate(d["s"]):
+                    dist = np.abs(codes - h)
+                    dist = (dist > 0.5).astype(float) if f.kind == "categorical" else dist / max(len(f.columns) - 1, 1)
+                    idx.append(int(s))
+                    coef.append(w * float(m @ dist))
+            elif f.encoding == "binary":
+                at1 = float(m[codes >= 0.5].sum())
+                idx += [int(d["s"][0]), int(d["b"])]
+                coef += [w * (float(m.sum()) - 2.0 * at1), w * at1]
+            else:
+                ab = int(be.add_vars(1, 0.0, INF)[0])
+                sc = d["scale"]
+                be.add_row([ab, d["d"]], [1.0, -sc], 0.0, INF)
+                be.add_row([ab, d["d"]], [1.0, sc], 0.0, INF)
+                idx.append(ab)
+                coef.append(w * float(m.sum()))
+        return np.array(idx, dtype=np.int64), np.array(coef, dtype=float), 0.0
 
     def _action(self, x, V, z, repair=None) -> Action:
         """The action of a MIP solution; a shift is moved (by solver noise at most) into

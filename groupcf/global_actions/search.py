@@ -113,6 +113,7 @@ class SearchResult:
     min_k: int | None = None           # fewest actions covering every coverable type (found)
     min_k_bound: int | None = None     # its certified lower bound
     stats: dict = field(default_factory=dict)
+    mip: ActionMIP | None = None       # the pricing MIP builder (its per-type embeddings cached)
 
 
 def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: Deadline,
@@ -195,7 +196,7 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
     pool = ColumnPool(aspace.n_types)
     coverable = seed_pool(aspace, mip, pool, deadline, max_seed_mips=max_seed_mips, progress=progress)
     m = aspace.m
-    out = SearchResult(pool, coverable)
+    out = SearchResult(pool, coverable, mip=mip)
     out.stats["seed_columns"] = len(pool)
     exact = ExactLevel(mip, n_solutions, pricing_time)
     levels = [PoolLevel(), NeighbourLevel(aspace), exact]
@@ -216,6 +217,8 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
             exact.time_cap = share if pricing_time is None else min(pricing_time, share)
         upper = n_cov if prev is None else min(n_cov, prev.upper + single)    # subadditive
         cg = None
+        # k - 1 actions already cover everyone coverable: the bound is met, nothing to price
+        full = prev is not None and prev.covered >= n_cov - 1e-9
         if kk == 1 and not deadline.passed and (aspace.tm.embedding.additive() is not None or aspace.n_types <= 50):
             # the best single action: one exact MIP (a linear row per type; few types otherwise)
             res = mip.best(np.where(coverable, m, 0.0), time_limit=_cap(deadline, pricing_time),
@@ -227,7 +230,7 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
                     pool.in_master[pos] = True
             if res.bound is not None:
                 upper = min(upper, res.bound)
-        if not deadline.passed:
+        if not deadline.passed and not full:
             cg = column_generation(master, pool, levels, deadline=deadline, phase=f"column generation (k={kk})",
                                    progress=progress)
             upper = min(upper, cg.bound)
@@ -238,7 +241,7 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
         if k is None and kk == K and out.min_k_bound == K:
             upper = n_cov
         point = _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, deadline, tie_break_time,
-                         fair)
+                         fair, math.floor(upper + EPS))
         if point.covered < math.floor(upper + EPS) - 1e-9 and min_coverage is None:
             # not certified: climb from the chosen actions, their better neighbours join the pool
             acts = climb(aspace, [pool.columns[j].payload for j in point.chosen], coverable, kk)
@@ -296,11 +299,13 @@ def _grace(deadline: Deadline, grace: float = 2.0) -> float | None:
     return None if left is None else max(left, grace)
 
 
-def _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, deadline, tie_break_time, fair=None
-             ) -> CurvePoint:
+def _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, deadline, tie_break_time, fair=None,
+             upper=None) -> CurvePoint:
     """The integer master at budget ``kk`` (coverage, then least cost; with ``min_coverage``
     at the last ``k`` the cheapest reaching it), greedy plus local search when it fails;
-    with ``fair``, the most coverage meeting the gap between groups (nothing else)."""
+    with ``fair``, the most coverage meeting the gap between groups (nothing else).
+    ``upper``: the certified bound on coverage (the previous answer reaching it skips the
+    coverage MIP)."""
     m = aspace.m
     C, D = pool.matrix(), pool.cost_matrix()
     if fair is not None:
@@ -315,7 +320,8 @@ def _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, dead
         return _point(kk, chosen, C & coverable[None, :], D, m,
                       Status.FEASIBLE if status == Status.OPTIMAL else Status.TIME_LIMIT)
     starts = [] if prev is None else [prev.chosen]
-    kw = dict(m=m, active=coverable, k=kk, time_limit=_grace(deadline), tie_break_time=tie_break_time, starts=starts)
+    kw = dict(m=m, active=coverable, k=kk, time_limit=_grace(deadline), tie_break_time=tie_break_time, starts=starts,
+              upper=upper)
     ip = None
     if min_coverage is not None and kk == K and k is not None:
         ip = solve_integer_master(C, D, "max_coverage", solver, min_cover=math.ceil(min_coverage * len(aspace.S) - 1e-9),
