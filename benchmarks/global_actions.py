@@ -18,10 +18,14 @@ rejected test rows (30 % test split, seed 0, at most ``--max-people``), a model 
 the dataset's suggested immutable / increase-only features for every method, and for each
 ``Tmax`` in ``--tmax`` and ``k`` in ``--k``: ``explain_global(S, pipe, Tmax=, k=)`` with
 the scorer's cost as its objective (weight 10 on every numeric feature: groupcf's term is
-|Δ|/range, the scorer's |Δ|/(range/10)), and GLOBE-CE (``--globece PATH``, its
-``n_features = Tmax``) on the same people. One CSV row per (dataset, model, Tmax, k,
-method): coverage and mean cost from the scorer, the method's own figures, wall time,
-and groupcf's certified upper bound on coverage.
+|Δ|/range, the scorer's |Δ|/(range/10)) — by default ONE call per ``Tmax`` with
+``k = max(--k)`` whose curve gives every smaller ``k`` (:func:`run_groupcf_curve`;
+``--per-k``: one call per ``k``) —, GLOBE-CE (``--globece PATH``, its ``n_features =
+Tmax``) on the same people, and with ``--methods ares`` AReS (the ``AReS`` class of the
+same checkout, once per dataset and model, mining the rejected people and accepted test
+rows). One CSV row per (dataset, model, Tmax, k, method): coverage and mean cost from the
+scorer, the method's own figures, wall and CPU time, the load average, and groupcf's
+certified upper bound on coverage. The CSV is rewritten after every (dataset, model).
 
 Examples
 --------
@@ -51,7 +55,7 @@ import global_scorer as gs  # noqa: E402
 import groupcf as gcf  # noqa: E402
 
 COLUMNS = ["dataset", "model", "n_people", "Tmax", "k", "method", "n_actions", "coverage", "mean_cost", "n_covered",
-           "own_coverage", "own_mean_cost", "upper_bound_coverage", "status", "time_s"]
+           "own_coverage", "own_mean_cost", "upper_bound_coverage", "status", "time_s", "cpu_s", "load"]
 
 
 def _tmax(v: str):
@@ -96,31 +100,89 @@ def setup(name: str, model: str, max_people: int, max_train: int = 10000):
     return X_tr, S, pipe, rules, population
 
 
-def run_groupcf(S, pipe, rules, Tmax, k, time_limit):
-    """``explain_global`` with the scorer's cost; its specs and own figures."""
+def scorer_weights(pipe, rules) -> dict:
+    """groupcf's ``cost=`` weights that make its objective the scorer's cost: 10 per
+    numeric feature (|Δ|/range × 10 = |Δ|/bin width), ``levels - 1`` per ordinal one."""
     weights = {f: float(gs.N_BINS) for f in rules.numeric}
     for f in getattr(pipe[0], "features_", []):
         if f.kind == "ordinal":
             weights[f.name] = float(max(len(f.categories) - 1, 1))
-    t0 = time.perf_counter()
+    return weights
+
+
+def run_groupcf(S, pipe, rules, Tmax, k, time_limit):
+    """``explain_global`` with the scorer's cost; its specs and own figures."""
+    weights = scorer_weights(pipe, rules)
+    t0, c0 = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = gcf.explain_global(S, pipe, Tmax=Tmax, k=k, cost=weights, time_limit=time_limit, progress=False)
     dt = time.perf_counter() - t0
     last = res.curve.iloc[-1] if len(res.curve) else None
-    return res.specs, dt, {"own_coverage": res.coverage, "own_mean_cost": res.mean_cost,
+    return res.specs, dt, {"cpu_s": time.process_time() - c0, "own_coverage": res.coverage,
+                           "own_mean_cost": res.mean_cost,
                            "upper_bound_coverage": float(last["upper_bound_coverage"]) if last is not None else math.nan,
                            "status": res.status.value}
 
 
+def run_groupcf_curve(S, pipe, rules, Tmax, ks, time_limit):
+    """One ``explain_global(k=max(ks))`` call, the whole curve: ``{k: (specs, seconds,
+    own figures)}`` for every ``k`` in ``ks``.
+
+    The call's answer (``k = max(ks)``) is its polished ``specs``; a smaller ``k``'s
+    actions are that curve point's integer-master choice (``explain_global`` returns the
+    actions of its last point only, so they are read from its search: the pool's actions
+    at the point's positions), not polished; the scorer re-checks them all the same. Every
+    ``k`` carries the call's whole wall and CPU time.
+    """
+    import groupcf.global_actions.api as api
+
+    weights = scorer_weights(pipe, rules)
+    seen = {}
+    search = api.search
+
+    def spy(aspace, *a, **kw):
+        out = search(aspace, *a, **kw)
+        seen.update(aspace=aspace, search=out)
+        return out
+    K = max(ks)
+    t0, c0 = time.perf_counter(), time.process_time()
+    api.search = spy
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = gcf.explain_global(S, pipe, Tmax=Tmax, k=K, cost=weights, time_limit=time_limit, progress=False)
+    finally:
+        api.search = search
+    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+    points = {p.k: p for p in seen["search"].curve}
+    out = {}
+    for k in ks:
+        row = res.curve[res.curve["k"] == k]
+        if k == K:
+            specs = res.specs
+        elif k in points:
+            specs = [seen["aspace"].spec(seen["search"].pool.columns[j].payload) for j in points[k].chosen]
+        else:
+            continue
+        own = {"cpu_s": cpu, "own_coverage": float(row["coverage"].iloc[0]) if len(row) else math.nan,
+               "own_mean_cost": float(row["mean_cost"].iloc[0]) if len(row) else math.nan,
+               "upper_bound_coverage": float(row["upper_bound_coverage"].iloc[0]) if len(row) else math.nan,
+               "status": str(row["status"].iloc[0]) if len(row) else res.status.value}
+        out[k] = (specs, dt, own)
+    return out
+
+
 def _row(base, method, k, specs, sc, dt, **extra):
     r = dict(base, method=method, k=k, n_actions=len(specs), coverage=sc.coverage, mean_cost=sc.mean_cost,
-             n_covered=sc.n_covered, time_s=dt)
+             n_covered=sc.n_covered, time_s=dt, load=os.getloadavg()[0])
     r.update(extra)
     return r
 
 
-def bench(args) -> list:
+def bench(args, flush=None) -> list:
+    """The grid; ``flush(rows)`` is called after every (dataset, model) block so a long
+    run keeps what it measured."""
     rows = []
     for name in args.datasets:
         for model in args.models:
@@ -129,26 +191,54 @@ def bench(args) -> list:
                   f"increase-only {rules.increase_only}", flush=True)
             for Tmax in args.tmax:
                 base = {"dataset": name, "model": model, "n_people": len(S), "Tmax": "None" if Tmax is None else Tmax}
-                if "groupcf" in args.methods:
+                if "groupcf" in args.methods and args.per_k:
                     for k in args.k:
                         specs, dt, own = run_groupcf(S, pipe, rules, Tmax, k, args.time_limit)
                         sc = gs.score(S, specs, pipe.predict, rules)
                         rows.append(_row(base, "groupcf", k, specs, sc, dt, **own))
                         _print(rows[-1])
+                elif "groupcf" in args.methods:
+                    for k, (specs, dt, own) in run_groupcf_curve(S, pipe, rules, Tmax, args.k, args.time_limit).items():
+                        sc = gs.score(S, specs, pipe.predict, rules)
+                        rows.append(_row(base, "groupcf", k, specs, sc, dt, **own))
+                        _print(rows[-1])
                 if "globece" in args.methods and args.globece:
                     from global_peers import run_globece
-                    out = run_globece(args.globece, X_tr, S, pipe.predict, rules, args.k, Tmax=Tmax, seed=args.seed)
-                    for k, (specs, dt) in out.items():
+                    out = run_globece(args.globece, X_tr, S, pipe.predict, rules, args.k, Tmax=Tmax, seed=args.seed,
+                                      pipe=pipe)
+                    for k, (specs, dt, cpu) in out.items():
                         sc = gs.score(S, specs, pipe.predict, rules)
-                        rows.append(_row(base, "globece", k, specs, sc, dt))
+                        rows.append(_row(base, "globece", k, specs, sc, dt, cpu_s=cpu))
                         _print(rows[-1])
+                    if rules.increase_only:     # the variant that cannot break the increase-only rule
+                        out = run_globece(args.globece, X_tr, S, pipe.predict, rules, args.k, Tmax=Tmax,
+                                          seed=args.seed, pipe=pipe, freeze=rules.increase_only)
+                        for k, (specs, dt, cpu) in out.items():
+                            sc = gs.score(S, specs, pipe.predict, rules)
+                            rows.append(_row(base, "globece-frozen", k, specs, sc, dt, cpu_s=cpu))
+                            _print(rows[-1])
+            base = {"dataset": name, "model": model, "n_people": len(S), "Tmax": "None"}
+            if "ares" in args.methods and args.globece:
+                from global_peers import run_ares
+                pop = population.iloc[:max(args.ares_population, len(S))]
+                for method, freeze in [("ares", ()), ("ares-frozen", tuple(rules.increase_only))]:
+                    if method == "ares-frozen" and not freeze:
+                        continue
+                    specs, dt, cpu, n_aff, own_fig = run_ares(args.globece, X_tr, pop, pipe.predict, rules, pipe=pipe,
+                                                              apriori_threshold=args.ares_support, freeze=freeze)
+                    if n_aff != len(S):
+                        raise RuntimeError(f"AReS saw {n_aff} rejected rows, not the {len(S)} people")
+                    sc = gs.score(S, specs, pipe.predict, rules)
+                    rows.append(_row(base, method, len(specs), specs, sc, dt, cpu_s=cpu, **own_fig))
+                    _print(rows[-1])
             if "facts" in args.methods and args.facts_python:
                 pop = population if args.facts_population is None else population.iloc[:args.facts_population]
                 specs, dt = run_facts(args.facts_python, pipe, pop, rules, args.facts_min_supp)
                 sc = gs.score(S, specs, pipe.predict, rules)
-                base = {"dataset": name, "model": model, "n_people": len(S), "Tmax": "None"}
                 rows.append(_row(base, "facts", len(specs), specs, sc, dt))
                 _print(rows[-1])
+            if flush is not None:
+                flush(rows)
     return rows
 
 
@@ -274,9 +364,15 @@ def main(argv=None):
     ap.add_argument("--tmax", nargs="+", type=_tmax, default=[1, 2, 3, None])
     ap.add_argument("--k", nargs="+", type=int, default=list(range(1, 11)))
     ap.add_argument("--max-people", type=int, default=500)
-    ap.add_argument("--time-limit", type=float, default=120.0, help="groupcf, per (Tmax, k) run")
+    ap.add_argument("--time-limit", type=float, default=600.0,
+                    help="groupcf, per explain_global call (the whole curve; with --per-k each k)")
+    ap.add_argument("--per-k", action="store_true",
+                    help="one explain_global call per k (each answer polished) instead of one call for the curve")
+    ap.add_argument("--ares-population", type=int, default=1000,
+                    help="AReS mines the first N rows of (rejected people, then accepted test rows)")
     ap.add_argument("--globece", default=os.environ.get("GLOBECE_PATH"),
                     help="local checkout of github.com/danwley/GLOBE-CE (never copied)")
+    ap.add_argument("--ares-support", type=float, default=0.16, help="AReS's apriori threshold (their notebook's)")
     ap.add_argument("--facts-python", default=os.environ.get("FACTS_PYTHON"),
                     help="python of a venv with aif360[FACTS] (run as a subprocess)")
     ap.add_argument("--facts-min-supp", type=float, default=0.1, help="FACTS's frequent-itemset support")
@@ -290,8 +386,15 @@ def main(argv=None):
     if "globece" in args.methods and not args.globece and not args.own:
         print("GLOBE-CE not run: no --globece PATH (or $GLOBECE_PATH)", flush=True)
     t0 = time.perf_counter()
-    rows = own(args) if args.own else bench(args)
-    write_results(pd.DataFrame(rows, columns=COLUMNS), args.out, args.append, t0)
+    if args.own:
+        write_results(pd.DataFrame(own(args), columns=COLUMNS), args.out, args.append, t0)
+        return
+    previous = pd.read_csv(args.out) if args.append and Path(args.out).exists() else None
+
+    def flush(rows):
+        df = pd.DataFrame(rows, columns=COLUMNS)
+        write_results(df if previous is None else pd.concat([previous, df], ignore_index=True), args.out, False, t0)
+    flush(bench(args, flush))
 
 
 def write_results(df: pd.DataFrame, out, append: bool, t0: float) -> None:

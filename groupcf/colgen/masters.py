@@ -287,6 +287,14 @@ def solve_integer_master(C: np.ndarray, D: np.ndarray, mode: str, solver, *, m=N
             return res
     else:
         res = None
+        if mode != "set_cover" and k is not None:
+            # no stage 1, and k = 1 has no previous point to start from: a greedy selection
+            # is one more start, so that stage 2 has a MIP start and, when it finds nothing
+            # within the tie-break time, a fallback that meets the share (not "no solution",
+            # which made the caller fall back to plain max coverage)
+            from .local_search import greedy
+
+            starts = [*starts, greedy(C, m, int(k))]
     res = _local(C, D, m, active, mode, k, min_cover, res, starts)
     left = deadline.left()
     stage2 = Deadline(tie_break_time if left is None else

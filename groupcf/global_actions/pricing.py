@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -92,7 +93,7 @@ class ActionMIP:
     def _embedding(self, t: int):
         hit = self._partial.get(t)
         if hit is None:
-            emb = self.a.tm.embedding
+            emb = self.a.embedding
             if len(self.fixed):
                 emb = emb.partial(self.fixed, self.a.Z[t, self.fixed])
             lo, hi = emb.score_bounds(self.domain.lb, self.domain.ub)
@@ -134,6 +135,7 @@ class ActionMIP:
             w = a.w[l] * a.m[tt]
             codes = a.codes[tt, l].astype(int) if f.encoding != "continuous" else None
             if f.encoding in ("onehot", "binary"):
+                assert codes is not None      # an encoded feature has codes
                 for h, c in enumerate(f.columns):
                     yj, xj = Y[:, self.pos[int(c)]], X[:, c]
                     rows.add([yj, d["b"], d["s"][h]], [one, xj, -one], xj, xj)          # y = x(1 - b) + s
@@ -188,7 +190,7 @@ class ActionMIP:
         for l in a.mutable:
             f = a.feats[l]
             b = int(be.add_vars(1, 0.0, 1.0, VarType.BINARY)[0])
-            d = {"b": b}
+            d: dict[str, Any] = {"b": b}
             if f.encoding == "onehot":
                 d["s"] = be.add_vars(len(f.columns), 0.0, 1.0, VarType.BINARY)
                 rows.add(np.append(d["s"], b), np.append(np.ones(len(f.columns)), -1.0), 0.0, 0.0)
@@ -286,7 +288,7 @@ class ActionMIP:
         a = self.a
         deadline = Deadline(time_limit)
         tt = np.asarray(types, dtype=np.int64)
-        score0 = a.tm.embedding.score(a.Z[tt])
+        score0 = a.embedding.score(a.Z[tt])
         R = [int(t) for t in tt[np.argsort(score0, kind="stable")[:LAZY_FROM]]]
         while True:
             self.calls += 1
@@ -302,7 +304,7 @@ class ActionMIP:
             act = self._action(sol.x, V, z, repair=R)
             Zp, valid = a.apply(act, a.Z[tt], a.codes[tt])
             s = np.full(len(tt), -np.inf)
-            s[valid] = a.tm.embedding.score(Zp[valid])
+            s[valid] = a.embedding.score(Zp[valid])
             missing = np.flatnonzero((s < a.tau) & ~np.isin(tt, R))
             if not (s < a.tau).any():
                 bound = sol.dual_bound if sol.dual_bound is not None and math.isfinite(sol.dual_bound) else None
@@ -350,7 +352,7 @@ class ActionMIP:
         a = self.a
         x = np.asarray(x, dtype=float)
         covered = [t for t, zt in z.items() if x[zt] > 0.5] if repair is None else list(repair)
-        changes = []
+        changes: list[tuple[int, float]] = []
         for l in a.mutable:
             d = V[l]
             if x[d["b"]] < 0.5:
@@ -390,7 +392,7 @@ class _Templates:
 
     def __init__(self, T: int):
         self.T = T
-        self.parts = []
+        self.parts: list[tuple[Any, ...]] = []
 
     def add(self, cols, coefs, lo, hi, mask=None) -> None:
         T = self.T

@@ -126,11 +126,11 @@ def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: D
     coverable = np.zeros(n, dtype=bool)
     covered = np.zeros(n, dtype=bool)
     seeds = []
-    comp = Completions(aspace.space, aspace.tm.embedding, aspace.tau + aspace.margin, mip.solver, accept=aspace.tau)
+    comp = Completions(aspace.space, aspace.embedding, aspace.tau + aspace.margin, mip.solver, accept=aspace.tau)
     T = aspace.Tmax or len(aspace.mutable)
     for t in range(n):                       # greedy completions: no MIP
         ok, v, _ = comp.check(aspace.Z[t], (), T, prove=False)
-        if ok:
+        if ok and v is not None:
             act = aspace.action_to(t, v)
             col = aspace.column(act, "greedy")
             if col.cover[t] and len(act):
@@ -203,23 +203,22 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
     n_cov = float(m[coverable].sum())
     if not coverable.any():
         return out
-    K = k
-    if k is None:
-        K = _fewest(aspace, pool, levels, coverable, solver, deadline, out, progress)
+    K = k if k is not None else _fewest(aspace, pool, levels, coverable, solver, deadline, out, progress)
     master = MaxCoverageMaster(aspace.n_types, solver, 1, active=coverable, weights=m)
     sync_master(master, pool)
     prev, single = None, n_cov
     curve = Phase("coverage curve", progress, K, log, unit="k")
     for kk in range(1, K + 1):
         master.set_budget(kk)
-        if deadline.limit is not None:       # each k left gets its share of the time left
-            share = deadline.left() / (K - kk + 1)
+        left = deadline.left()
+        if left is not None:                 # each k left gets its share of the time left
+            share = left / (K - kk + 1)
             exact.time_cap = share if pricing_time is None else min(pricing_time, share)
         upper = n_cov if prev is None else min(n_cov, prev.upper + single)    # subadditive
         cg = None
         # k - 1 actions already cover everyone coverable: the bound is met, nothing to price
         full = prev is not None and prev.covered >= n_cov - 1e-9
-        if kk == 1 and not deadline.passed and (aspace.tm.embedding.additive() is not None or aspace.n_types <= 50):
+        if kk == 1 and not deadline.passed and (aspace.embedding.additive() is not None or aspace.n_types <= 50):
             # the best single action: one exact MIP (a linear row per type; few types otherwise)
             res = mip.best(np.where(coverable, m, 0.0), time_limit=_cap(deadline, pricing_time),
                            n_solutions=n_solutions)
@@ -285,7 +284,7 @@ def _fewest(aspace, pool, levels, coverable, solver, deadline, out, progress=Fal
         ip = solve_integer_master(pool.matrix(), pool.cost_matrix(), "set_cover", solver, m=m, active=coverable,
                                   time_limit=_grace(deadline), tie_break=False)
         # no time left for the integer master: greedy until everyone coverable is covered
-        found = (int(ip.objective) if ip.status.has_solution
+        found = (int(ip.objective) if ip.status.has_solution and ip.objective is not None
                  else len(greedy(pool.matrix() & coverable[None, :], m, len(pool))))
         ph.set(actions=found, bound=min(lower, found))
     out.min_k, out.min_k_bound = found, min(lower, found)
@@ -329,6 +328,7 @@ def _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, dead
     if ip is None or not ip.status.has_solution:
         ip = solve_integer_master(C, D, "max_coverage", solver, **kw)
     if ip.status.has_solution:
+        assert ip.assign is not None and ip.objective is not None   # a solution has both
         return CurvePoint(kk, ip.chosen, ip.assign, float(ip.objective), float(ip.cost), 0.0,
                           Status.TIME_LIMIT if deadline.passed else Status.FEASIBLE)
     Ca = C & coverable[None, :]

@@ -135,6 +135,23 @@ def test_farley_and_lagrangian_bounds_are_valid_each_round():
             assert cg.bound >= brute_max_coverage(C, D, m, k)[0] - 1e-6
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_min_cover_one_column_without_time_for_the_mip(seed):
+    """k = 1 with ``min_cover`` and no time for the least-cost MIP (``tie_break_time=0``):
+    still the cheapest single column reaching the share (brute force), never the
+    max-coverage fallback (no start used to mean no solution, issue 23's benchmark)."""
+    rng = np.random.default_rng(seed)
+    C, D, m, _ = random_case(rng)
+    cov = C.astype(float) @ m
+    target = float(rng.choice(cov[cov > 0]))
+    cost = np.where(C, D, 0.0) @ m                  # a single column pays for everyone it covers
+    best = cost[cov >= target - 1e-9].min()
+    res = solve_integer_master(C, D, "max_coverage", "highs", m=m, k=1, min_cover=target, tie_break_time=0.0)
+    assert res.status.has_solution
+    assert res.objective >= target - 1e-9
+    assert res.cost == pytest.approx(best)
+
+
 def test_min_cover_cheapest():
     rng = np.random.default_rng(7)
     C, D, m, cols = random_case(rng)
