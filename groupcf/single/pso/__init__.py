@@ -43,6 +43,7 @@ import math
 import time
 import warnings
 from dataclasses import asdict
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -51,6 +52,7 @@ from ...exceptions import GroupCFWarning, InvalidInputError, NoCounterfactualErr
 from ...features.validation import validate_instance
 from ...options import deprecated_aliases
 from ...progress import progress_bar
+from ...results.base import Stats
 from ...results.explanation import Explanation
 from ...solvers.base import Status
 from ..decode import decode
@@ -130,11 +132,15 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
     rng = np.random.default_rng(seed)
     h = min(prm.h or prm.h0, len(order))
     eps = prm.epsilon
-    pool_Z, pool_cost, rounds = [], [], []
-    box = None
+    pool_Z: list[np.ndarray] = []
+    pool_cost: list[np.ndarray] = []
+    rounds: list[dict[str, Any]] = []
+    change_tol = prm.change_tol
+    assert change_tol is not None       # PSOOptions fills the scale's default
+    box: Box | None = None
     for _ in progress_bar(itertools.count(), enabled=progress, desc="PSO rounds"):
         mad = prm.scale == "mad"
-        box = Box(sp, z0, order[:h], eps, prm.change_tol, mad_scale if mad else None, mad_units=mad)
+        box = Box(sp, z0, order[:h], eps, change_tol, mad_scale if mad else None, mad_units=mad)
         res = run_swarm(box, bb, prm, rng, seed + len(rounds), guides if prm.seed_with_data else None)
         rounds.append({"h": h, "epsilon": eps, "iterations": res.iterations, "stopped_by": res.stopped_by,
                        "valid_pbests": int(res.pbest_valid.sum()), "best_proba": res.best_proba})
@@ -153,6 +159,7 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
             eps = min(prm.max_epsilon, 2 * eps)
         else:
             break
+    assert box is not None                 # the loop ran at least once
     splits = box_splits(box, bb.split_points()) if prm.split_search else None
     if splits:                                    # threshold-aware crossings join the pool
         Pa, ca = ascend(box, bb, splits, prm, rng, restarts=min(n, prm.ascents))
@@ -228,10 +235,10 @@ def _result(x, bb, box, Zs, z0, prm, t0, rounds, iv, order, note="") -> Explanat
         instance=x, counterfactuals=rows, changes=[changes[i] for i in order_k],
         distances=[float(l2[i]) for i in order_k], probabilities=bb.proba(rows),
         status=Status.FEASIBLE, is_optimal=False, solve_time=time.perf_counter() - t0, method="pso",
-        distance="gower" if prm.scale == "range" else "mad", solver="mdpso",
-        stats={"rounds": rounds, "h": rounds[-1]["h"], "model_calls": bb.n_calls,
-               "params": asdict(prm), "top_features": [sp.features_[l].name for l in order[:10]],
-               "note": note})
+        distance_name="gower" if prm.scale == "range" else "mad", solver="mdpso",
+        stats=Stats({"rounds": rounds, "h": rounds[-1]["h"], "model_calls": bb.n_calls,
+                     "params": asdict(prm), "top_features": [sp.features_[l].name for l in order[:10]],
+                     "note": note}))
 
 
 def _actionable(space, x, rows: pd.DataFrame) -> np.ndarray:

@@ -55,7 +55,9 @@ class Box:
         d = len(self.cols)
         self.lo, self.hi = np.zeros(d), np.ones(d)
         self.owner = np.zeros(d, dtype=np.int64)          # position in `active` of each column
-        self.cont, self.binary, self.groups = [], [], []  # positions (into cols)
+        cont: list[int] = []                   # positions (into cols)
+        binary: list[int] = []
+        self.groups: list[np.ndarray] = []
         self.int_scale = []                                # (pos, low, R) of integer features
         self.change_tol = change_tol
         fs = np.ones(len(space)) if feature_scale is None else np.asarray(feature_scale, dtype=float)
@@ -84,11 +86,11 @@ class Box:
                     lo, hi = (lo_v - f.low) / R, (hi_v - f.low) / R
                     self.int_scale.append((pos, f.low, R))
                 self.lo[pos], self.hi[pos] = lo, hi
-                self.cont.append(pos)
+                cont.append(pos)
             elif f.encoding == "binary":
                 if f.increase_only:
                     self.lo[pos] = zq[0]
-                self.binary.append(pos)
+                binary.append(pos)
             else:
                 c0 = int(np.argmax(zq))
                 codes = np.arange(k)
@@ -101,8 +103,8 @@ class Box:
                 self.hi[idx] = allowed.astype(float)
                 self.groups.append(idx)
             pos += k
-        self.cont = np.asarray(self.cont, dtype=np.int64)
-        self.binary = np.asarray(self.binary, dtype=np.int64)
+        self.cont = np.asarray(cont, dtype=np.int64)
+        self.binary = np.asarray(binary, dtype=np.int64)
         self.p0 = self.z0[self.cols].copy()
         self.discrete = np.ones(len(self.active), dtype=bool)
         self.discrete[self.owner[self.cont]] = False

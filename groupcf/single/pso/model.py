@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...embeddings.base import Embedding
 from ...exceptions import UnsupportedModelError
 from ...models import black_box_classifier, resolve_model
 
@@ -34,11 +35,16 @@ class SwarmModel:
             raise UnsupportedModelError(f"method='pso' explains binary classifiers; got {len(classes)} classes")
         self.n_calls = 0
 
+    def _embedding(self) -> Embedding:
+        """The model's embedding (not a black box)."""
+        assert self.tm.embedding is not None   # resolve_model: a model that is no black box has one
+        return self.tm.embedding
+
     def score(self, Z: np.ndarray) -> np.ndarray:
         """Probability of the positive class of the encoded rows ``Z``."""
         self.n_calls += 1
         if self._clf is None:
-            return self.tm.embedding.proba(Z)
+            return self._embedding().proba(Z)
         return np.asarray(self._clf.predict_proba(Z))[:, 1]
 
     def score_near(self, z: np.ndarray, Z: np.ndarray) -> np.ndarray:
@@ -48,9 +54,9 @@ class SwarmModel:
         tree ensemble walks only the trees whose path of ``z`` tests a changed column);
         the same values as :meth:`score` (exactly, for tree ensembles)."""
         Z = np.asarray(Z, dtype=float)
-        emb = None if self._clf is not None else self.tm.embedding
+        emb = None if self._clf is not None else self._embedding()
         ev = None if emb is None or not len(Z) else emb.delta_evaluator(z)
-        if ev is None or not ev.by_rows:
+        if emb is None or ev is None or not ev.by_rows:
             return self.score(Z)
         self.n_calls += 1
         return np.asarray(emb.score_to_proba(ev.score_rows(Z, ev.z0[None, :] != Z)), dtype=float)
@@ -59,13 +65,13 @@ class SwarmModel:
         """Per encoded column, the model's split points (its embedding's
         :meth:`~groupcf.embeddings.base.Embedding.split_points`); ``None`` for a black box
         or a model without them."""
-        return None if self._clf is not None else self.tm.embedding.split_points()
+        return None if self._clf is not None else self._embedding().split_points()
 
     def path_splits(self, z) -> tuple[np.ndarray, np.ndarray] | None:
         """``(columns, thresholds)`` of the split tests the encoded point ``z`` goes
         through (its embedding's :meth:`~groupcf.embeddings.base.Embedding.path_splits`);
         ``None`` for a black box or a model without them."""
-        return None if self._clf is not None else self.tm.embedding.path_splits(z)
+        return None if self._clf is not None else self._embedding().path_splits(z)
 
     def accepts(self, p: np.ndarray) -> np.ndarray:
         """Acceptance from probabilities; at threshold 0.5 a tie is a rejection (a

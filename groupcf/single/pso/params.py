@@ -247,7 +247,7 @@ class PSOOptions(Options):
             raise InvalidInputError(f"epsilon must be in (0, 1] (scaled features), got {self.epsilon!r}")
         if not self.epsilon <= self.max_epsilon <= 1:
             raise InvalidInputError(f"max_epsilon must be in [epsilon, 1], got {self.max_epsilon!r}")
-        if self.scale == "range" and not self.min_separation < 1:
+        if self.scale == "range" and not (self.min_separation is not None and self.min_separation < 1):
             raise InvalidInputError(f"min_separation must be in [0, 1) (scaled features), got {self.min_separation!r}")
         if not self.h_growth > 1:
             raise InvalidInputError(f"h_growth must be > 1, got {self.h_growth!r}")

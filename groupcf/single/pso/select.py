@@ -45,6 +45,8 @@ positions.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -138,33 +140,35 @@ def polish(box, bb, Z: np.ndarray, params, max_rounds: int = 30, splits: dict | 
         if not len(rows):
             break
         D = box.feature_deltas(P[rows])
-        cands, whose, feat = [], [], []
+        cands: list[np.ndarray] = []
+        whose_l: list[np.signedinteger[Any]] = []     # per candidate: its row and feature
+        feat_l: list[np.signedinteger[Any]] = []
         for r, i in enumerate(rows):
             for a in np.flatnonzero(D[r] > 0):
                 cols = col_mask[a]
                 q = P[i].copy()
                 q[cols] = box.p0[cols]
                 cands.append(q)
-                whose.append(i)
-                feat.append(a)
+                whose_l.append(i)
+                feat_l.append(a)
                 if cont_owner[a]:
                     for t in BACK_STEPS:
                         h = P[i].copy()
                         h[cols] = P[i, cols] + t * (box.p0[cols] - P[i, cols])
                         cands.append(h)
-                        whose.append(i)
-                        feat.append(a)
+                        whose_l.append(i)
+                        feat_l.append(a)
                     pos = int(np.flatnonzero(cols)[0])
                     for v in back_moves(box, splits, P[i], pos):     # just past a split point
                         h = P[i].copy()
                         h[pos] = v
                         cands.append(h)
-                        whose.append(i)
-                        feat.append(a)
+                        whose_l.append(i)
+                        feat_l.append(a)
         if not cands:
             break
         Q = box.snap(np.asarray(cands))
-        whose, feat = np.asarray(whose), np.asarray(feat)
+        whose, feat = np.asarray(whose_l), np.asarray(feat_l)
         pq = _score_from(box, bb, P, Q, whose)
         vq = bb.accepts(pq) & box.within(Q, params.Tmax)
         cq = cost_of(Q, pq, vq)
