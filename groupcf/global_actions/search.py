@@ -27,6 +27,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -44,6 +45,7 @@ from ..colgen import (
     sync_master,
 )
 from ..colgen.local_search import greedy, improve, selection_value
+from ..exceptions import GroupCFWarning
 from ..formulations.completion import Completions
 from ..progress import Phase
 from ..solvers.base import Status
@@ -255,6 +257,14 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
                 point = _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, deadline,
                                  tie_break_time, fair)
         point.upper = float(math.floor(upper + EPS))
+        if point.covered > point.upper + 1e-9:
+            # the bound's MIPs ask each score to clear the threshold by ``margin``; coverage is
+            # counted at the threshold. People inside that band make the bound wrong, so no
+            # certificate: the only bound that holds is everyone
+            warnings.warn(f"global actions, k={kk}: {point.covered:g} people covered but the bound "
+                          f"computed with margin {aspace.margin:g} is {point.upper:g} (scores inside the "
+                          "margin band); this curve point is not certified", GroupCFWarning, stacklevel=3)
+            point.upper = float(m.sum())
         if point.covered >= point.upper - 1e-9:
             point.status = Status.OPTIMAL
         out.curve.append(point)
