@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..colgen import (
+    Column,
     ColumnPool,
     MaxCoverageMaster,
     PoolLevel,
@@ -130,15 +131,25 @@ def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: D
     seeds = []
     comp = Completions(aspace.space, aspace.embedding, aspace.tau + aspace.margin, mip.solver, accept=aspace.tau)
     T = aspace.Tmax or len(aspace.mutable)
+    greedy_acts: list[tuple[int, Action]] = []
     for t in range(n):                       # greedy completions: no MIP
         ok, v, _ = comp.check(aspace.Z[t], (), T, prove=False)
         if ok and v is not None:
             act = aspace.action_to(t, v)
-            col = aspace.column(act, "greedy")
-            if col.cover[t] and len(act):
-                seeds.append(act)
-                pool.add(col)
-                covered |= col.cover
+            if len(act):
+                greedy_acts.append((t, act))
+    # many types share their greedy action: each distinct one is scored once, all in one batch
+    # (scoring each type's action over every type was quadratic in the number of types)
+    distinct = list({a.key: a for _, a in greedy_acts}.values())
+    covers = dict(zip([a.key for a in distinct], aspace.cover_many(distinct))) if distinct else {}
+    for t, act in greedy_acts:
+        cover = covers[act.key]
+        if cover[t]:
+            seeds.append(act)
+            if act.key not in pool:
+                pool.add(Column(key=act.key, cover=cover, payload=act, element_costs=aspace.costs(act),
+                                source="greedy"))
+            covered |= cover
     order = np.argsort(-aspace.m, kind="stable")
     with Phase("nearest actions", progress, n, log, unit="types") as ph:
         _nearest(aspace, mip, pool, deadline, order, max_seed_mips, seeds, coverable, covered, ph)
