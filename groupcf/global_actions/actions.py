@@ -237,9 +237,10 @@ class ActionSpace:
             out += self.w[l] * d
         return out
 
-    def column(self, action: Action, source: str = "") -> Column:
-        """The engine's column for ``action`` (cover and costs over the types)."""
-        return Column(key=action.key, cover=self.cover(action), payload=action,
+    def column(self, action: Action, source: str = "", cover: np.ndarray | None = None) -> Column:
+        """The engine's column for ``action`` (cover and costs over the types); ``cover``:
+        its :meth:`cover` when already computed (e.g. by :meth:`cover_many`)."""
+        return Column(key=action.key, cover=self.cover(action) if cover is None else cover, payload=action,
                       element_costs=self.costs(action), source=source)
 
     # ------------------------------------------------------------------ raw rows

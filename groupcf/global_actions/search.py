@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..colgen import (
-    Column,
     ColumnPool,
     MaxCoverageMaster,
     PoolLevel,
@@ -147,8 +146,7 @@ def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: D
         if cover[t]:
             seeds.append(act)
             if act.key not in pool:
-                pool.add(Column(key=act.key, cover=cover, payload=act, element_costs=aspace.costs(act),
-                                source="greedy"))
+                pool.add(aspace.column(act, "greedy", cover=cover))
             covered |= cover
     order = np.argsort(-aspace.m, kind="stable")
     with Phase("nearest actions", progress, n, log, unit="types") as ph:
