@@ -223,7 +223,7 @@ def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: D
         col = aspace.column(Action(tuple(key)), "frequent")
         if col.cover.any():
             pool.add(col)
-    coverable = pool.matrix().any(axis=0)
+    coverable = np.asarray(pool.matrix().any(axis=0), dtype=bool)
     return Coverability(coverable, band & ~coverable, ~coverable & ~proven & ~band)
 
 
