@@ -56,11 +56,10 @@ def watched_call(S, pipe, Tmax, k, cost, time_limit):
                      "pricing_s": sum(m["s"] for m in mine)})
         return out
 
-    def best_spy(self, pi, time_limit=None, n_solutions=1):
+    def best_spy(self, pi, *a, **kw):
         w0 = time.perf_counter()
-        out = best(self, pi, time_limit=time_limit, n_solutions=n_solutions)
-        mips.append({"status": out.status.value, "s": time.perf_counter() - w0,
-                     "cap": math.nan if time_limit is None else time_limit})
+        out = best(self, pi, *a, **kw)
+        mips.append({"status": out.status.value, "s": time.perf_counter() - w0, "relaxed": kw.get("relaxed", False)})
         return out
 
     search_mod.column_generation, ActionMIP.best = cg_spy, best_spy
