@@ -22,12 +22,31 @@ mutable columns only — the rest is folded into the embedding
 + 1 - z_t`), :math:`y_{tl} \in [0, 1]` (the domain, never clipped: a shift leaving it
 uncovers :math:`t`), increase-only rules :math:`\sum_{h < c_t} s_{lh} + z_t \le 1`,
 :math:`b_l - s_l + z_t \le 1` (binary, :math:`x_{tl} = 1`), :math:`x_{tl} z_t \le v_l`
-(set), and the model: :math:`\mathrm{score}_t(y_t) \ge L_t + (\tau + \varepsilon - L_t)
-z_t` with :math:`L_t` a valid lower bound of the score over the domain
-(``score_bounds``); a type whose upper bound is below :math:`\tau` is dropped.
+(set), and the model: :math:`\mathrm{score}_t(y_t) \ge L_t + (\tau_\pm - L_t) z_t` with
+:math:`L_t` a valid lower bound of the score over the domain (``score_bounds``); a type
+whose upper bound is below :math:`\tau_\pm` is dropped.
+
+**The target** :math:`\tau_\pm` (:meth:`ActionMIP.target`). Coverage is counted at the
+threshold :math:`\tau` with the numpy model; a MIP solution satisfies the score row only up
+to the solver's feasibility tolerance, and the margin :math:`\varepsilon` (``margin``,
+above those tolerances) covers it in both directions:
+
+* MIPs that *construct* actions — :meth:`ActionMIP.cheapest` (nearest actions, polishing)
+  and the columns of :meth:`ActionMIP.best` — ask :math:`\tau_+ = \tau + \varepsilon`, so
+  every action they return really scores :math:`\ge \tau` on the types they cover;
+* MIPs whose optimum or dual bound is used as a *bound* — :meth:`ActionMIP.best` with
+  ``relaxed`` (the exact pricing level, the best single action) and the relaxed
+  :meth:`ActionMIP.cheapest` of one type (the proof that no action covers it) — ask
+  :math:`\tau_- = \tau - \varepsilon`. Every action that covers a type at :math:`\tau`
+  (numpy score :math:`\ge \tau`) satisfies its row with slack :math:`\varepsilon` (the
+  embedding is exact up to float rounding), so the relaxed MIP's feasible set contains
+  every real cover: its dual bound is :math:`\ge \max_a \sum_t \pi_t c_{ta}` and its
+  infeasibility proves :math:`c_{ta} = 0` for every :math:`a`. Its solutions may lie in
+  the band :math:`[\tau - \varepsilon, \tau)`: their real covers decide whether they enter
+  (:mod:`~groupcf.global_actions.search`).
 
 * :meth:`ActionMIP.best` maximises :math:`\sum_t \pi_t z_t`: exact pricing for both
-  masters (its dual bound is the :math:`\beta` of :mod:`groupcf.colgen.masters`).
+  masters (its relaxed dual bound is the :math:`\beta` of :mod:`groupcf.colgen.masters`).
 * :meth:`ActionMIP.cheapest` fixes :math:`z_t = 1` for given types and minimises their
   total cost :math:`\sum_t m_t d_{ta}` (:mod:`~groupcf.global_actions.actions`, linear
   in :math:`y_t`: :math:`w_l(1 - y_{t,c_t})` nominal, :math:`w_l\sum_h y_{th}|h - c_t|/(k_l-1)`
@@ -101,20 +120,28 @@ class ActionMIP:
             self._partial[t] = hit
         return hit
 
-    def can_cover(self, t: int) -> bool:
-        """False when the score cannot reach the threshold whatever the action."""
-        return self._embedding(t)[2] >= self.a.tau + self.a.margin
+    def target(self, relaxed: bool = False) -> float:
+        r"""The score a covered type must reach in the MIP: :math:`\tau + \varepsilon`
+        (constructing actions), :math:`\tau - \varepsilon` when ``relaxed`` (bounds and
+        proofs; module docstring)."""
+        return self.a.tau - self.a.margin if relaxed else self.a.tau + self.a.margin
+
+    def can_cover(self, t: int, relaxed: bool = False) -> bool:
+        """False when the score cannot reach :meth:`target` whatever the action (with
+        ``relaxed``: a proof that no action covers ``t``)."""
+        return self._embedding(t)[2] >= self.target(relaxed)
 
     # ------------------------------------------------------------------ model
-    def _build(self, types, forced: bool, time_limit, costs: bool = True):
-        """The MIP over ``types`` (module docstring); the per-type rows are added in bulk,
-        one row template across all types at a time. Returns ``(backend, action
-        variables, {type: z}, cost terms)`` (the per-type cost terms only when ``forced``
-        and ``costs``), the backend ``None`` when a forced type can never be covered."""
+    def _build(self, types, forced: bool, time_limit, costs: bool = True, relaxed: bool = False):
+        """The MIP over ``types`` (module docstring) with the score target
+        :meth:`target`; the per-type rows are added in bulk, one row template across all
+        types at a time. Returns ``(backend, action variables, {type: z}, cost terms)``
+        (the per-type cost terms only when ``forced`` and ``costs``), the backend ``None``
+        when a forced type can never be covered."""
         a = self.a
         be = make_backend(self.solver, time_limit=time_limit)
         V = self._action_vars(be)
-        target = a.tau + a.margin
+        target = self.target(relaxed)
         emb = {t: self._embedding(t) for t in types}
         ok = [t for t in types if emb[t][2] >= target]
         if forced and len(ok) < len(types):
@@ -176,7 +203,7 @@ class ActionMIP:
         lo = np.array([emb[t][1] for t in ok])
         scores = np.array([int(emb[t][0].add_to(be, Y[j], self.domain).score) for j, t in enumerate(ok)])
         rows = _Templates(T)
-        rows.add([scores, zs], [one, -(target - lo)], lo, INF, mask=lo < target)    # score >= lo + (τ+ε-lo) z
+        rows.add([scores, zs], [one, -(target - lo)], lo, INF, mask=lo < target)    # score >= lo + (τ±ε-lo) z
         rows.flush(be)
         z = {t: int(zs[j]) for j, t in enumerate(ok)}
         cost = list(zip(np.concatenate(cost_idx).tolist(), np.concatenate(cost_coef).tolist())) if cost_idx else []
@@ -216,11 +243,14 @@ class ActionMIP:
         return V
 
     # ------------------------------------------------------------------ solves
-    def best(self, pi: np.ndarray, time_limit: float | None = None, n_solutions: int = 1) -> PricingResult:
-        """``max Σ_t π_t z_t`` over the types with ``π_t > 0``."""
+    def best(self, pi: np.ndarray, time_limit: float | None = None, n_solutions: int = 1,
+             relaxed: bool = False) -> PricingResult:
+        r"""``max Σ_t π_t z_t`` over the types with ``π_t > 0``; with ``relaxed`` (score
+        :math:`\ge \tau - \varepsilon`) its bound is valid for coverage at :math:`\tau`,
+        its actions may not cover (module docstring)."""
         types = [int(t) for t in np.flatnonzero(pi > 1e-9)]
         self.calls += 1
-        be, V, z, _ = self._build(types, False, time_limit)
+        be, V, z, _ = self._build(types, False, time_limit, relaxed=relaxed)
         if not z:
             return PricingResult(Status.OPTIMAL, [], 0.0, 0.0)
         zs = np.array(list(z.values()))
@@ -236,24 +266,26 @@ class ActionMIP:
         acts = [self._action(x, V, z) for x in [sol.x] + list(sol.pool)]
         return PricingResult(sol.status, _unique(acts), -float(sol.objective), bound, sol.solve_time)
 
-    def cheapest(self, types, time_limit: float | None = None) -> PricingResult:
-        """The action covering every type of ``types`` at the least total cost
+    def cheapest(self, types, time_limit: float | None = None, relaxed: bool = False) -> PricingResult:
+        r"""The action covering every type of ``types`` at the least total cost
         (``INFEASIBLE`` when none does). Over more than :data:`LAZY_FROM` types with
-        ``numeric="shift"`` the coverage rows are generated lazily (:meth:`_cheapest_lazy`)."""
+        ``numeric="shift"`` the coverage rows are generated lazily (:meth:`_cheapest_lazy`).
+        With ``relaxed`` (one MIP, score :math:`\ge \tau - \varepsilon`): ``INFEASIBLE``
+        proves that no action covers them at :math:`\tau`; a solution may not cover."""
         types = [int(t) for t in types]
-        key = tuple(sorted(types))
+        key = (relaxed, *sorted(types))
         hit = self._cheapest_seen.get(key)
         if hit is None:
-            hit = self._cheapest_lazy(types, time_limit) if len(types) > LAZY_FROM and self.a.numeric == "shift" \
-                else self._cheapest(types, time_limit)
+            lazy = len(types) > LAZY_FROM and self.a.numeric == "shift" and not relaxed
+            hit = self._cheapest_lazy(types, time_limit) if lazy else self._cheapest(types, time_limit, relaxed)
             if hit.status in (Status.OPTIMAL, Status.INFEASIBLE):     # proven: the same answer next time
                 self._cheapest_seen[key] = hit
         return hit
 
-    def _cheapest(self, types: list, time_limit: float | None) -> PricingResult:
+    def _cheapest(self, types: list, time_limit: float | None, relaxed: bool = False) -> PricingResult:
         """:meth:`cheapest` as one MIP over every type of ``types``."""
         self.calls += 1
-        be, V, z, cost = self._build(types, True, time_limit)
+        be, V, z, cost = self._build(types, True, time_limit, relaxed=relaxed)
         if be is None:
             return PricingResult(Status.INFEASIBLE)
         offset = 0.0
