@@ -86,7 +86,7 @@ def test_polish_keeps_counterfactuals_apart(pso_line):
 def test_default_counterfactuals_are_separated_in_mads(pso_wide, row):
     X, pipe, rejected, _ = pso_wide
     exp = explain_pso(rejected.iloc[row], pipe, data=X, n=5, random_state=row)
-    assert exp.distance == "mad" and exp.stats["params"]["scale"] == "mad"
+    assert exp.distance_name == "mad" and exp.stats["params"]["scale"] == "mad"
     cfs = exp.counterfactuals
     mad = gcf.metrics.mad(X).to_numpy()
     diffs = [np.max(np.abs(cfs.iloc[a].to_numpy() - cfs.iloc[b].to_numpy()) / mad)

@@ -160,7 +160,7 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
         else:
             break
     assert box is not None                 # the loop ran at least once
-    splits = box_splits(box, bb.split_points()) if prm.split_search else None
+    box, splits = _split_box(box, bb, z0, order, mad_scale, prm)
     if splits:                                    # threshold-aware crossings join the pool
         Pa, ca = ascend(box, bb, splits, prm, rng, restarts=min(n, prm.ascents))
         if len(Pa):
@@ -203,6 +203,21 @@ def _shortfall_note(k, n, n_valid, rounds, prm, threshold, p0) -> str:
             f"(threshold {threshold}; the query's {p0:.3f}); the {n_valid} distinct valid points found are "
             f"within min_separation={prm.min_separation:g} of each other: the model's accepted region "
             f"near the query is small, or the model is flat around it")
+
+
+def _split_box(box, bb, z0, order, mad_scale, prm):
+    """``(box, splits)`` of the threshold-aware search and the polish: with
+    ``ascent_scope="all"``, a box over every actionable feature and its whole range
+    (``max_epsilon``; the cheapest crossings in MADs are often on features of low
+    information value, outside the swarm's active set), else the swarm's last box;
+    ``splits`` ``None`` without ``split_search`` or split points."""
+    points = bb.split_points() if prm.split_search else None
+    if points is None:
+        return box, None
+    if prm.ascent_scope == "all":
+        mad = prm.scale == "mad"
+        box = Box(bb.space, z0, order, prm.max_epsilon, prm.change_tol, mad_scale if mad else None, mad_units=mad)
+    return box, box_splits(box, points)
 
 
 def _pick(box, pool_Z, pool_cost, n, prm):

@@ -75,6 +75,10 @@ class PSOOptions(Options):
         moves to just past a split point, and polish towards them.
     ascents : int, default 5
         Greedy crossing searches from the query with ``split_search`` (at most ``n``).
+    ascent_scope : {"all", "box"}, default "all"
+        Where the crossing searches and the polish move: every actionable feature over its
+        whole range (``max_epsilon``), or only the swarm's last box (its active features,
+        ``±epsilon``).
     scale : {"mad", "range"}, default "mad"
         Units of continuous changes in ``l2``, ``change_tol`` and ``min_separation``:
         median absolute deviations on ``data`` (a zero MAD counts as the range), or the
@@ -204,6 +208,7 @@ class PSOOptions(Options):
     polish: bool = True
     split_search: bool = True
     ascents: int = 5
+    ascent_scope: str = "all"
     scale: str = "mad"
     seed_with_data: bool = True
     Tmax: int | None = None
@@ -228,6 +233,8 @@ class PSOOptions(Options):
         InvalidInputError
             A value outside its rule (see the class's Raises).
         """
+        if self.ascent_scope not in ("all", "box"):
+            raise InvalidInputError(f"ascent_scope must be 'all' or 'box', got {self.ascent_scope!r}")
         if self.scale not in UNIT_DEFAULTS:
             raise InvalidInputError(f"scale must be 'range' or 'mad', got {self.scale!r}")
         for name in ("n_particles", "n_iterations", "patience", "h0", "iv_bins", "ascents"):

@@ -60,11 +60,12 @@ def _cost(box, P, w2, w3):
     return w2 * l2 + w3 * l3
 
 
-def crossing_moves(box, bb, splits: dict, p: np.ndarray, k: int = K_NEAR) -> np.ndarray:
+def crossing_moves(box, bb, splits: dict, p: np.ndarray, k: int = K_NEAR, skip=frozenset()) -> np.ndarray:
     """Rows equal to the point ``p`` (box columns) except one continuous feature moved to
     just past one of the split tests ``p``'s own evaluation goes through (the model's
     ``path_splits``; all its split points where it has none): the ``k`` nearest on
-    either side per feature, so every move changes at least one tree's leaf (snapped)."""
+    either side per feature, so every move changes at least one tree's leaf (snapped).
+    Positions in ``skip`` do not move."""
     path = bb.path_splits(box.full(p[None, :])[0])
     if path is not None:
         pos_of = {int(box.cols[pos]): pos for pos in splits}
@@ -78,6 +79,8 @@ def crossing_moves(box, bb, splits: dict, p: np.ndarray, k: int = K_NEAR) -> np.
         cand = splits
     rows = []
     for pos, t in cand.items():
+        if pos in skip:
+            continue
         v = p[pos]
         up = t[t >= v][:k] + MARGIN                 # t >= v: v goes left; t + MARGIN right
         down = t[t < v][::-1][:k] - MARGIN           # t < v: v goes right; t - MARGIN left
@@ -91,36 +94,59 @@ def crossing_moves(box, bb, splits: dict, p: np.ndarray, k: int = K_NEAR) -> np.
     return box.snap(np.vstack(rows))
 
 
-def ascend(box, bb, splits: dict, params, rng: np.random.Generator, restarts: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(P, cost)``: the accepted points (box columns) reached by greedy crossings from
-    the query, one per successful restart (module docstring)."""
+def _climb(box, bb, splits, params, rng, skip, greedy: bool):
+    """One greedy crossing search from the query: ``(point, cost)`` once accepted, else
+    ``None``; ``greedy``: the best ratio at each step, else one of the best three."""
     w2, w3 = params.w_proximity, params.w_sparsity
-    found, costs = [], []
+    p = box.p0.copy()
+    pr = float(bb.score(box.full(p[None, :]))[0])
+    c = 0.0
+    for _ in range(MAX_STEPS):
+        C = crossing_moves(box, bb, splits, p, skip=skip)
+        if not len(C):
+            return None
+        ok = box.within(C, params.Tmax)
+        pc = bb.score_near(box.full(p[None, :])[0], box.full(C))     # one feature changed: partial
+        cc = _cost(box, C, w2, w3)
+        gain = pc - pr
+        ratio = np.where(ok & (gain > 1e-12), gain / np.maximum(cc - c, 1e-12), -np.inf)
+        top = np.argsort(-ratio, kind="stable")[:1 if greedy else 3]
+        top = top[np.isfinite(ratio[top])]
+        if not len(top):
+            return None
+        j = int(top[0]) if greedy else int(top[rng.integers(len(top))])
+        p, pr, c = C[j], float(pc[j]), float(cc[j])
+        if bb.accepts(np.array([pr]))[0]:
+            return p, c
+    return None
+
+
+def ascend(box, bb, splits: dict, params, rng: np.random.Generator, restarts: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(P, cost)``: up to ``restarts`` distinct accepted points (box columns) reached by
+    greedy crossings from the query (module docstring), in at most ``2 restarts`` searches."""
+    found: list[np.ndarray] = []
+    costs: list[float] = []
     if not splits:
         return np.zeros((0, box.dim)), np.zeros(0)
-    for r in range(restarts):
-        p = box.p0.copy()
-        pr = float(bb.score(box.full(p[None, :]))[0])
-        c = 0.0
-        for _ in range(MAX_STEPS):
-            C = crossing_moves(box, bb, splits, p)
-            if not len(C):
-                break
-            ok = box.within(C, params.Tmax)
-            pc = bb.score_near(box.full(p[None, :])[0], box.full(C))     # one feature changed: partial
-            cc = _cost(box, C, w2, w3)
-            gain = pc - pr
-            ratio = np.where(ok & (gain > 1e-12), gain / np.maximum(cc - c, 1e-12), -np.inf)
-            top = np.argsort(-ratio, kind="stable")[:3 if r else 1]
-            top = top[np.isfinite(ratio[top])]
-            if not len(top):
-                break
-            j = int(top[rng.integers(len(top))]) if r else int(top[0])
-            p, pr, c = C[j], float(pc[j]), float(cc[j])
-            if bb.accepts(np.array([pr]))[0]:
-                found.append(p)
-                costs.append(c)
-                break
+    dear: np.ndarray | None = None          # the first point's changed features, dearest first
+    for r in range(2 * restarts):
+        if len(found) >= restarts:
+            break
+        skip: frozenset = frozenset()
+        banning = dear is not None and 0 < r <= len(dear)
+        if banning:
+            skip = frozenset(np.flatnonzero(box.owner == dear[r - 1]).tolist())
+        hit = _climb(box, bb, splits, params, rng, skip, greedy=r == 0 or banning)
+        if hit is None:
+            continue
+        p, c = hit
+        if dear is None:
+            D = box.feature_deltas(p[None, :])[0]
+            share = D * box.scale * params.w_proximity + params.w_sparsity * (D > 0)
+            dear = np.flatnonzero(D > 0)[np.argsort(-share[D > 0], kind="stable")]
+        if not any(np.array_equal(p, q) for q in found):
+            found.append(p)
+            costs.append(c)
     if not found:
         return np.zeros((0, box.dim)), np.zeros(0)
     return np.asarray(found), np.asarray(costs)
