@@ -47,3 +47,24 @@ def test_split_search_is_a_no_op_for_models_without_split_points(pso_rf):
     b = gcf.explain(x, pipe, method="pso", data=X, n=2, random_state=0, progress=False, split_search=False)
     pd.testing.assert_frame_equal(a.counterfactuals, b.counterfactuals)
     assert "crossings" not in a.stats["rounds"][-1]
+
+
+def test_a_crossing_below_decodes_tolerance_is_decoded():
+    """A feature whose range is ~40,000 times its MAD (one far value) and a query 0.005
+    (0.02 MAD) below the tree's threshold: the crossing moves the scaled value by ~5e-7, below
+    decode's own change tolerance (1e-6); it must still reach the raw row the real model
+    re-checks (it used to be dropped: the query's value was put back)."""
+    rng = np.random.default_rng(8)
+    X = pd.DataFrame({"a": rng.uniform(0, 1, 500), "g": rng.normal(size=500)})
+    X.loc[0, "a"] = 1e4
+    pipe = make_pipeline(gcf.FeatureSpace(numeric="passthrough", immutable=["g"]),
+                         RandomForestClassifier(n_estimators=1, bootstrap=False, random_state=0))
+    pipe.fit(X, (X.a > 0.5).astype(int))
+    f = pipe[0].features_[0]
+    t = f.low + gcf.embeddings.get_embedding(pipe)[1].split_points()[0] * (f.high - f.low)
+    t = t[np.argmin(np.abs(t - 0.5))]
+    x = pd.Series({"a": t - 0.005, "g": 0.0})
+    assert pipe.predict(x.to_frame().T)[0] == 0
+    e = gcf.explain(x, pipe, method="pso", data=X, n=1, random_state=0, progress=False)
+    assert pipe.predict(e.counterfactuals).all()
+    assert 0 < e.counterfactuals.a.iloc[0] - x.a < 0.006             # just past the threshold

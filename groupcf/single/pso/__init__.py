@@ -228,7 +228,11 @@ def _pick(box, pool_Z, pool_cost, n, prm):
 
 def _result(x, bb, box, Zs, z0, prm, t0, rounds, iv, order, note="") -> Explanation:
     sp = bb.space
-    rows = pd.concat([decode(sp, x, z, z0) for z in Zs], ignore_index=True)
+    # every feature the search moved is decoded, however small the move (a crossing just
+    # past a split point of a feature whose range is ~10^6 MADs is below decode's own
+    # change tolerance, which would put the query's value back)
+    moved = [{l for l, f in enumerate(sp) if np.any(z[f.columns] != z0[f.columns])} for z in Zs]
+    rows = pd.concat([decode(sp, x, z, z0, keep=k) for z, k in zip(Zs, moved)], ignore_index=True)
     ok = bb.is_positive(rows) & _actionable(sp, x, rows)
     if prm.Tmax is not None:
         ok &= (np.abs(sp.codes(rows) - sp.codes(x.to_frame().T)) > 1e-9).sum(axis=1) <= prm.Tmax
