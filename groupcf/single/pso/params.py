@@ -57,8 +57,10 @@ class PSOOptions(Options):
     invalid_penalty : float, default 1.0
         Added to ``l1`` for a point the model rejects, so every valid point beats every
         invalid one.
-    w_proximity, w_sparsity : float, default 1.0
-        Weights of ``l2`` (proximity) and ``l3`` (fraction of features changed).
+    w_proximity : float, default 1.0
+        Weight of ``l2`` (proximity).
+    w_sparsity : float, default 0.1
+        Weight of ``l3`` (fraction of features changed).
     w_diversity : float, default 0.25
         Selection of the ``n`` counterfactuals: each minimises its objective minus this
         times its distance to the nearest one already picked (0: the cheapest distinct
@@ -202,7 +204,7 @@ class PSOOptions(Options):
     change_tol: float | None = None
     invalid_penalty: float = 1.0
     w_proximity: float = 1.0
-    w_sparsity: float = 1.0
+    w_sparsity: float = 0.1
     w_diversity: float = 0.25
     min_separation: float | None = None
     polish: bool = True
