@@ -46,7 +46,6 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -110,13 +109,15 @@ def scorer_weights(pipe, rules) -> dict:
     return weights
 
 
-def run_groupcf(S, pipe, rules, Tmax, k, time_limit):
-    """``explain_global`` with the scorer's cost; its specs and own figures."""
+def run_groupcf(S, pipe, rules, Tmax, k, time_limit, **opts):
+    """``explain_global`` with the scorer's cost (``opts``: its options, e.g.
+    ``tie_break_time``); its specs and own figures."""
     weights = scorer_weights(pipe, rules)
     t0, c0 = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = gcf.explain_global(S, pipe, Tmax=Tmax, k=k, cost=weights, time_limit=time_limit, progress=False)
+        res = gcf.explain_global(S, pipe, Tmax=Tmax, k=k, cost=weights, time_limit=time_limit, progress=False,
+                                 **opts)
     dt = time.perf_counter() - t0
     last = res.curve.iloc[-1] if len(res.curve) else None
     return res.specs, dt, {"cpu_s": time.process_time() - c0, "own_coverage": res.coverage,
@@ -125,15 +126,17 @@ def run_groupcf(S, pipe, rules, Tmax, k, time_limit):
                            "status": res.status.value}
 
 
-def run_groupcf_curve(S, pipe, rules, Tmax, ks, time_limit):
+def run_groupcf_curve(S, pipe, rules, Tmax, ks, time_limit, polish_curve=None, **opts):
     """One ``explain_global(k=max(ks))`` call, the whole curve: ``{k: (specs, seconds,
     own figures)}`` for every ``k`` in ``ks``.
 
     The call's answer (``k = max(ks)``) is its polished ``specs``; a smaller ``k``'s
     actions are that curve point's integer-master choice (``explain_global`` returns the
     actions of its last point only, so they are read from its search: the pool's actions
-    at the point's positions), not polished; the scorer re-checks them all the same. Every
-    ``k`` carries the call's whole wall and CPU time.
+    at the point's positions), not polished unless ``polish_curve`` (seconds per point:
+    :func:`polish_point`, what ``explain_global(k=k)`` does to its answer); the scorer
+    re-checks them all the same. Every ``k`` carries the call's whole wall and CPU time
+    (plus its own polish).
     """
     import groupcf.global_actions.api as api
 
@@ -151,7 +154,8 @@ def run_groupcf_curve(S, pipe, rules, Tmax, ks, time_limit):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = gcf.explain_global(S, pipe, Tmax=Tmax, k=K, cost=weights, time_limit=time_limit, progress=False)
+            res = gcf.explain_global(S, pipe, Tmax=Tmax, k=K, cost=weights, time_limit=time_limit, progress=False,
+                                     **opts)
     finally:
         api.search = search
     dt, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -159,18 +163,49 @@ def run_groupcf_curve(S, pipe, rules, Tmax, ks, time_limit):
     out = {}
     for k in ks:
         row = res.curve[res.curve["k"] == k]
+        t1, c1 = time.perf_counter(), time.process_time()
         if k == K:
             specs = res.specs
         elif k in points:
-            specs = [seen["aspace"].spec(seen["search"].pool.columns[j].payload) for j in points[k].chosen]
+            acts = [seen["search"].pool.columns[j].payload for j in points[k].chosen]
+            if polish_curve:
+                acts = polish_point(seen["aspace"], seen["search"], acts, polish_curve)
+            specs = [seen["aspace"].spec(a) for a in acts]
         else:
             continue
-        own = {"cpu_s": cpu, "own_coverage": float(row["coverage"].iloc[0]) if len(row) else math.nan,
+        own = {"cpu_s": cpu + time.process_time() - c1, "own_coverage": float(row["coverage"].iloc[0]) if len(row) else math.nan,
                "own_mean_cost": float(row["mean_cost"].iloc[0]) if len(row) else math.nan,
                "upper_bound_coverage": float(row["upper_bound_coverage"].iloc[0]) if len(row) else math.nan,
                "status": str(row["status"].iloc[0]) if len(row) else res.status.value}
-        out[k] = (specs, dt, own)
+        out[k] = (specs, dt + time.perf_counter() - t1, own)
     return out
+
+
+def polish_point(aspace, search, acts, seconds):
+    """A curve point's actions polished as ``explain_global`` polishes its answer
+    (``groupcf.global_actions.api``: up to 3 rounds of neighbour refinement, then each
+    action replaced by the cheapest one covering the people assigned to it, with the
+    search's own ``ActionMIP``); coverage never drops, cost never rises."""
+    from groupcf.global_actions.api import _assign, _polish
+    from groupcf.global_actions.neighbours import refine
+    from groupcf.utils import Deadline
+
+    deadline = Deadline(seconds)
+    for _ in range(3):
+        if deadline.passed:
+            break
+        new = refine(aspace, acts, search.coverable)
+        new = _polish(aspace, new, _assign([aspace.column(a) for a in new], aspace.n_types)[0],
+                      list(range(len(new))), search.mip, deadline)
+        if [a.key for a in new] == [a.key for a in acts]:
+            break
+        acts = new
+    return acts
+
+
+def _opts(args) -> dict:
+    """``explain_global`` options given on the command line (else groupcf's defaults)."""
+    return {} if args.tie_break_time is None else {"tie_break_time": args.tie_break_time}
 
 
 def _row(base, method, k, specs, sc, dt, **extra):
@@ -193,12 +228,14 @@ def bench(args, flush=None) -> list:
                 base = {"dataset": name, "model": model, "n_people": len(S), "Tmax": "None" if Tmax is None else Tmax}
                 if "groupcf" in args.methods and args.per_k:
                     for k in args.k:
-                        specs, dt, own = run_groupcf(S, pipe, rules, Tmax, k, args.time_limit)
+                        specs, dt, own = run_groupcf(S, pipe, rules, Tmax, k, args.time_limit, **_opts(args))
                         sc = gs.score(S, specs, pipe.predict, rules)
                         rows.append(_row(base, "groupcf", k, specs, sc, dt, **own))
                         _print(rows[-1])
                 elif "groupcf" in args.methods:
-                    for k, (specs, dt, own) in run_groupcf_curve(S, pipe, rules, Tmax, args.k, args.time_limit).items():
+                    curve = run_groupcf_curve(S, pipe, rules, Tmax, args.k, args.time_limit, args.polish_curve,
+                                              **_opts(args))
+                    for k, (specs, dt, own) in curve.items():
                         sc = gs.score(S, specs, pipe.predict, rules)
                         rows.append(_row(base, "groupcf", k, specs, sc, dt, **own))
                         _print(rows[-1])
@@ -266,96 +303,6 @@ def _print(r):
           f"  bound {100 * ub:5.1f} %  {r['time_s']:6.1f} s", flush=True)
 
 
-# --------------------------------------------------------------------------- GLOBE-CE's own setting
-def _own_frames(d):
-    numeric = [f for f, cols in d["tree"].items() if not cols]
-
-    def frame(raw):
-        X = pd.DataFrame(raw)
-        for f in X.columns:
-            if f not in numeric:
-                cats = sorted({c.split(" = ", 1)[1] for c in d["tree"][f]})
-                X[f] = pd.Categorical(X[f].astype(str), categories=cats)
-        return X
-    return frame(d["train_raw"]), frame(d["people_raw"]), numeric
-
-
-def own_model(d, X_tr, numeric):
-    """Their logistic regression as ``predict`` over raw rows, and the same model as a
-    groupcf pipeline (coefficients solved onto FeatureSpace's columns, checked equal)."""
-    from global_peers import OneHot
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-
-    oh = OneHot(X_tr, numeric)
-    if oh.columns != d["columns"]:
-        raise RuntimeError("one-hot columns differ from GLOBE-CE's")
-    w, b = np.asarray(d["coef"]), float(d["intercept"])
-
-    def decision(X):
-        return oh.encode(X).to_numpy() @ w + b
-
-    def predict(X):
-        return (decision(X) > 0).astype(int)
-
-    space = gcf.FeatureSpace(numeric="passthrough").fit(X_tr)
-    Z = space.transform(X_tr)
-    A = np.column_stack([Z, np.ones(len(Z))])
-    sol = np.linalg.lstsq(A, decision(X_tr), rcond=None)[0]
-    lr = LogisticRegression()
-    lr.coef_, lr.intercept_ = sol[:-1].reshape(1, -1), np.array([sol[-1]])
-    lr.classes_, lr.n_features_in_ = np.array([0, 1]), Z.shape[1]
-    pipe = make_pipeline(space, lr)
-    gap = np.abs(lr.decision_function(Z) - decision(X_tr)).max()
-    if gap > 1e-6 or (pipe.predict(X_tr) != predict(X_tr)).any():
-        raise RuntimeError(f"rebuilt model differs from GLOBE-CE's (max decision gap {gap:.2e})")
-    return predict, pipe
-
-
-def own(args) -> list:
-    d = json.loads(Path(args.own).read_text())
-    X_tr, S, numeric = _own_frames(d)
-    predict, pipe = own_model(d, X_tr, numeric)
-    rules = gs.Rules.from_training(X_tr, numeric=numeric)
-    for f, w in d["globece"]["bin_widths"].items():
-        if abs(w - rules.width[f]) > 1e-6 * max(1.0, w):
-            raise RuntimeError(f"bin width of {f}: GLOBE-CE {w}, scorer {rules.width[f]}")
-    base = {"dataset": "german_credit (GLOBE-CE)", "model": "lr", "n_people": len(S)}
-    print(f"GLOBE-CE's setting: {len(S)} rejected training rows (their figure: 180)", flush=True)
-    rows = []
-    if "ares" in d:
-        a = d["ares"]
-        sc = gs.score(S, a["actions"], predict, rules)
-        rows.append(_row(dict(base, Tmax="None"), "ares", len(a["actions"]), a["actions"], sc, a["time_s"],
-                         own_coverage=a["accuracy"] / 100, own_mean_cost=a["average_cost"]))
-        _print(rows[-1])
-    g = d["globece"]
-    for k, c in sorted(g["clusters"].items(), key=lambda kv: int(kv[0])):
-        sc = gs.score(S, c["actions"], predict, rules)
-        cov = c["coverage"][-1] / 100 if c["coverage"] else math.nan
-        rows.append(_row(dict(base, Tmax="None"), "globece", int(k), c["actions"], sc, g["time_s"],
-                         own_coverage=cov, own_mean_cost=c["mean_cost"][-1] if c["mean_cost"] else math.nan))
-        _print(rows[-1])
-    # their figure: the cumulative actions of the 5-bin clustering, one prefix at a time
-    c5 = g["clusters"].get("5")
-    if c5:
-        kept = [(a, cv, co) for a, cv, co in zip(c5["actions"], c5["coverage"], c5["mean_cost"], strict=True) if a]
-        acts = [a for a, _, _ in kept]                  # a scalar too small to change anything: no action
-        for j in range(1, len(kept) + 1):
-            sc = gs.score(S, acts[:j], predict, rules)
-            rows.append(_row(dict(base, Tmax="None"), "globece-5bins", j, acts[:j], sc, g["time_s"],
-                             own_coverage=kept[j - 1][1] / 100, own_mean_cost=kept[j - 1][2]))
-            _print(rows[-1])
-    if "groupcf" in args.methods:
-        for Tmax in args.tmax:
-            for k in args.k:
-                specs, dt, o = run_groupcf(S, pipe, rules, Tmax, k, args.time_limit)
-                sc = gs.score(S, specs, predict, rules)
-                rows.append(_row(dict(base, Tmax="None" if Tmax is None else Tmax), "groupcf", k, specs, sc, dt, **o))
-                _print(rows[-1])
-    return rows
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", nargs="+", default=["german"])
@@ -366,6 +313,10 @@ def main(argv=None):
     ap.add_argument("--max-people", type=int, default=500)
     ap.add_argument("--time-limit", type=float, default=600.0,
                     help="groupcf, per explain_global call (the whole curve; with --per-k each k)")
+    ap.add_argument("--tie-break-time", type=float, default=None,
+                    help="groupcf's tie_break_time (s per least-cost stage; default: groupcf's, 2 s)")
+    ap.add_argument("--polish-curve", type=float, default=None, metavar="SECONDS",
+                    help="polish every curve point k < max(--k) as explain_global polishes its answer (s per point)")
     ap.add_argument("--per-k", action="store_true",
                     help="one explain_global call per k (each answer polished) instead of one call for the curve")
     ap.add_argument("--ares-population", type=int, default=1000,
@@ -387,6 +338,7 @@ def main(argv=None):
         print("GLOBE-CE not run: no --globece PATH (or $GLOBECE_PATH)", flush=True)
     t0 = time.perf_counter()
     if args.own:
+        from global_own_setting import own
         write_results(pd.DataFrame(own(args), columns=COLUMNS), args.out, args.append, t0)
         return
     previous = pd.read_csv(args.out) if args.append and Path(args.out).exists() else None

@@ -353,6 +353,59 @@ class Embedding(abc.ABC):
         Z[:, c] = v
         return self.score(Z)
 
+    def prune(self, lb: ArrayLike, ub: ArrayLike, cell_distance: Callable[[FloatArray, FloatArray], FloatArray],
+              bound: float) -> Embedding:
+        """The model restricted to the inputs of the box ``[lb, ub]`` within distance ``bound``.
+
+        A smaller model, exact at every input of the box within ``bound``, for a search that
+        only looks there; the default is the model itself. Tree ensembles fold the box
+        and drop the leaves whose cell lies farther.
+
+        Parameters
+        ----------
+        lb, ub : array-like
+            The box (per input column).
+        cell_distance : callable
+            ``cell_distance(lo, hi)``: a lower bound of the distance of every input in each
+            box ``[lo_k, hi_k]`` (rows of column bounds).
+        bound : float
+            The largest distance the search looks at.
+
+        Returns
+        -------
+        Embedding
+            ``self`` or a smaller model.
+        """
+        return self
+
+    def pair_scores(self, z: ArrayLike, c1: int, values1: ArrayLike, c2: int, values2: ArrayLike) -> FloatArray:
+        """Scores of the point ``z`` with columns ``c1`` and ``c2`` set to every pair of values.
+
+        The default scores the ``m1 * m2`` rows; tree ensembles sweep the leaves reachable
+        when the two columns vary.
+
+        Parameters
+        ----------
+        z : array-like
+            The point.
+        c1, c2 : int
+            The two columns that move (different).
+        values1, values2 : array-like
+            Their ``m1`` and ``m2`` values.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(m1, m2)``: row ``i``, column ``j`` is the score with ``values1[i]`` and ``values2[j]``.
+        """
+        a = np.asarray(values1, dtype=float).reshape(-1)
+        b = np.asarray(values2, dtype=float).reshape(-1)
+        Z = np.repeat(np.asarray(z, dtype=float).reshape(1, -1), len(a) * len(b), axis=0)
+        Z[:, c1] = np.repeat(a, len(b))
+        Z[:, c2] = np.tile(b, len(a))
+        out: FloatArray = self.score(Z).reshape(len(a), len(b))
+        return out
+
     def first_crossing(self, z: ArrayLike, d: ArrayLike, t_max: float, lo: float) -> float | None:
         """The smallest ``t`` in ``[0, t_max]`` with ``score(z + t d) >= lo``.
 

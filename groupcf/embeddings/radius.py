@@ -99,12 +99,13 @@ class Radius(NamedTuple):
 
 
 def radius_box(space: FeatureSpace, distance: DistanceWeights, bound: float, z0: FloatArray, lb: FloatArray,
-               ub: FloatArray, can_change: BoolArray) -> Radius:
+               ub: FloatArray, can_change: BoolArray, min_changes: int = 1) -> Radius:
     """The box, fixed features, cardinality and l1 budget of the solutions of objective
-    ``<= bound`` (module doc, step 3)."""
+    ``<= bound`` (module doc, step 3) that change at least ``min_changes`` features (each
+    of the others costs at least :math:`w_0/|T|`, which leaves less for any one)."""
     n = max(len(space), 1)
     w0, w1, winf = distance.l0, distance.l1, distance.linf
-    slack = bound + 1e-9 * max(1.0, abs(bound))
+    slack = bound + 1e-9 * max(1.0, abs(bound)) - max(min_changes - 1, 0) * w0 / n
     lb, ub, can_change = lb.copy(), ub.copy(), can_change.copy()
     for l, f in enumerate(space):
         if not can_change[l] or f.immutable:

@@ -27,6 +27,7 @@ import numpy as np
 
 from groupcf.embeddings._typing import BoolArray, FloatArray
 from groupcf.embeddings.radius import DistanceWeights, Radius, radius_box
+from groupcf.utils import Deadline
 
 if TYPE_CHECKING:  # pragma: no cover
     from groupcf.embeddings.base import Embedding
@@ -65,6 +66,13 @@ class SearchProblem:
         Run the numpy search at all (MACE's ``upper_bound`` option).
     obbt : bool, default True
         Tighten neuron bounds by LP within the radius (networks).
+    pairs : bool, default True
+        Tree ensembles: the exact scan of two-feature changes before the MIP.
+    prune : bool, default True
+        Tree ensembles: build the MIP without the leaves farther than the incumbent.
+    deadline : Deadline or None, default None
+        The call's time budget (:class:`~groupcf.utils.Deadline`): a search stops its
+        phases when it passes and returns the best point found so far.
     """
 
     space: FeatureSpace
@@ -80,6 +88,14 @@ class SearchProblem:
     single: bool = True
     upper_bound: bool = True
     obbt: bool = True
+    pairs: bool = True
+    prune: bool = True
+    deadline: Deadline | None = None
+
+    @property
+    def out_of_time(self) -> bool:
+        """The deadline has passed (never without one)."""
+        return self.deadline is not None and self.deadline.passed
 
 
 @dataclass

@@ -100,25 +100,8 @@ class TreeConstr(EmbeddingConstr):
         """The input cell of each leaf (nodes of ``folded``) inside the domain: ``(lo, hi)``
         of shape ``(len(leaves), n_inputs)``; a left branch ``x <= t`` gives ``hi <= t``, a
         right branch ``lo >= nextafter(t)``. Every input reaching the leaf lies in its cell."""
-        e = self._tree()
-        split = np.flatnonzero(e.feature >= 0)
-        parent = np.full(len(e.feature), -1, dtype=np.int64)
-        parent[e.left[split]] = split
-        parent[e.right[split]] = split
-        is_left = np.zeros(len(e.feature), dtype=bool)
-        is_left[e.left[split]] = True
-        lo = np.tile(np.asarray(self.lb, dtype=float), (len(leaves), 1))
-        hi = np.tile(np.asarray(self.ub, dtype=float), (len(leaves), 1))
-        rows, cur = np.arange(len(leaves)), np.asarray(leaves, dtype=np.int64)
-        while len(cur):
-            up = parent[cur]
-            ok = up >= 0
-            rows, left, up = rows[ok], is_left[cur[ok]], up[ok]
-            col, t = e.feature[up], e.threshold[up]
-            np.minimum.at(hi, (rows[left], col[left]), t[left])
-            np.maximum.at(lo, (rows[~left], col[~left]), np.nextafter(t[~left], np.inf))
-            cur = up
-        return lo, hi
+        from groupcf.embeddings.tree_splits import leaf_boxes
+        return leaf_boxes(self._tree(), leaves, np.asarray(self.lb, dtype=float), np.asarray(self.ub, dtype=float))
 
     def distance_cuts(self, cell_distance: Callable[[FloatArray, FloatArray], FloatArray],
                       chunk: int = 2_000_000) -> list[tuple[IntArray, FloatArray]]:

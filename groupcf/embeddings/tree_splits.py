@@ -44,3 +44,40 @@ def path_splits(ens: TreeEnsemble, z: ArrayLike) -> tuple[IntArray, FloatArray]:
     if not cols:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
     return np.concatenate(cols), np.concatenate(ths)
+
+
+def leaf_boxes(ens: TreeEnsemble, leaves: IntArray, lb: ArrayLike, ub: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """The input cell of each of ``leaves`` (nodes of ``ens``) inside the box ``[lb, ub]``:
+    ``(lo, hi)`` of shape ``(len(leaves), n_inputs)``; a left branch ``x <= t`` gives
+    ``hi <= t``, a right branch ``lo >= nextafter(t)``. Every input of the box reaching the
+    leaf lies in its cell."""
+    split = np.flatnonzero(ens.feature >= 0)
+    parent = np.full(len(ens.feature), -1, dtype=np.int64)
+    parent[ens.left[split]] = split
+    parent[ens.right[split]] = split
+    is_left = np.zeros(len(ens.feature), dtype=bool)
+    is_left[ens.left[split]] = True
+    lo = np.tile(np.asarray(lb, dtype=float), (len(leaves), 1))
+    hi = np.tile(np.asarray(ub, dtype=float), (len(leaves), 1))
+    rows, cur = np.arange(len(leaves)), np.asarray(leaves, dtype=np.int64)
+    while len(cur):
+        up = parent[cur]
+        ok = up >= 0
+        rows, left, up = rows[ok], is_left[cur[ok]], up[ok]
+        col, t = ens.feature[up], ens.threshold[up]
+        np.minimum.at(hi, (rows[left], col[left]), t[left])
+        np.maximum.at(lo, (rows[~left], col[~left]), np.nextafter(t[~left], np.inf))
+        cur = up
+    return lo, hi
+
+
+def node_depths(ens: TreeEnsemble) -> IntArray:
+    """Depth of every node reachable from a root (0 at the roots; -1 for the others)."""
+    depth = np.full(len(ens.feature), -1, dtype=np.int64)
+    frontier, d = ens.roots, 0
+    while len(frontier):
+        depth[frontier] = d
+        sp = frontier[ens.feature[frontier] >= 0]
+        frontier = np.concatenate([ens.left[sp], ens.right[sp]])
+        d += 1
+    return depth

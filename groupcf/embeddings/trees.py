@@ -73,6 +73,7 @@ interval bounds :math:`b + s\sum_k [\min_\ell v_{k,\ell}, \max_\ell v_{k,\ell}]`
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -81,9 +82,9 @@ from groupcf.embeddings._typing import ArrayLike, FloatArray, IntArray
 from groupcf.embeddings.base import Embedding, EmbeddingCapabilities
 from groupcf.embeddings.split_rules import le_threshold_f32, lt_threshold_f32  # noqa: F401 (re-export)
 from groupcf.embeddings.tree_constr import TreeConstr
-from groupcf.embeddings.tree_delta import TreeDelta, column_scores
+from groupcf.embeddings.tree_delta import TreeDelta, column_scores, pair_scores
 from groupcf.embeddings.tree_mip import add_ensemble
-from groupcf.embeddings.tree_splits import path_splits, split_points
+from groupcf.embeddings.tree_splits import leaf_boxes, node_depths, path_splits, split_points
 
 if TYPE_CHECKING:  # pragma: no cover
     from groupcf.features.domain import InputDomain
@@ -208,6 +209,12 @@ class TreeEnsemble(Embedding):
         leaves reachable along the column (:func:`groupcf.embeddings.tree_delta.column_scores`)."""
         return column_scores(self, z, c, values)
 
+    def pair_scores(self, z: ArrayLike, c1: int, values1: ArrayLike, c2: int, values2: ArrayLike) -> FloatArray:
+        """Scores of ``z`` with columns ``c1`` and ``c2`` set to every pair of ``values1`` x
+        ``values2``: one walk of the leaves reachable when the two columns vary
+        (:func:`groupcf.embeddings.tree_delta.pair_scores`)."""
+        return pair_scores(self, z, c1, values1, c2, values2)
+
     def delta_evaluator(self, z0: ArrayLike) -> TreeDelta:
         """Scores of points equal to ``z0`` except on a few columns: only the trees whose
         path of ``z0`` tests a changed column are walked, each from the first such node
@@ -290,6 +297,38 @@ class TreeEnsemble(Embedding):
         direction[split & (up[f] <= self.threshold)] = 0
         direction[split & (low[f] > self.threshold)] = 1
         return self._fold(direction, None, self._n)
+
+    def prune(self, lb: ArrayLike, ub: ArrayLike, cell_distance: Callable[[FloatArray, FloatArray], FloatArray],
+              bound: float, chunk: int = 2_000_000) -> TreeEnsemble:
+        """The ensemble folded over the box ``[lb, ub]`` without the leaves whose cell lies
+        farther than ``bound``: ``cell_distance(lo, hi)`` bounds from below the distance of
+        every input in each leaf cell (rows of column bounds); a split node with one child
+        whose leaves are all gone is replaced by the other child. Exact at every input of
+        the box within ``bound`` (each tree's leaf of such an input is kept, so its path is
+        unchanged); farther inputs may be scored as a kept neighbour — only a search
+        restricted to distances ``<= bound`` may use it. Unchanged when a tree would lose
+        every leaf."""
+        low = np.broadcast_to(np.asarray(lb, dtype=np.float64), (self._n,))
+        up = np.broadcast_to(np.asarray(ub, dtype=np.float64), (self._n,))
+        folded = self.restrict(low, up)
+        leaves = np.flatnonzero(folded.feature < 0)
+        d = np.empty(len(leaves))
+        step = max(1, chunk // max(self._n, 1))
+        for a in range(0, len(leaves), step):
+            d[a:a + step] = cell_distance(*leaf_boxes(folded, leaves[a:a + step], low, up))
+        alive = np.zeros(len(folded.feature), dtype=bool)
+        alive[leaves] = d <= bound + 1e-9 * max(1.0, abs(bound))
+        split = np.flatnonzero(folded.feature >= 0)
+        depth = node_depths(folded)
+        for level in range(int(depth.max(initial=0)), -1, -1):   # children before parents
+            at = split[depth[split] == level]
+            alive[at] = alive[folded.left[at]] | alive[folded.right[at]]
+        if not alive[folded.roots].all():
+            return folded
+        direction = np.full(len(folded.feature), -1, dtype=np.int64)
+        direction[split[~alive[folded.left[split]]]] = 1
+        direction[split[~alive[folded.right[split]]]] = 0
+        return folded._fold(direction, None, self._n)
 
     def score_bounds(self, lb: ArrayLike, ub: ArrayLike) -> tuple[float, float]:
         """Interval bounds of the score over the box ``[lb, ub]``: per tree (folded over

@@ -49,6 +49,7 @@ import numpy.typing as npt
 from ..embeddings.base import Embedding, EmbeddingConstr
 from ..features.space import Feature, FeatureSpace
 from ..solvers.base import INF, Backend, VarType
+from ..utils import Deadline
 from .blocks import add_agreement, add_counterfactual
 from .distances import Distance, box_distance, feature_measure
 from .rows import RowBuffer
@@ -171,6 +172,7 @@ class NearestCounterfactual:
     box: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None      # (lb, ub, can_change): a tighter region (e.g. a radius)
     scale_objective: bool = False  # solver sees the objective / its smallest cost (see build)
     distance_cuts: bool = False    # the embedding's distance cuts (tree ensembles: per leaf)
+    deadline: Deadline | None = None   # the call's time budget: once passed, the distance cuts are left out
     n_distance_cuts: int = field(init=False, default=0)
     objective_scale: float = field(init=False, default=1.0)
     v: np.ndarray = field(init=False)
@@ -246,7 +248,7 @@ class NearestCounterfactual:
             # relative at MACE's distances); the solver's objective is this many times ours
             self.objective_scale = 1.0 / float(self.objective_coefs.min())
         be.set_objective(self.objective_idx, self.objective_coefs * self.objective_scale, sense="min")
-        if self.distance_cuts and len(self.objective_idx):
+        if self.distance_cuts and len(self.objective_idx) and not (self.deadline is not None and self.deadline.passed):
             cuts = RowBuffer()
             for leaves, d_leaf in self.constr.distance_cuts(self.cell_distance):
                 cuts.add(np.concatenate([leaves, self.objective_idx]),

@@ -45,7 +45,10 @@ class GlobalOptions(Options):
         Replace each chosen action by the cheapest action covering the people assigned to
         it (a MIP each; coverage never drops, cost never rises).
     margin
-        Safety margin on the model's score in the MIPs (against solver tolerances).
+        Safety margin on the model's score in the MIPs (against solver tolerances): MIPs
+        that build actions ask ``threshold + margin``, those that bound coverage
+        ``threshold - margin``; people whose coverage cannot be decided within it are
+        counted in every upper bound (``stats["undecided"]``).
     tie_break_time
         Seconds for each least-cost stage of the integer master (coverage is fixed first;
         ``stats["cost_proven"]`` says where the least cost over the pool was proven).
@@ -148,6 +151,11 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
     Returns
     -------
     GlobalExplanation
+        Every curve point's ``upper_bound`` holds at the threshold itself: the people
+        whose coverage the solvers cannot decide (their best score within ``margin`` of
+        the threshold and no action found covering them: ``stats["undecided"]``; or not
+        reached before ``time_limit``: ``stats["coverability_unknown"]``) are counted in
+        it, with a warning.
 
     Raises
     ------
@@ -333,12 +341,14 @@ def _result(aspace, acts, specs, assign, cost_r, res, point, k, solver, tm, elap
                           for p in res.curve], columns=CURVE_COLUMNS)
     n_cov = int(assign.notna().sum())
     n_coverable = int(aspace.m[res.coverable].sum())
-    upper = int(point.upper) if point is not None else 0
+    n_undecided = 0 if res.undecided is None else int(aspace.m[res.undecided].sum())
+    upper = int(point.upper) if point is not None else n_undecided
     optimal = point is not None and n_cov >= upper and point.status == Status.OPTIMAL
     lower = None
     if k is None:
         lower = res.min_k_bound if res.min_k_bound is not None else 0
-        optimal = optimal and len(acts) <= (lower or 0) if res.min_k is not None else n_coverable == 0
+        optimal = optimal and len(acts) <= (lower or 0) if res.min_k is not None \
+            else n_coverable == 0 and n_undecided == 0
     status = Status.OPTIMAL if optimal else (point.status if point is not None else Status.OPTIMAL)
     if status == Status.OPTIMAL and not optimal:
         status = Status.FEASIBLE

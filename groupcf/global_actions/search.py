@@ -2,10 +2,19 @@ r"""Column generation over actions (:mod:`groupcf.colgen` instantiated for globa
 
 1. **Seeds**: each type's greedy completion (:class:`~groupcf.formulations.completion.Completions`,
    numpy only) read as an action; the *nearest action* (:meth:`ActionMIP.cheapest` for one
-   type: the cheapest action covering it, or a proof that none does — then the type is not
-   coverable) of the ``max_seed_mips`` most frequent types and of every type no seed covers
-   yet; every sub-action of those, and combinations of the most frequent single changes;
-   each evaluated over all types at once with the numpy model path.
+   type at :math:`\tau + \varepsilon`: the cheapest action covering it) of the
+   ``max_seed_mips`` most frequent types and of every type no seed covers yet; every
+   sub-action of those, and combinations of the most frequent single changes; each
+   evaluated over all types at once with the numpy model path.
+   **Coverability** (:class:`Coverability`): a type is *coverable* when a pool column
+   covers it at :math:`\tau`; *proven uncoverable* when its score bound or the nearest-action
+   MIP relaxed to :math:`\tau - \varepsilon` (:mod:`~groupcf.global_actions.pricing`) is
+   infeasible — every real cover is feasible there, so none exists; *undecided* otherwise:
+   nothing reaches :math:`\tau + \varepsilon`, something reaches :math:`\tau - \varepsilon`,
+   and no column found covers it (its coverage cannot be decided at solver tolerance), or the
+   time limit came first. Undecided types are left out of the masters and their people are
+   added to every upper bound (``stats["undecided"]``, ``stats["coverability_unknown"]``,
+   with a warning).
 2. **Fewest actions** (``k=None``): the set-cover master over the coverable types, priced
    by the pool, the neighbours of the best actions
    (:class:`~groupcf.global_actions.neighbours.NeighbourLevel`), then the exact pricing
@@ -17,10 +26,22 @@ r"""Column generation over actions (:mod:`groupcf.colgen` instantiated for globa
    :math:`z + k\max(0, \beta - \mu)` while it runs), then the integer master (coverage,
    then least total cost). At ``k' = 1`` the best single action is the pricing MIP with
    :math:`\pi = m` over every coverable type: exact. The upper bound on coverage at
-   ``k'`` is :math:`\lfloor \min(\text{LP bound}, \text{coverable}) \rfloor`; a point is
-   certified when the coverage found meets it. Also valid: :math:`U(k) \le U(k-1) + U(1)`
-   (subadditivity), used when the time limit stops the search; then the integer master
-   gets a short grace period, else greedy plus local search answer.
+   ``k'`` is :math:`\lfloor \min(\text{LP bound}, \text{coverable}) \rfloor` plus the
+   undecided people; a point is certified when the coverage found meets it. Also valid:
+   :math:`U(k) \le U(k-1) + U(1)` (subadditivity), used when the time limit stops the
+   search; then the integer master gets a short grace period, else greedy plus local
+   search answer.
+
+**Why the bounds hold at the threshold.** Coverage is counted at :math:`\tau` with the
+numpy model. Every MIP whose value is used as a bound — the exact pricing level and the
+best single action (their dual bounds :math:`\beta`), the coverability proof — asks only
+:math:`\mathrm{score} \ge \tau - \varepsilon`, so every action covering a type at
+:math:`\tau` is feasible there and :math:`\beta \ge \max_a \sum_t \pi_t c_{ta}` over the
+coverable types; the proven-uncoverable types cannot be covered and the undecided ones are
+counted as covered. Its solutions may only cover inside the band :math:`[\tau - \varepsilon,
+\tau)`: a column enters only on its real reduced cost, and when none does and nothing is
+proven, the pricing MIP is solved again at :math:`\tau + \varepsilon` for columns
+(:class:`ExactLevel`).
 """
 from __future__ import annotations
 
@@ -52,14 +73,18 @@ from ..solvers.base import Status
 from ..utils import EPS, Deadline
 from .actions import Action, ActionSpace
 from .neighbours import NeighbourLevel, climb
-from .pricing import ActionMIP
+from .pricing import ActionMIP, PricingResult
 
 log = logging.getLogger(__name__)
 
 
 class ExactLevel(PricingLevel):
-    """The pricing MIP over the types with a positive dual (exact; its dual bound is β,
-    valid also when ``time_cap`` stops it early — then it proves nothing)."""
+    r"""The pricing MIP over the types with a positive dual, relaxed to the score
+    :math:`\tau - \varepsilon` (:mod:`~groupcf.global_actions.pricing`): exact, its dual
+    bound is β — valid also when ``time_cap`` stops it early (then it proves nothing).
+    Its columns enter on their real covers; when none of them really improves and
+    nothing is proven, the MIP is solved once more at :math:`\tau + \varepsilon` for
+    columns (``resolves`` counts these), the bound staying the relaxed one."""
 
     name = "pricing-mip"
     exact = True
@@ -67,15 +92,24 @@ class ExactLevel(PricingLevel):
     def __init__(self, mip: ActionMIP, n_solutions: int = 5, time_cap: float | None = None):
         super().__init__()
         self.mip, self.n_solutions, self.time_cap = mip, n_solutions, time_cap
+        self.resolves = 0
 
     def price(self, duals, ctx):
-        res = self.mip.best(duals.pi, time_limit=_cap(ctx.deadline, self.time_cap), n_solutions=self.n_solutions)
+        res = self.mip.best(duals.pi, time_limit=_cap(ctx.deadline, self.time_cap), n_solutions=self.n_solutions,
+                            relaxed=True)
         if not res.status.has_solution:
             if ctx.deadline.passed or res.bound is None:
                 return Priced(stop=Status.TIME_LIMIT if ctx.deadline.passed else res.status)
             return Priced([], dual_bound=res.bound)
         cols = [self.mip.a.column(act, "pricing") for act in res.actions]
         proof = res.optimal and res.bound is not None and res.bound <= duals.price + EPS
+        if not proof and not ctx.deadline.passed and not any(duals.reduced(c) > EPS for c in cols):
+            # the relaxed optima improve only inside the band [τ - ε, τ): columns from the strict MIP
+            self.resolves += 1
+            strict = self.mip.best(duals.pi, time_limit=_cap(ctx.deadline, self.time_cap),
+                                   n_solutions=self.n_solutions)
+            seen = {c.key for c in cols}
+            cols += [self.mip.a.column(act, "pricing") for act in strict.actions if act.key not in seen]
         return Priced(cols, dual_bound=res.bound, proof=proof)
 
 
@@ -106,11 +140,29 @@ class CurvePoint:
 
 
 @dataclass
+class Coverability:
+    """Per type, after seeding: ``coverable`` (a pool column covers it at τ), ``band``
+    (undecided at solver tolerance: no action reaches τ + ε, one reaches τ − ε, no
+    column covers it at τ) and ``unknown`` (not decided before the time limit); the
+    other types are proven uncoverable."""
+
+    coverable: np.ndarray
+    band: np.ndarray
+    unknown: np.ndarray
+
+    @property
+    def undecided(self) -> np.ndarray:
+        return self.band | self.unknown
+
+
+@dataclass
 class SearchResult:
-    """Everything the search returns: the pool, who is coverable, the curve and its bounds."""
+    """Everything the search returns: the pool, who is coverable, the curve and its bounds
+    (``undecided``: the types counted in every upper bound without being searched)."""
 
     pool: ColumnPool
     coverable: np.ndarray
+    undecided: np.ndarray | None = None
     curve: list = field(default_factory=list)
     min_k: int | None = None           # fewest actions covering every coverable type (found)
     min_k_bound: int | None = None     # its certified lower bound
@@ -119,14 +171,15 @@ class SearchResult:
 
 
 def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: Deadline,
-              max_frequent: int = 12, max_seed_mips: int = 100, progress: bool = False) -> np.ndarray:
-    """Seed ``pool`` (module docstring, step 1); returns the coverable mask over types.
+              max_frequent: int = 12, max_seed_mips: int = 100, progress: bool = False) -> Coverability:
+    """Seed ``pool`` (module docstring, step 1) and decide each type's coverability.
     Types are taken by decreasing multiplicity; after ``max_seed_mips`` nearest-action
     MIPs, only types no seed covers yet get one (each type's coverability is still
-    decided: covered by a seed, or its own MIP)."""
+    decided: covered by a seed, or its own MIPs)."""
     n = aspace.n_types
-    coverable = np.zeros(n, dtype=bool)
     covered = np.zeros(n, dtype=bool)
+    proven = np.zeros(n, dtype=bool)
+    band = np.zeros(n, dtype=bool)
     seeds = []
     comp = Completions(aspace.space, aspace.embedding, aspace.tau + aspace.margin, mip.solver, accept=aspace.tau)
     T = aspace.Tmax or len(aspace.mutable)
@@ -150,9 +203,8 @@ def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: D
             covered |= cover
     order = np.argsort(-aspace.m, kind="stable")
     with Phase("nearest actions", progress, n, log, unit="types") as ph:
-        _nearest(aspace, mip, pool, deadline, order, max_seed_mips, seeds, coverable, covered, ph)
-        ph.set(coverable=int((coverable | covered).sum()), columns=len(pool))
-    coverable |= covered
+        _nearest(aspace, mip, pool, deadline, order, max_seed_mips, seeds, covered, proven, band, ph)
+        ph.set(coverable=int(covered.sum()), columns=len(pool))
     cands = set()
     for act in seeds:
         for r in range(1, len(act)):
@@ -171,30 +223,45 @@ def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: D
         col = aspace.column(Action(tuple(key)), "frequent")
         if col.cover.any():
             pool.add(col)
-    return coverable
+    coverable = np.asarray(pool.matrix().any(axis=0), dtype=bool)
+    return Coverability(coverable, band & ~coverable, ~coverable & ~proven & ~band)
 
 
-def _nearest(aspace, mip, pool, deadline, order, max_seed_mips, seeds, coverable, covered, ph) -> None:
-    """The nearest-action MIPs of :func:`seed_pool`, types by decreasing multiplicity
-    (``seeds``, ``coverable`` and ``covered`` updated in place)."""
+def _nearest(aspace, mip, pool, deadline, order, max_seed_mips, seeds, covered, proven, band, ph) -> None:
+    r"""The nearest-action MIPs of :func:`seed_pool`, types by decreasing multiplicity
+    (``seeds``, ``covered``, ``proven`` and ``band`` updated in place). A type no column
+    covers is proven uncoverable by the relaxed MIP (score :math:`\ge \tau - \varepsilon`)
+    being infeasible; when that one is feasible, ``band``."""
     for r, t in enumerate(order):
         ph.update(1)
         if deadline.passed:
             break
         if covered[t] and (r >= max_seed_mips or _seed_time_over(deadline)):
             continue
-        if not mip.can_cover(t):
+        if not mip.can_cover(t, relaxed=True):         # its score never reaches τ - ε: no action covers it
+            proven[t] = True
             continue
-        res = mip.cheapest([t], time_limit=deadline.left())
+        res = mip.cheapest([t], time_limit=deadline.left()) if mip.can_cover(t) else PricingResult(Status.INFEASIBLE)
         if res.status.has_solution:
-            act = res.actions[0]
-            seeds.append(act)
-            col = aspace.column(act, "nearest")
-            pool.add(col)
-            coverable[t] = True
-            covered |= col.cover
-        elif res.status != Status.INFEASIBLE and covered[t]:
-            coverable[t] = True
+            _seed(aspace, pool, res.actions[0], "nearest", seeds, covered)
+        if covered[t] or not (res.status.has_solution or res.status == Status.INFEASIBLE) or deadline.passed:
+            continue
+        # nothing reaches τ + ε (or its action misses τ by the solver's tolerance): the relaxed MIP decides
+        rel = mip.cheapest([t], time_limit=deadline.left(), relaxed=True)
+        if rel.status == Status.INFEASIBLE:
+            proven[t] = True
+        elif rel.status.has_solution:
+            _seed(aspace, pool, rel.actions[0], "nearest-relaxed", seeds, covered)
+            band[t] = not covered[t]
+
+
+def _seed(aspace, pool, act, source, seeds, covered) -> None:
+    """``act`` joins the seeds and the pool when it covers some type at τ."""
+    col = aspace.column(act, source)
+    if col.cover.any():
+        seeds.append(act)
+        pool.add(col)
+        covered |= col.cover
 
 
 def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, min_coverage: float | None = None,
@@ -205,9 +272,11 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
     integer master also bounds the coverage gap between groups."""
     mip = ActionMIP(aspace, solver)
     pool = ColumnPool(aspace.n_types)
-    coverable = seed_pool(aspace, mip, pool, deadline, max_seed_mips=max_seed_mips, progress=progress)
+    cov = seed_pool(aspace, mip, pool, deadline, max_seed_mips=max_seed_mips, progress=progress)
+    coverable = cov.coverable
     m = aspace.m
-    out = SearchResult(pool, coverable, mip=mip)
+    out = SearchResult(pool, coverable, cov.undecided, mip=mip)
+    extra = _undecided(aspace, cov, out.stats)      # people every upper bound counts as covered
     out.stats["seed_columns"] = len(pool)
     exact = ExactLevel(mip, n_solutions, pricing_time)
     levels = [PoolLevel(), NeighbourLevel(aspace), exact]
@@ -217,7 +286,7 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
     K = k if k is not None else _fewest(aspace, pool, levels, coverable, solver, deadline, out, progress)
     master = MaxCoverageMaster(aspace.n_types, solver, 1, active=coverable, weights=m)
     sync_master(master, pool)
-    prev, single = None, n_cov
+    prev, single, prev_upper = None, n_cov, n_cov
     curve = Phase("coverage curve", progress, K, log, unit="k")
     for kk in range(1, K + 1):
         master.set_budget(kk)
@@ -225,14 +294,15 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
         if left is not None:                 # each k left gets its share of the time left
             share = left / (K - kk + 1)
             exact.time_cap = share if pricing_time is None else min(pricing_time, share)
-        upper = n_cov if prev is None else min(n_cov, prev.upper + single)    # subadditive
+        upper = n_cov if prev is None else min(n_cov, prev_upper + single)    # subadditive
         cg = None
         # k - 1 actions already cover everyone coverable: the bound is met, nothing to price
         full = prev is not None and prev.covered >= n_cov - 1e-9
         if kk == 1 and not deadline.passed and (aspace.embedding.additive() is not None or aspace.n_types <= 50):
-            # the best single action: one exact MIP (a linear row per type; few types otherwise)
+            # the best single action: one exact MIP (a linear row per type; few types otherwise),
+            # relaxed to τ - ε: its bound holds at τ
             res = mip.best(np.where(coverable, m, 0.0), time_limit=_cap(deadline, pricing_time),
-                           n_solutions=n_solutions)
+                           n_solutions=n_solutions, relaxed=True)
             for act in res.actions:
                 pos = pool.add(aspace.column(act, "best-single"))
                 if pos is not None:
@@ -265,15 +335,8 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
             if added:
                 point = _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, deadline,
                                  tie_break_time, fair)
-        point.upper = float(math.floor(upper + EPS))
-        if point.covered > point.upper + 1e-9:
-            # the bound's MIPs ask each score to clear the threshold by ``margin``; coverage is
-            # counted at the threshold. People inside that band make the bound wrong, so no
-            # certificate: the only bound that holds is everyone
-            warnings.warn(f"global actions, k={kk}: {point.covered:g} people covered but the bound "
-                          f"computed with margin {aspace.margin:g} is {point.upper:g} (scores inside the "
-                          "margin band); this curve point is not certified", GroupCFWarning, stacklevel=3)
-            point.upper = float(m.sum())
+        prev_upper = float(math.floor(upper + EPS))       # on the coverable types
+        point.upper = prev_upper + extra
         if point.covered >= point.upper - 1e-9:
             point.status = Status.OPTIMAL
         out.curve.append(point)
@@ -283,9 +346,29 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
     curve.close()
     out.stats["pool_columns"] = len(pool)
     out.stats["pricing_mips"] = mip.calls
+    out.stats["pricing_resolves"] = exact.resolves
     out.stats["levels"] = {lv.name: dict(calls=lv.stats.calls, hits=lv.stats.hits, time=round(lv.stats.time, 3))
                            for lv in levels}
     return out
+
+
+def _undecided(aspace: ActionSpace, cov: Coverability, stats: dict) -> float:
+    """People of the undecided types (:class:`Coverability`): counted in ``stats`` and
+    warned about; every upper bound adds them."""
+    m = aspace.m
+    band, unknown = int(m[cov.band].sum()), int(m[cov.unknown].sum())
+    stats.update(undecided=band, undecided_types=int(cov.band.sum()), coverability_unknown=unknown)
+    if band:
+        warnings.warn(f"global actions: {band} person(s) can reach the threshold only within the margin "
+                      f"{aspace.margin:g} of the solvers' tolerance (no action clears threshold + margin, one "
+                      "reaches threshold - margin, none found covers them); their coverage cannot be decided: "
+                      "left out of the search, counted in every upper bound (stats['undecided'])",
+                      GroupCFWarning, stacklevel=4)
+    if unknown:
+        warnings.warn(f"global actions: the time limit stopped before deciding whether {unknown} person(s) can be "
+                      "covered; left out of the search, counted in every upper bound "
+                      "(stats['coverability_unknown'])", GroupCFWarning, stacklevel=4)
+    return float(band + unknown)
 
 
 def _fewest(aspace, pool, levels, coverable, solver, deadline, out, progress=False) -> int:

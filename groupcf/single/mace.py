@@ -45,6 +45,7 @@ from ..results.base import Stats
 from ..results.explanation import Explanation
 from ..solvers import make_backend
 from ..solvers.base import Backend, Status
+from ..utils import Deadline
 from .decode import decode, restore_dtypes, round_away
 from .snap import off_cell, snap_to_cells
 
@@ -109,6 +110,13 @@ class MaceOptions(Options):
     distance_cuts : bool, default True
         Tree ensembles: per-tree leaf-distance cuts (each tree's chosen leaf bounds the
         distance from below).
+    pair_scan : bool, default True
+        Tree ensembles: the exact scan of every two-feature change before the MIP (it
+        proves the optimum when at most two features can change in a better solution,
+        else the MIP searches only solutions changing three or more).
+    prune_leaves : bool, default True
+        Tree ensembles: build the MIP without the leaves whose cell lies farther than the
+        numpy incumbent (with the cutoff ``objective <= incumbent``).
 
     Raises
     ------
@@ -134,7 +142,7 @@ class MaceOptions(Options):
         "diversity_tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "threads": [None, Interval(numbers.Integral, 1, None)],
         "verbose": [bool], "progress": [bool], "upper_bound": [bool], "radius": [bool], "obbt": [bool],
-        "distance_cuts": [bool],
+        "distance_cuts": [bool], "pair_scan": [bool], "prune_leaves": [bool],
     }
 
     def __post_init__(self):
@@ -157,13 +165,15 @@ class MaceOptions(Options):
     radius: bool = True                # ... and its radius (box, cardinality cut, single-change proof; n = 1)
     obbt: bool = True                  # ... and second-layer neuron bounds by LP within the radius
     distance_cuts: bool = True         # tree ensembles: per-tree leaf-distance cuts
+    pair_scan: bool = True             # tree ensembles: exact scan of two-feature changes before the MIP
+    prune_leaves: bool = True          # tree ensembles: no leaves farther than the incumbent in the MIP
 
 
 def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = None, solver="highs",
          n: int = 1, time_limit: float | None = None, mip_gap: float | None = None,
          margin: float = DEFAULT_MARGIN, diversity_tol: float = DIVERSITY_TOL, progress: bool = True,
          upper_bound: bool = True, radius: bool = True, obbt: bool = True, distance_cuts: bool = True,
-         **options) -> Explanation:
+         pair_scan: bool = True, prune_leaves: bool = True, **options) -> Explanation:
     """Nearest counterfactual(s) of ``x`` under the MACE ``distance`` (see
     :func:`groupcf.explain` for the arguments).
 
@@ -172,8 +182,20 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     distance. Raises :class:`NoCounterfactualError` when none exists within ``Tmax`` and
     the actionability constraints, :class:`SolverTimeLimitError` when the time limit
     passes before any counterfactual is found.
+
+    ``time_limit`` bounds the whole call: one :class:`~groupcf.utils.Deadline` goes
+    through every phase — the numpy search (which stops its phases when it passes and
+    keeps its best point), building the MIP (skipped, or built without the distance cuts,
+    when no time is left), and each solve (given what is left). When it passes with an
+    incumbent, that point is the answer (re-checked by the real model; status
+    ``FEASIBLE``, ``stats["time_limit_reached"]``, ``lower_bound`` the best proven
+    bound: the solver's dual bound or the cheapest single change); without one,
+    :class:`SolverTimeLimitError`. ``stats["time_left"]`` records the seconds each phase
+    received (``None``: no limit).
     """
     t_start = time.perf_counter()
+    deadline = Deadline(time_limit)
+    time_left: dict = {"search": deadline.left()}
     dist = parse_distance(distance)
     if not diversity_tol > 0:
         raise InvalidInputError(f"diversity_tol must be > 0, got {diversity_tol!r}")
@@ -196,18 +218,24 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
     bounds = (lb, np.maximum(ub, lb))             # (for rounding: the box may be narrower)
     # the model's own numpy search, radius and MIP start, through the embedding protocol
     problem = SearchProblem(space, z0, *bounds, can, dist, strict, score_lo, Tmax=Tmax, radius=radius,
-                            single=n == 1, upper_bound=upper_bound, obbt=obbt)
+                            single=n == 1, upper_bound=upper_bound, obbt=obbt, pairs=pair_scan,
+                            prune=prune_leaves, deadline=deadline)
     found = emb.incumbent(problem)
+    found.stats["time_left"] = time_left
     if found.stats.get("single_optimal") and n == 1:
         # proven by the exact single-change scan: no MIP to build
-        exp = _proven_single(x, tm, z0, found, dist, backend, Tmax, margin, t_start)
+        exp = _from_point(x, tm, z0, found, dist, backend, Tmax, margin, t_start, proven=True)
         if exp is not None:
             return exp
+    if deadline.passed:
+        # no time left for a MIP: the search's point, or nothing
+        return _out_of_time(x, tm, z0, found, dist, backend, Tmax, margin, t_start, time_limit)
     box = found.box
+    time_left["build"] = deadline.left()
     mip = NearestCounterfactual(space, found.embedding or emb, z0,
                                 backend, distance=dist, score_lo=score_lo, Tmax=Tmax,
                                 box=box[:3] if box else None, scale_objective=True,
-                                distance_cuts=distance_cuts).build()
+                                distance_cuts=distance_cuts, deadline=deadline).build()
     found = emb.start_mip(problem, mip, found)
     tree_stats, ub_point = found.stats, found.point
     caps = emb.capabilities
@@ -224,26 +252,33 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
             lower_bound = tree_stats.get("lower_bound", objectives[0])
     retries = 0
     bar = progress_bar(range(n), enabled=progress and n > 1, total=n, desc="MACE")
+    time_left["solve"] = []
+    out_of_time = cutoff_proof = False
     while len(rows) < n:
-        if time_limit is not None:
-            left = time_limit - (time.perf_counter() - t_start)
+        left = deadline.left()
+        if left is not None:
             if left <= 0:
+                out_of_time = True
                 break
             backend.options.time_limit = left
+        time_left["solve"].append(left)
         sol = backend.solve()
         if not sol.status.has_solution:
             if sol.status == Status.INFEASIBLE:
                 if rows or ub_point is not None:   # (the start is feasible: numerical trouble)
+                    # with the cutoff (tree_bound.start): nothing better than the incumbent
+                    cutoff_proof = not rows and bool(tree_stats.get("cutoff"))
                     break  # no further distinct counterfactual
                 within = f" within Tmax={Tmax} changed features" if Tmax is not None else ""
                 raise NoCounterfactualError(
                     f"no counterfactual exists for instance {x.name!r}{within} under the "
                     "actionability constraints (immutable / increase-only features) and the "
                     "data's ranges", rows=[x.name])
-            if sol.status == Status.TIME_LIMIT and not rows and (ub_point is None or n > 1):
+            if sol.status == Status.TIME_LIMIT and not rows and ub_point is None:
                 raise SolverTimeLimitError(
                     f"time limit ({time_limit}s) reached before any counterfactual was found; "
                     "raise time_limit")
+            out_of_time = out_of_time or sol.status == Status.TIME_LIMIT or deadline.passed
             break
         v = np.round(sol.values[mip.v], 9)
         v[integer_cols] = np.round(v[integer_cols])
@@ -268,6 +303,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
             continue
         if not rows:
             lower_bound = None if sol.dual_bound is None else sol.dual_bound / mip.objective_scale
+            out_of_time = left is not None and sol.status != Status.OPTIMAL   # stopped by its time limit
         rows.append(cf.iloc[0])
         if hasattr(bar, "update"):
             bar.update(1)
@@ -279,7 +315,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
             break
     if hasattr(bar, "close"):
         bar.close()
-    if n == 1 and ub_point is not None:
+    if ub_point is not None and (n == 1 or not rows):
         # the search's point when the solver stopped (time limit) with none, or when the
         # solver's answer, decoded to raw values, is farther (tolerances, snapping)
         ub = tree_stats["upper_bound"]
@@ -287,14 +323,24 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         if not rows or _raw_distance(space, dist, x, rows[0]) > ub + tol:
             cf = decode(space, x, ub_point, z0)
             if tm.is_positive(cf)[0]:
-                proven = bool(statuses) and statuses[0] == Status.OPTIMAL and \
-                    lower_bound is not None and ub <= lower_bound + tol
+                proven = cutoff_proof or (bool(statuses) and statuses[0] == Status.OPTIMAL and
+                                          lower_bound is not None and ub <= lower_bound + tol)
+                if cutoff_proof:
+                    lower_bound = ub
                 rows, objectives = [cf.iloc[0]], [ub]
                 statuses = [Status.OPTIMAL if proven else Status.FEASIBLE]
                 changes = [[space.features_[l].name for l in mip.changed(ub_point)]]
                 tree_stats["from_upper_bound"] = True
     if not rows:
         raise SolverTimeLimitError(f"time limit ({time_limit}s) reached before any counterfactual was found")
+    if tree_stats.get("min_changes", 1) > 1 and lower_bound is not None:
+        # the MIP's bound is over the solutions changing >= 3 features; the others cost >= U
+        lower_bound = min(lower_bound, float(tree_stats["upper_bound"]))
+    if out_of_time:
+        tree_stats["time_limit_reached"] = True
+        floor = tree_stats.get("scan_lower_bound")
+        if floor is not None and statuses[0] != Status.OPTIMAL and (lower_bound is None or floor > lower_bound):
+            lower_bound = float(floor)      # the cheapest single change bounds every counterfactual
     cfs = restore_dtypes(space, pd.DataFrame(rows).reset_index(drop=True))
     dists = dist.aggregate(feature_distances(space, x, cfs))
     slack = _rounding_slack(space, mip, dist)
@@ -319,11 +365,26 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
                "integer_features": [space.features_[l].name for l in mip.u]}))
 
 
-def _proven_single(x: pd.Series, tm: TrainedModel, z0: np.ndarray, found, dist, backend, Tmax, margin: float,
-                   t_start: float) -> Explanation | None:
-    """The explanation of a point the search proved optimal (the exact single-change scan),
-    re-checked by the real model; ``None`` when the real model rejects it (then the MIP
-    decides)."""
+def _out_of_time(x: pd.Series, tm: TrainedModel, z0: np.ndarray, found, dist, backend, Tmax, margin: float,
+                 t_start: float, time_limit: float | None) -> Explanation:
+    """The deadline passed before the MIP: the search's point (``FEASIBLE``, its lower
+    bound the cheapest single change) when it has one the real model accepts, else
+    :class:`SolverTimeLimitError`."""
+    found.stats["time_limit_reached"] = True
+    exp = None if found.point is None else \
+        _from_point(x, tm, z0, found, dist, backend, Tmax, margin, t_start, proven=False)
+    if exp is None:
+        raise SolverTimeLimitError(f"time limit ({time_limit}s) reached before any counterfactual was found; "
+                                   "raise time_limit")
+    return exp
+
+
+def _from_point(x: pd.Series, tm: TrainedModel, z0: np.ndarray, found, dist, backend, Tmax, margin: float,
+                t_start: float, proven: bool) -> Explanation | None:
+    """The explanation of the search's point without a MIP, re-checked by the real model
+    (``None`` when the real model rejects it): ``proven`` — the search proved it optimal
+    (the exact single-change scan); else the time limit passed (``FEASIBLE``, lower bound
+    ``stats["scan_lower_bound"]`` when the scan computed it)."""
     space, v = tm.space, found.point
     assert space is not None and v is not None   # (mace's caller checked both)
     cf = decode(space, x, v, z0)
@@ -333,10 +394,12 @@ def _proven_single(x: pd.Series, tm: TrainedModel, z0: np.ndarray, found, dist, 
     d = float(dist.aggregate(feature_distances(space, x, cfs))[0])
     ub = float(found.stats["upper_bound"])
     changed = [f.name for f in space if np.any(np.abs(v[f.columns] - z0[f.columns]) > change_tol(f))]
+    lower = found.stats.get("lower_bound", ub) if proven else found.stats.get("scan_lower_bound")
     return Explanation(
         instance=x, counterfactuals=cfs, changes=[changed], distances=[d], probabilities=tm.proba(cfs),
-        status=Status.OPTIMAL, is_optimal=True, solve_time=time.perf_counter() - t_start, method="mace",
-        distance_name=dist.name, solver=backend.name, lower_bound=found.stats.get("lower_bound", ub), Tmax=Tmax,
+        status=Status.OPTIMAL if proven else Status.FEASIBLE, is_optimal=proven,
+        solve_time=time.perf_counter() - t_start, method="mace",
+        distance_name=dist.name, solver=backend.name, lower_bound=lower, Tmax=Tmax,
         model=tm, objectives=[ub],
         stats=Stats({**found.stats, "margin": margin, "binaries": 0, "distance_weights": dist.weights,
                      "distance_cuts": 0, "integer_features": []}))

@@ -52,7 +52,7 @@ class LeafCellSearch:
         if not problem.upper_bound:
             return Incumbent()
         stats, point, box = tree_bound.search(embedding, problem)
-        return Incumbent(stats, point, box)
+        return Incumbent(stats, point, box, tree_bound.pruned(embedding, problem, stats, box))
 
     def start_mip(self, embedding: Embedding, problem: SearchProblem, mip: Any, found: Incumbent) -> Incumbent:
         """The point as MIP start, with the radius' cardinality cut."""

@@ -39,7 +39,9 @@ import math
 
 import numpy as np
 
-from .radius import category_changes, deltas, max_changes
+from ..formulations.distances import box_distance, parse_distance
+from .radius import category_changes, deltas, max_changes, radius_box
+from .tree_pairs import best_pair
 
 #: changes kept per level of the pair / triple search (by score gain, and by gain per distance)
 BEAM = 20
@@ -83,11 +85,13 @@ def _candidates(space, emb, z0, lb, ub, can_change):
     return out
 
 
-def single_scores(emb, score, z, cands) -> np.ndarray:
+def single_scores(emb, score, z, cands, deadline=None) -> np.ndarray:
     """Scores of ``z`` with each single change of ``cands`` applied: one sweep along the
     column (:meth:`~groupcf.embeddings.base.Embedding.column_scores`) per one-column
-    feature, ``score`` on the rows for the others (one-hot)."""
-    out = np.empty(len(cands))
+    feature, ``score`` on the rows for the others (one-hot). When ``deadline``
+    (:class:`~groupcf.utils.Deadline`) passes, the candidates not yet scored get NaN
+    (never accepted)."""
+    out = np.full(len(cands), np.nan)
     by_col: dict[int, list[int]] = {}
     rest: list[int] = []
     for i, (_, cols, _) in enumerate(cands):
@@ -96,8 +100,10 @@ def single_scores(emb, score, z, cands) -> np.ndarray:
         else:
             rest.append(i)
     for c, idx in by_col.items():
+        if deadline is not None and deadline.passed:
+            return out
         out[idx] = emb.column_scores(z, c, [float(cands[i][2][0]) for i in idx])
-    if rest:
+    if rest and not (deadline is not None and deadline.passed):
         Z = np.repeat(np.asarray(z, dtype=float)[None, :], len(rest), axis=0)
         for r, i in enumerate(rest):
             Z[r, cands[i][1]] = cands[i][2]
@@ -105,16 +111,23 @@ def single_scores(emb, score, z, cands) -> np.ndarray:
     return out
 
 
-def single_changes(space, emb, z0, lb, ub, can_change):
-    """``(cands, scores)``: every single change (:func:`_candidates`) and its score."""
+def single_changes(space, emb, z0, lb, ub, can_change, deadline=None):
+    """``(cands, scores)``: every single change (:func:`_candidates`) and its score (NaN
+    for those not scored when ``deadline`` passed)."""
     z0 = np.asarray(z0, dtype=float)
     cands = _candidates(space, emb, z0, lb, ub, can_change)
-    return cands, single_scores(emb, _scorer(emb, z0), z0, cands)
+    return cands, single_scores(emb, _scorer(emb, z0), z0, cands, deadline)
 
 
-def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=None, single=None):
+def _out(deadline) -> bool:
+    return deadline is not None and deadline.passed
+
+
+def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=None, single=None, deadline=None):
     """``(point, objective)`` of the cheapest accepted point found, or ``(None, inf)``;
-    ``single``: :func:`single_changes`, when already computed."""
+    ``single``: :func:`single_changes`, when already computed. When ``deadline`` passes,
+    the best point found so far (each level, context extension, greedy step and polish
+    pass checks it)."""
     z0 = np.asarray(z0, dtype=float)
     cands, s1 = single if single is not None else single_changes(space, emb, z0, lb, ub, can_change)
     if not cands:
@@ -127,7 +140,7 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
     level, level_s = [((i,), [c]) for i, c in enumerate(cands)], list(s1)
     best, best_obj = None, math.inf
     for size in range(1, 4):
-        if Tmax is not None and size > Tmax:
+        if (Tmax is not None and size > Tmax) or (size > 1 and _out(deadline)):
             break
         Z = np.repeat(z0[None, :], len(level), axis=0)
         for r, (_, changes) in enumerate(level):
@@ -155,6 +168,8 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
         context = set(alive[_promising(s[alive] - base, obj[alive], CONTEXT)].tolist())
         nxt, nxt_s, seen = [], [], set()
         for r in top:
+            if _out(deadline):
+                break
             ids, changes = level[r]
             used = {ch[0] for ch in changes}
             # in context: every single change, scored by sweeps along the columns from Z[r]
@@ -171,10 +186,10 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
             break
         level, level_s = nxt, nxt_s
     if best is None:
-        best, best_obj = _greedy(space, score, z0, cands, distance, score_lo, Tmax)
+        best, best_obj = _greedy(space, score, z0, cands, distance, score_lo, Tmax, deadline)
     if best is None:
         return None, math.inf
-    return _polish(space, emb, score, z0, cands, distance, score_lo, best, best_obj)
+    return _polish(space, emb, score, z0, cands, distance, score_lo, best, best_obj, deadline)
 
 
 def _promising(gain, cost, k=BEAM):
@@ -185,7 +200,7 @@ def _promising(gain, cost, k=BEAM):
     return list(dict.fromkeys(int(i) for i in np.concatenate([by_gain, by_ratio])))
 
 
-def _polish(space, emb, score, z0, cands, distance, score_lo, z, obj):
+def _polish(space, emb, score, z0, cands, distance, score_lo, z, obj, deadline=None):
     """Coordinate descent on an accepted point: move one feature at a time to its cheapest
     candidate value (or back to :math:`x^0`) that keeps the point accepted, until no move
     lowers the distance. ``(point, objective)``."""
@@ -193,7 +208,7 @@ def _polish(space, emb, score, z0, cands, distance, score_lo, z, obj):
     for l, cols, vals in cands:
         by_feature.setdefault(l, (cols, []))[1].append(vals)
     improved = True
-    while improved:
+    while improved and not _out(deadline):
         improved = False
         for cols, vals in by_feature.values():
             Z = np.repeat(z[None, :], len(vals) + 1, axis=0)
@@ -208,13 +223,15 @@ def _polish(space, emb, score, z0, cands, distance, score_lo, z, obj):
     return z, obj
 
 
-def _greedy(space, score, z0, cands, distance, score_lo, Tmax):
+def _greedy(space, score, z0, cands, distance, score_lo, Tmax, deadline=None):
     """Apply the single change with the largest score gain (one per feature) until the
     point is accepted, then undo every change that is not needed (cheapest point first).
     ``(point, objective)`` or ``(None, inf)``."""
     z, used = z0.copy(), []
     limit = len(space) if Tmax is None else Tmax
     while len(used) < limit:
+        if _out(deadline):
+            return None, math.inf
         free = [j for j, c in enumerate(cands) if c[0] not in {cands[u][0] for u in used}]
         if not free:
             break
@@ -267,30 +284,41 @@ def search(emb, problem):
     """Steps 1 and 2 (module docstring) for ``problem``
     (:class:`~groupcf.embeddings.search.SearchProblem`): ``(stats, point, box)`` — the
     statistics (``upper_bound``: the point's objective, ``inf`` when none was found;
-    ``single_optimal``: the point is the proven optimum), the accepted point (expanded,
-    ``None`` when none was found) and the radius box to build the MIP over (``None``
-    without one)."""
+    ``single_optimal``: the point is the proven optimum; ``scan_lower_bound``: the
+    cheapest single change, accepted or not, a lower bound of every counterfactual's
+    distance since one must cross a split threshold; ``time_limit_reached``: the
+    problem's deadline passed during the search, which then returned its best point so
+    far), the accepted point (expanded, ``None`` when none was found) and the radius box to
+    build the MIP over (``None`` without one)."""
     p = problem
+    if p.out_of_time:
+        return {"upper_bound": math.inf, "time_limit_reached": True}, None, None
     z0 = np.asarray(p.z0, dtype=float)
-    one = single_changes(p.space, emb, z0, p.lb, p.ub, p.can_change)
-    if p.radius and p.single:
+    one = single_changes(p.space, emb, z0, p.lb, p.ub, p.can_change, p.deadline)
+    complete = not np.isnan(one[1]).any()
+    base: dict = {}
+    if one[0]:
+        base["scan_lower_bound"] = float(distance_floor(p.space, z0, one[0], p.distance))
+    if p.radius and p.single and complete:
         # the exact scan of every single change (at the MIP's own score bound) first: when
         # its best point allows at most one changed feature, it is the optimum
         single, s_obj = best_single(p.space, emb, z0, p.lb, p.ub, p.can_change, p.distance, p.score_lo,
                                     single=one)
         k = max_changes(p.space, p.distance, s_obj) if single is not None else None
         if k is not None and k <= 1:
-            stats = {"upper_bound": s_obj, "single_optimal": True}
+            stats = {**base, "upper_bound": s_obj, "single_optimal": True}
             box = emb.radius(p, s_obj)
             stats["fixed_features"] = int(np.sum(p.can_change & ~box.can_change))
             return stats, single, box
     point, obj = upper_bound(p.space, emb, z0, p.lb, p.ub, p.can_change, p.distance, p.strict, Tmax=p.Tmax,
-                             single=one)
-    stats = {"upper_bound": obj}
+                             single=one, deadline=p.deadline)
+    stats = {**base, "upper_bound": obj}
+    if p.out_of_time:
+        stats["time_limit_reached"] = True
     if point is None or not (p.radius and p.single):
         return stats, point, None
     k = max_changes(p.space, p.distance, obj)
-    if k is not None and k <= 1:
+    if k is not None and k <= 1 and complete:
         # at most one feature changes in any solution as good: the exact single-change scan
         # is the optimum
         single, s_obj = best_single(p.space, emb, z0, p.lb, p.ub, p.can_change, p.distance, p.score_lo,
@@ -298,19 +326,102 @@ def search(emb, problem):
         if single is not None and s_obj <= obj:
             stats.update(upper_bound=s_obj, single_optimal=True)
             point, obj = single, s_obj
-    box = emb.radius(p, obj)
+    elif k is not None and complete and p.pairs and (p.Tmax is None or p.Tmax >= 2):
+        point, obj = _settle_pairs(p, emb, z0, one, point, obj, stats)
+    if stats.get("min_changes", 1) > 1:
+        # every better solution changes >= 3 features: the box of those, the leaves within
+        # the bound only (the MIP gets the cutoff objective <= U, so it stays exact)
+        box = radius_box(p.space, p.distance, obj, z0, p.lb, p.ub, p.can_change, min_changes=stats["min_changes"])
+    else:
+        box = emb.radius(p, obj)
     stats["fixed_features"] = int(np.sum(p.can_change & ~box.can_change))
     return stats, point, box
+
+
+def _settle_pairs(p, emb, z0, one, point, obj, stats):
+    """With the exact scans of single and pair changes (:mod:`groupcf.single.tree_pairs`),
+    settle every point with at most two changes: the best of them improves the incumbent;
+    if at most two features can change in a better solution, the incumbent is the proven
+    optimum (``single_optimal``), else every better solution changes at least three
+    (``min_changes = 3``). ``(point, objective)``."""
+    single, s_obj = best_single(p.space, emb, z0, p.lb, p.ub, p.can_change, p.distance, p.score_lo, single=one)
+    if single is not None and s_obj < obj:
+        point, obj = single, s_obj
+    box2 = radius_box(p.space, p.distance, obj, z0, p.lb, p.ub, p.can_change, min_changes=2)
+    pair, p_obj, done = best_pair(p.space, emb, _scorer(emb, z0), z0, one[0], box2.lb, box2.ub, box2.can_change,
+                                  p.distance, p.score_lo, obj, p.deadline)
+    if pair is not None and p_obj < obj:
+        point, obj = pair, p_obj
+        stats["pair_improved"] = True
+    stats["upper_bound"] = obj
+    if not done:
+        return point, obj
+    k = max_changes(p.space, p.distance, obj)
+    if k is not None and (k <= 2 or (p.Tmax is not None and p.Tmax <= 2)):
+        stats["single_optimal"] = stats["pair_optimal"] = True
+    else:
+        stats["min_changes"] = 3
+    return point, obj
+
+
+def pruned(emb, problem, stats, box):
+    """The ensemble the MIP is built on: folded over the radius box without the leaves
+    farther than the incumbent's objective :math:`U`
+    (:meth:`~groupcf.embeddings.base.Embedding.prune`), each leaf's distance the
+    :func:`~groupcf.formulations.distances.box_distance` of its cell plus, when every
+    better solution changes at least ``min_changes`` features, :math:`w_0/|T|` for each of
+    those the cell does not force. ``None`` (the model itself) without a radius or for a
+    proven point. The MIP then needs the cutoff ``objective <= U`` (:func:`start`)."""
+    if box is None or stats.get("single_optimal") or not problem.prune:
+        return None
+    p, z0 = problem, np.asarray(problem.z0, dtype=float)
+    m = stats.get("min_changes", 1)
+    n = max(len(p.space), 1)
+    l0_only = parse_distance("l0")
+
+    def cell_distance(lo, hi):
+        d = box_distance(p.space, p.distance, z0, box.can_change, lo, hi)
+        if m > 1 and p.distance.l0 > 0:
+            forced = np.rint(n * box_distance(p.space, l0_only, z0, box.can_change, lo, hi))
+            d = d + p.distance.l0 / n * np.maximum(m - forced, 0)
+        return d
+    out = emb.prune(box.lb, box.ub, cell_distance, float(stats["upper_bound"]))
+    stats["pruned"] = out is not emb
+    return out if out is not emb else None
+
+
+def distance_floor(space, z0, cands, distance) -> float:
+    """The cheapest of the single changes ``cands`` (:func:`_candidates`), accepted or not:
+    a lower bound of the distance of every counterfactual. A point the model scores
+    differently from ``z0`` reaches another leaf in some tree, so it crosses a split
+    threshold on some feature (or changes a category); restricted to that feature alone it
+    costs at least the nearest such crossing, one of ``cands``, and the distance (a sum of
+    per-feature terms and a max) only grows with more changed features."""
+    if not cands:
+        return math.inf
+    return float(distance.aggregate(deltas(space, z0, _apply(z0, cands))).min())
 
 
 def start(problem, mip, stats, point) -> None:
     """Step 3: ``point`` as the MIP start of ``mip`` (a built NearestCounterfactual), and
     the cardinality cut of the radius (none for a proven single change: the solver is not
-    run)."""
+    run). When every better solution changes at least ``min_changes`` features (the pair
+    scan settled the others), the MIP searches only those — ``sum f >= min_changes`` and the
+    cutoff ``objective <= U`` — and gets no start (``point`` changes fewer): its
+    infeasibility proves ``point`` optimal (``stats["cutoff"]``)."""
     if point is None or stats.get("single_optimal"):
         return
-    mip.start_from(point)
+    m = stats.get("min_changes", 1)
+    if m <= 1:
+        mip.start_from(point)
     k = max_changes(problem.space, problem.distance, stats["upper_bound"]) \
         if (problem.radius and problem.single) else None
     if k is not None and k < len(problem.space):      # sum f <= k
         mip.backend.add_row(mip.f, np.ones(len(mip.f)), hi=float(k))
+    if m > 1:
+        mip.backend.add_row(mip.f, np.ones(len(mip.f)), lo=float(m))
+        stats["cutoff"] = True
+    if m > 1 or stats.get("pruned"):      # objective <= U (a pruned ensemble is exact only there)
+        scale, u = mip.objective_scale, float(stats["upper_bound"])
+        mip.backend.add_row(mip.objective_idx, mip.objective_coefs * scale,
+                            hi=u * scale + 1e-7 * max(1.0, abs(u * scale)))

@@ -80,7 +80,8 @@ def test_grid_thresholds_match_the_scalar_rule():
 
 
 OPTION_SETS = [dict(), dict(distance_cuts=False), dict(radius=False), dict(upper_bound=False, radius=False),
-               dict(upper_bound=False, radius=False, distance_cuts=False)]
+               dict(upper_bound=False, radius=False, distance_cuts=False), dict(pair_scan=False),
+               dict(prune_leaves=False), dict(pair_scan=False, prune_leaves=False)]
 
 
 @pytest.mark.parametrize("seed", range(2))

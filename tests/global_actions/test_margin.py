@@ -1,40 +1,129 @@
-"""A curve point whose coverage exceeds its bound is not reported as certified.
+"""The certified bound holds at the threshold itself, whatever the margin.
 
-The bound's MIPs ask each score to clear the threshold by ``margin`` (against solver
-tolerances) while coverage is counted at the threshold; a person inside that band can make the
-bound fall below what the actions found. A large margin makes the band wide enough to see it.
+The MIPs that build actions ask each score to clear ``threshold + margin``; those whose
+value bounds coverage ask only ``threshold - margin`` (coverage is counted at the
+threshold). A logistic regression with hand-set coefficients places people's best scores
+exactly: inside the band above the threshold (covered, and counted by the bound), inside
+the band below it (undecided: counted in every bound, with a warning) and below the band
+(proven uncoverable).
 """
 from __future__ import annotations
 
+import warnings
+
+import numpy as np
+import pandas as pd
 import pytest
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
 import groupcf as gcf
+from groupcf.colgen.levels import PricingContext
+from groupcf.colgen.masters import Duals
+from groupcf.colgen.pool import ColumnPool
 from groupcf.exceptions import GroupCFWarning
+from groupcf.global_actions.actions import ActionSpace
+from groupcf.global_actions.pricing import ActionMIP
+from groupcf.global_actions.search import ExactLevel
+from groupcf.models import resolve_model
+from groupcf.utils import Deadline
+
+MARGIN = 1e-3
+
+
+def logit(X: pd.DataFrame) -> np.ndarray:
+    """0.1 u - 1 + 0.5 [c = yes] + 0.3 [d = yes]: ``c -> yes`` adds 0.5, ``d -> yes`` 0.3."""
+    return (0.1 * X["u"].to_numpy(float) - 1.0 + 0.5 * (X["c"] == "yes").to_numpy()
+            + 0.3 * (X["d"] == "yes").to_numpy())
 
 
 @pytest.fixture(scope="module")
-def german():
-    ds = gcf.datasets.load("german")
-    X_tr, X_te, y_tr, _ = ds.split(test_size=0.3, random_state=0)
-    pipe = make_pipeline(ds.space(numeric="passthrough"), LogisticRegression(max_iter=2000)).fit(X_tr, y_tr)
-    return X_te[pipe.predict(X_te) == 0].iloc[:40], pipe
+def placed():
+    """A pipeline whose decision function is exactly :func:`logit` (``u`` immutable)."""
+    grid = np.linspace(0.0, 10.0, 41)
+    X = pd.DataFrame([(u, c, d) for u in grid for c in ("no", "maybe", "yes") for d in ("no", "yes")],
+                     columns=["u", "c", "d"])
+    fs = gcf.FeatureSpace(numeric="passthrough", immutable=["u"])
+    pipe = make_pipeline(fs, LogisticRegression(max_iter=1000)).fit(X, (logit(X) > 0).astype(int))
+    Z = np.asarray(pipe[0].transform(X), dtype=float)
+    w = np.linalg.lstsq(np.column_stack([Z, np.ones(len(Z))]), logit(X), rcond=None)[0]
+    pipe[-1].coef_, pipe[-1].intercept_ = w[None, :-1], w[-1:]
+    np.testing.assert_allclose(pipe.decision_function(X), logit(X), atol=1e-12)
+    return pipe
 
 
-def test_a_contradicted_bound_is_no_certificate(german):
-    S, pipe = german
-    with pytest.warns(GroupCFWarning, match="not certified"):
-        res = gcf.explain_global(S, pipe, Tmax=1, k=1, margin=0.5, progress=False)
-    point = res.curve.iloc[0]
-    assert point["n_covered"] > 0
-    assert point["upper_bound"] >= point["n_covered"]          # never a bound below what was found
-    assert point["status"] != "optimal"
+def people(*us, c="no", d="no"):
+    return pd.DataFrame({"u": list(us), "c": c, "d": d}, index=[f"p{j}" for j in range(len(us))])
+
+
+def explain(S, pipe, **kw):
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        res = gcf.explain_global(S, pipe, Tmax=1, margin=MARGIN, progress=False, **kw)
+    return res, [str(w.message) for w in got if issubclass(w.category, GroupCFWarning)]
+
+
+def assert_bound_holds(res):
+    assert (res.curve["upper_bound"] >= res.curve["n_covered"]).all(), res.curve
+    assert res.upper_bound >= res.n_covered
     assert res.validate().ok
 
 
-def test_the_default_margin_certifies(german):
-    S, pipe = german
+@pytest.mark.parametrize("k", [1, None])
+def test_a_cover_inside_the_band_above_the_threshold_is_counted_by_the_bound(placed, k):
+    # c -> yes takes p2 to 0.0005 (inside [τ, τ + margin)): covered at τ, invisible to a τ + margin bound
+    S = people(6.0, 8.0, 5.005)
+    res, warned = explain(S, placed, k=k)
+    assert not warned
+    assert res.n_covered == 3 and res.n_coverable == 3
+    assert res.covered["p2"]
+    assert_bound_holds(res)
+    assert (res.curve["status"] == "optimal").all()
+    assert res.stats["undecided"] == 0
+
+
+def test_a_person_just_below_the_threshold_is_undecided_and_counted_in_every_bound(placed):
+    # c -> yes takes p2 to -0.0005 (inside [τ - margin, τ)): no MIP at solver tolerance can decide it
+    S = people(6.0, 8.0, 4.995)
+    res, warned = explain(S, placed, k=2)
+    assert any("1 person(s)" in w and "cannot be decided" in w for w in warned), warned
+    assert res.stats["undecided"] == 1 and res.stats["undecided_types"] == 1
+    assert res.n_covered == 2 and res.n_coverable == 2
+    assert not res.covered["p2"]
+    assert_bound_holds(res)
+    assert (res.curve["upper_bound"] == 3).all()
+    assert not (res.curve["status"] == "optimal").any()
+    assert not res.is_optimal
+
+
+def test_a_person_below_the_band_is_proven_uncoverable(placed):
+    S = people(6.0, 8.0, 4.95)                      # best score -0.005 < τ - margin
+    res, warned = explain(S, placed, k=1)
+    assert not warned
+    assert res.stats["undecided"] == 0 and res.n_coverable == 2
+    assert res.curve["upper_bound"].tolist() == [2]
+    assert res.is_optimal
+
+
+def test_pricing_resolves_at_the_strict_target_when_relaxed_columns_do_not_improve(placed):
+    # A reaches only the band (c -> yes: -0.0005); B is really covered by d -> yes (0.1)
+    S = pd.DataFrame({"u": [1.995, 3.0], "c": ["no", "yes"], "d": ["yes", "no"]}, index=["A", "B"])
+    aspace = ActionSpace(resolve_model(placed), S, Tmax=1, margin=MARGIN)
+    tA, tB = aspace.type_of_row
+    pi = np.zeros(aspace.n_types)
+    pi[tA], pi[tB] = 10.0, 1.0
+    level = ExactLevel(ActionMIP(aspace), n_solutions=1)
+    duals = Duals(pi, 0.5)
+    res = level(duals, PricingContext(ColumnPool(aspace.n_types), Deadline(None)))
+    assert res.dual_bound == pytest.approx(10.0)      # the relaxed bound counts A
+    assert not res.proof
+    assert level.resolves == 1
+    improving = [c for c in res.columns if duals.reduced(c) > 1e-6]
+    assert improving and all(c.cover[tB] and not c.cover[tA] for c in improving)
+
+
+def test_the_default_margin_certifies(german_lr):
+    pipe, S = german_lr
     res = gcf.explain_global(S, pipe, Tmax=1, k=2, progress=False)
-    assert (res.curve["upper_bound"] >= res.curve["n_covered"]).all()
+    assert_bound_holds(res)
     assert (res.curve["status"] == "optimal").all()

@@ -57,3 +57,62 @@ def test_single_change_scan_is_the_optimum(seed):
         ok = pipe.predict(P) == 1
         if ok.any():
             assert exp.distances[0] <= dist.aggregate(feature_distances(space, x, P[ok])).min() + 1e-12
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pair_scan_equals_brute_force(seed):
+    """The exact scans of single and two-feature changes (tree_bound.best_single,
+    tree_pairs.best_pair) together equal enumerating every pair of features over every
+    value of each (all integers of the integer column, every threshold and the value just
+    above it of the real one, every category; a pair with a change that crosses no
+    threshold costs more than the single change alone)."""
+    import math
+
+    from groupcf.embeddings import get_embedding
+    from groupcf.formulations.nearest import actionable_bounds
+    from groupcf.single.radius import deltas
+    from groupcf.single.tree_bound import _scorer, best_single, single_changes
+    from groupcf.single.tree_pairs import best_pair
+    from tests.embeddings.test_tree_cuts import _pipe
+
+    X, pipe = _pipe(seed)
+    space = pipe[0]
+    _, emb = get_embedding(pipe[-1])
+    dist = parse_distance({"l0": 0.1, "l1": 0.9})
+    lo_score = emb.score_threshold(0.5)
+    for _, x in X[pipe.predict(X) == 0].head(2).iterrows():
+        z0 = space.transform(x.to_frame().T)[0]
+        lb, ub, can = actionable_bounds(space, z0)
+        options = []
+        for f in space:
+            cols = np.asarray(f.columns)
+            if f.encoding == "onehot":
+                vals = np.eye(len(cols))
+            elif f.encoding == "binary":
+                vals = np.array([[0.0], [1.0]])
+            elif f.integer:
+                raw = np.arange(math.ceil(f.low), math.floor(f.high) + 1)
+                vals = ((raw - f.low) / (f.high - f.low))[:, None]
+            else:
+                t = emb.threshold[emb.feature == cols[0]]
+                vals = np.unique(np.clip(np.concatenate([t, np.nextafter(t, 2.0), [z0[cols[0]]]]), 0, 1))[:, None]
+            options.append((cols, vals))
+        best = math.inf
+        for a in range(len(space)):
+            for b in range(a + 1, len(space)):
+                (ca, va), (cb, vb) = options[a], options[b]
+                Z = np.repeat(z0[None, :], len(va) * len(vb), axis=0)
+                Z[:, ca] = np.repeat(va, len(vb), axis=0)
+                Z[:, cb] = np.tile(vb, (len(va), 1))
+                D = deltas(space, z0, Z)
+                ok = emb.score(Z) >= lo_score
+                if ok.any():
+                    best = min(best, float(dist.aggregate(D[ok]).min()))
+        one = single_changes(space, emb, z0, lb, ub, can)
+        point, obj, done = best_pair(space, emb, _scorer(emb, z0), z0, one[0], lb, ub, can, dist, lo_score, math.inf)
+        assert done
+        s_point, s_obj = best_single(space, emb, z0, lb, ub, can, dist, lo_score, single=one)
+        if point is not None:
+            assert emb.score(point[None, :])[0] >= lo_score
+            assert int(np.sum(deltas(space, z0, point[None, :])[0] > 1e-9)) == 2
+        assert min(obj, s_obj) == pytest.approx(best, abs=1e-12)
