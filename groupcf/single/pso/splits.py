@@ -140,8 +140,9 @@ def ascend(box, bb, splits: dict, params, rng: np.random.Generator, restarts: in
         if len(found) >= restarts:
             break
         skip: frozenset = frozenset()
-        banning = dear is not None and 0 < r <= len(dear)
-        if banning:
+        banning = False
+        if dear is not None and 0 < r <= len(dear):
+            banning = True
             skip = frozenset(np.flatnonzero(box.owner == dear[r - 1]).tolist())
         hit = _climb(box, bb, splits, params, rng, skip, greedy=r == 0 or banning)
         if hit is None:
