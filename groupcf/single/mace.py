@@ -279,6 +279,9 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
                     f"time limit ({time_limit}s) reached before any counterfactual was found; "
                     "raise time_limit")
             out_of_time = out_of_time or sol.status == Status.TIME_LIMIT or deadline.passed
+            if not rows and sol.dual_bound is not None:   # the solver's bound without a solution
+                lower_bound = min(float(sol.dual_bound) / mip.objective_scale,
+                                  float(tree_stats.get("upper_bound", math.inf)))
             break
         v = np.round(sol.values[mip.v], 9)
         v[integer_cols] = np.round(v[integer_cols])
@@ -323,7 +326,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         if not rows or _raw_distance(space, dist, x, rows[0]) > ub + tol:
             cf = decode(space, x, ub_point, z0)
             if tm.is_positive(cf)[0]:
-                proven = cutoff_proof or (bool(statuses) and statuses[0] == Status.OPTIMAL and
+                proven = cutoff_proof or ((not statuses or statuses[0] == Status.OPTIMAL) and
                                           lower_bound is not None and ub <= lower_bound + tol)
                 if cutoff_proof:
                     lower_bound = ub
