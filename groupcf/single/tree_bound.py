@@ -402,7 +402,7 @@ def pruned(emb, problem, stats, box):
     better solution changes at least ``min_changes`` features, :math:`w_0/|T|` for each of
     those the cell does not force. ``None`` (the model itself) without a radius or for a
     proven point. The MIP then needs the cutoff ``objective <= U`` (:func:`start`)."""
-    if box is None or stats.get("single_optimal") or not problem.prune:
+    if box is None or stats.get("single_optimal") or not problem.prune or _short(problem.deadline):
         return None
     p, z0 = problem, np.asarray(problem.z0, dtype=float)
     m = stats.get("min_changes", 1)
@@ -418,6 +418,12 @@ def pruned(emb, problem, stats, box):
     out = emb.prune(box.lb, box.ub, cell_distance, float(stats["upper_bound"]))
     stats["pruned"] = out is not emb
     return out if out is not emb else None
+
+
+def _short(deadline) -> bool:
+    """Too little time left to build a MIP (:data:`groupcf.single.mace.MIN_MIP_SHARE`)."""
+    from .mace import short_of_time
+    return deadline is not None and (deadline.passed or short_of_time(deadline))
 
 
 def distance_floor(space, z0, cands, distance) -> float:
