@@ -40,9 +40,12 @@ import math
 import numpy as np
 
 from ..formulations.distances import box_distance, parse_distance
+from ..utils import Deadline
 from .radius import category_changes, deltas, max_changes, radius_box
-from .tree_pairs import best_pair
+from .tree_pairs import best_combination
 
+#: share of the time left that the exact scan of three-feature changes may take
+TRIPLE_SHARE = 0.3
 #: changes kept per level of the pair / triple search (by score gain, and by gain per distance)
 BEAM = 20
 #: of those, combinations extended by *every* single change (scored in their context by
@@ -123,7 +126,8 @@ def _out(deadline) -> bool:
     return deadline is not None and deadline.passed
 
 
-def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=None, single=None, deadline=None):
+def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=None, single=None, deadline=None,
+                context_from=1):
     """``(point, objective)`` of the cheapest accepted point found, or ``(None, inf)``;
     ``single``: :func:`single_changes`, when already computed. When ``deadline`` passes,
     the best point found so far (each level, context extension, greedy step and polish
@@ -165,7 +169,7 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
         if not len(alive):
             break
         top = alive[_promising(s[alive] - base, obj[alive])]
-        context = set(alive[_promising(s[alive] - base, obj[alive], CONTEXT)].tolist())
+        context = set(alive[_promising(s[alive] - base, obj[alive], CONTEXT)].tolist()) if size >= context_from else set()
         nxt, nxt_s, seen = [], [], set()
         for r in top:
             if _out(deadline):
@@ -310,8 +314,16 @@ def search(emb, problem):
             box = emb.radius(p, s_obj)
             stats["fixed_features"] = int(np.sum(p.can_change & ~box.can_change))
             return stats, single, box
+        if k is not None and p.pairs and (p.Tmax is None or p.Tmax >= 2):
+            # the exact scans settle every point with <= 2 changes from the single's bound (no
+            # beam: the MIP searches the solutions with more changes)
+            stats = {**base, "upper_bound": s_obj}
+            point, obj = _settle_pairs(p, emb, z0, one, single, s_obj, stats)
+            return stats, point, _box(p, emb, z0, obj, stats)
+    pairs = p.pairs and p.radius and p.single and complete and (p.Tmax is None or p.Tmax >= 2)
+    # (with the exact pair scan to follow, the beam extends only its pairs in context)
     point, obj = upper_bound(p.space, emb, z0, p.lb, p.ub, p.can_change, p.distance, p.strict, Tmax=p.Tmax,
-                             single=one, deadline=p.deadline)
+                             single=one, deadline=p.deadline, context_from=2 if pairs else 1)
     stats = {**base, "upper_bound": obj}
     if p.out_of_time:
         stats["time_limit_reached"] = True
@@ -326,41 +338,59 @@ def search(emb, problem):
         if single is not None and s_obj <= obj:
             stats.update(upper_bound=s_obj, single_optimal=True)
             point, obj = single, s_obj
-    elif k is not None and complete and p.pairs and (p.Tmax is None or p.Tmax >= 2):
+    elif k is not None and pairs:
         point, obj = _settle_pairs(p, emb, z0, one, point, obj, stats)
+    return stats, point, _box(p, emb, z0, obj, stats)
+
+
+def _box(p, emb, z0, obj, stats):
+    """The radius of the solutions better than ``obj`` (``stats["fixed_features"]``: the
+    features it fixes); when every better solution changes at least ``min_changes``
+    features, the box of those."""
     if stats.get("min_changes", 1) > 1:
-        # every better solution changes >= 3 features: the box of those, the leaves within
-        # the bound only (the MIP gets the cutoff objective <= U, so it stays exact)
         box = radius_box(p.space, p.distance, obj, z0, p.lb, p.ub, p.can_change, min_changes=stats["min_changes"])
     else:
         box = emb.radius(p, obj)
     stats["fixed_features"] = int(np.sum(p.can_change & ~box.can_change))
-    return stats, point, box
+    return box
 
 
 def _settle_pairs(p, emb, z0, one, point, obj, stats):
-    """With the exact scans of single and pair changes (:mod:`groupcf.single.tree_pairs`),
-    settle every point with at most two changes: the best of them improves the incumbent;
-    if at most two features can change in a better solution, the incumbent is the proven
-    optimum (``single_optimal``), else every better solution changes at least three
-    (``min_changes = 3``). ``(point, objective)``."""
+    """With the exact scans of single, pair and triple changes
+    (:mod:`groupcf.single.tree_pairs`), settle every point with at most three changes: the
+    best of them improves the incumbent; if at most that many features can change in a
+    better solution, the incumbent is the proven optimum (``single_optimal``), else every
+    better solution changes more (``min_changes``). ``(point, objective)``."""
     single, s_obj = best_single(p.space, emb, z0, p.lb, p.ub, p.can_change, p.distance, p.score_lo, single=one)
     if single is not None and s_obj < obj:
         point, obj = single, s_obj
-    box2 = radius_box(p.space, p.distance, obj, z0, p.lb, p.ub, p.can_change, min_changes=2)
-    pair, p_obj, done = best_pair(p.space, emb, _scorer(emb, z0), z0, one[0], box2.lb, box2.ub, box2.can_change,
-                                  p.distance, p.score_lo, obj, p.deadline)
-    if pair is not None and p_obj < obj:
-        point, obj = pair, p_obj
-        stats["pair_improved"] = True
-    stats["upper_bound"] = obj
-    if not done:
-        return point, obj
-    k = max_changes(p.space, p.distance, obj)
-    if k is not None and (k <= 2 or (p.Tmax is not None and p.Tmax <= 2)):
-        stats["single_optimal"] = stats["pair_optimal"] = True
-    else:
-        stats["min_changes"] = 3
+    score = _scorer(emb, z0)
+    for size in (2, 3):
+        if p.Tmax is not None and size > p.Tmax:
+            break
+        deadline = p.deadline
+        if size == 3:
+            # triples only when they can prove the optimum (at most three changes in a better
+            # solution), within a share of the time left: the MIP searches them otherwise
+            if max_changes(p.space, p.distance, obj) != 3:
+                break
+            left = None if p.deadline is None else p.deadline.left()
+            deadline = None if left is None else Deadline(TRIPLE_SHARE * left)
+        box = radius_box(p.space, p.distance, obj, z0, p.lb, p.ub, p.can_change, min_changes=size)
+        found, f_obj, done = best_combination(p.space, emb, score, z0, one[0], box.lb, box.ub, box.can_change,
+                                              p.distance, p.score_lo, obj, size, deadline)
+        if found is not None and f_obj < obj:
+            point, obj = found, f_obj
+            stats[f"improved_by_{size}"] = True
+        stats["upper_bound"] = obj
+        if not done or point is None:
+            return point, obj
+        k = max_changes(p.space, p.distance, obj)
+        if k is not None and (k <= size or (p.Tmax is not None and p.Tmax <= size)):
+            stats["single_optimal"] = stats["scan_optimal"] = True
+            stats.pop("min_changes", None)
+            return point, obj
+        stats["min_changes"] = size + 1
     return point, obj
 
 
