@@ -107,7 +107,7 @@ def main(argv=None):
                      "Tmax": "None" if args.tmax is None else args.tmax, "k": kk, "time_limit": args.time_limit,
                      "n_covered": int(p["n_covered"]), "upper_bound": int(p["upper_bound"]),
                      "gap_pp": 100 * (int(p["upper_bound"]) - int(p["n_covered"])) / len(S), "status": p["status"],
-                     "cg_stopped": r.get("stopped", "none (k-1 covers all)"), "cg_converged": r.get("converged"),
+                     "cg_stopped": r.get("stopped", "not run (k-1 covers all, or no time)"), "cg_converged": r.get("converged"),
                      "cg_lp": r.get("lp"), "cg_bound": r.get("cg_bound"), "cg_iterations": r.get("iterations"),
                      "cg_s": r.get("cg_s"), "pricing_mips": r.get("pricing_mips", 0),
                      "pricing_optimal": r.get("pricing_optimal", 0), "pricing_s": r.get("pricing_s", 0.0),
