@@ -80,6 +80,47 @@ def to_action(aspace, spec):
     return Action(tuple(sorted(changes)))
 
 
+def pool_report(S, pipe, Tmax, cost, time_limit, globece=None) -> None:
+    """``explain_global(k=1, polish=False)`` watched: where its column comes from, the pool
+    columns covering every coverable person and their cheapest, and whether GLOBE-CE's
+    action (a ``set``/``shift`` spec) is in the pool."""
+    import groupcf.global_actions.api as api
+
+    seen = {}
+    search = api.search
+
+    def spy(aspace, *a, **kw):
+        out = search(aspace, *a, **kw)
+        seen.update(aspace=aspace, search=out)
+        return out
+    api.search = spy
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            gcf.explain_global(S, pipe, Tmax=Tmax, k=1, cost=cost, time_limit=time_limit, progress=False, polish=False)
+    finally:
+        api.search = search
+    aspace, res = seen["aspace"], seen["search"]
+    pool, m = res.pool, aspace.m
+    full = float(m[res.coverable].sum())
+    cols = pool.columns
+    sources = {}
+    for c in cols:
+        sources[c.source] = sources.get(c.source, 0) + 1
+    print(f"  pool: {len(cols)} columns by source {sources}", flush=True)
+    chosen = res.curve[0].chosen[0] if res.curve and res.curve[0].chosen else None
+    if chosen is not None:
+        c = cols[chosen]
+        print(f"  k=1 chose column {chosen} (source {c.source!r}): {aspace.describe(c.payload)}", flush=True)
+    alls = [(float((m * c.element_costs)[c.cover].sum()) / full, c) for c in cols if m[c.cover].sum() >= full - 1e-9]
+    alls.sort(key=lambda t: t[0])
+    print(f"  {len(alls)} pool columns cover all {full:.0f}; cheapest: "
+          + "; ".join(f"{cost:.3f} ({c.source}: {aspace.describe(c.payload)})" for cost, c in alls[:3]), flush=True)
+    if globece is not None:
+        key = to_action(aspace, globece).key
+        print(f"  GLOBE-CE's action in the pool: {key in pool}", flush=True)
+
+
 def _score_line(name, S, specs, pipe, rules, dt=None, cpu=None, extra=""):
     sc = gs.score(S, specs, pipe.predict, rules)
     t = "" if dt is None else f"  {dt:6.1f} s wall / {cpu:6.1f} s CPU"
@@ -106,7 +147,7 @@ def main(argv=None):
     ap.add_argument("--time-limit", type=float, default=120.0)
     ap.add_argument("--curve-k", type=int, default=10, help="the grid's one call per Tmax")
     ap.add_argument("--steps", nargs="+", default=["globece", "curve", "k1", "cheapest"],
-                    choices=["globece", "curve", "k1", "cheapest"])
+                    choices=["globece", "curve", "k1", "pool", "cheapest"])
     ap.add_argument("--cheapest-time", type=float, default=None, help="time limit of step 3 (default --time-limit)")
     args = ap.parse_args(argv)
     from groupcf.global_actions.actions import ActionSpace
@@ -120,6 +161,7 @@ def main(argv=None):
         print(f"\nTmax = {Tmax}", flush=True)
         tm = resolve_model(pipe)
         aspace = ActionSpace(tm, S, Tmax, "shift", w)
+        flat = None
         if args.globece and "globece" in args.steps:
             from global_peers import run_globece
             spec = run_globece(args.globece, X_tr, S, pipe.predict, rules, [1], Tmax=Tmax, pipe=pipe)[1][0]
@@ -154,6 +196,9 @@ def main(argv=None):
             res, dt, cpu = _timed(call)
             _score_line(f"groupcf k=1, polish={polish}", S, res.specs, pipe, rules, dt, cpu,
                         f"  bound {res.curve['upper_bound_coverage'].iloc[-1]:.3f} {res.status.value}")
+        if "pool" in args.steps:
+            pool_report(S, pipe, Tmax, w, args.time_limit, globece=flat if args.globece and "globece" in args.steps
+                        else None)
         if "cheapest" not in args.steps:
             continue
         mip = ActionMIP(aspace, "highs")

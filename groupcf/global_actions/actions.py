@@ -25,6 +25,12 @@ Immutable features are never in :math:`F_a`.
     \frac{|c_l - c_l(x_i)|}{k_l - 1} \text{ (ordinal)},\
     |x'_l - x_{il}| \text{ (continuous, scaled)} .
 
+Each feature's term is one :class:`CostTerm` (its weight and, for a one-hot or binary
+feature, the table of :math:`\delta_l` between categories): the numpy path
+(:meth:`ActionSpace.costs`) and both linear forms of the pricing MIP
+(:mod:`~groupcf.global_actions.pricing`: per type through its inputs, and per action
+through the action variables) are generated from it.
+
 People equal on every feature are covered together: the problem works on the distinct
 *types* of ``S`` with their multiplicities :math:`m_t`.
 """
@@ -66,6 +72,45 @@ class Action:
     def restrict(self, features) -> Action:
         keep = set(features)
         return Action(tuple((l, v) for l, v in self.changes if l in keep))
+
+
+@dataclass(frozen=True)
+class CostTerm:
+    r"""One feature's term of :math:`d_{ia}` (module docstring): ``weight`` times a distance.
+
+    ``table[h, c]`` is the distance from a person's category ``c`` to the action's
+    category ``h`` (one-hot and binary features: 0/1 for a nominal or binary feature,
+    :math:`|h - c|/(k - 1)` for an ordinal or binned one); ``None`` for a continuous
+    feature, whose distance is the scaled change :math:`|\Delta|`.
+    """
+
+    weight: float
+    table: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, f, weight: float) -> CostTerm:
+        """The term of feature ``f`` (a :class:`~groupcf.features.space.Feature`)."""
+        if f.encoding == "continuous":
+            return cls(float(weight))
+        h = np.arange(len(f.categories), dtype=float)
+        d = np.abs(h[:, None] - h[None, :])
+        nominal = f.encoding == "binary" or f.kind == "categorical"
+        d = (d > 0.5).astype(float) if nominal else d / max(len(h) - 1, 1)
+        return cls(float(weight), d)
+
+    def set_to(self, h, codes: np.ndarray) -> np.ndarray:
+        """The term, per row, of setting the category ``h`` for people of category ``codes``."""
+        assert self.table is not None    # a one-hot or binary feature
+        return self.weight * self.table[np.asarray(h, dtype=np.int64), np.rint(codes).astype(np.int64)]
+
+    def by_category(self, codes: np.ndarray) -> np.ndarray:
+        """``(rows × categories)``: :meth:`set_to` every category, per row of ``codes``."""
+        assert self.table is not None
+        return self.weight * self.table[:, np.rint(codes).astype(np.int64)].T
+
+    def change(self, delta) -> np.ndarray:
+        """The term of a continuous feature changed by ``delta`` (scaled)."""
+        return self.weight * np.abs(np.asarray(delta, dtype=float))
 
 
 class ActionSpace:
@@ -138,6 +183,7 @@ class ActionSpace:
         self.w = np.array([float(weights.get(n, 1.0)) for n in names])
         if (self.w < 0).any() or not np.isfinite(self.w).all():
             raise InvalidInputError("cost weights must be finite and >= 0")
+        self.terms = [CostTerm.of(f, wl) for f, wl in zip(self.feats, self.w)]
         self.tau = tm.logit_threshold
 
     # ------------------------------------------------------------------ sizes
@@ -225,16 +271,13 @@ class ActionSpace:
         Z = self.Z if Z is None else Z
         out = np.zeros(len(codes))
         for l, val in action.changes:
-            f = self.feats[l]
-            if f.encoding == "onehot":
-                d = np.abs(codes[:, l] - int(val))
-                d = (d > 0.5).astype(float) if f.kind == "categorical" else d / max(len(f.categories) - 1, 1)
-            elif f.encoding == "binary":
-                d = np.abs(codes[:, l] - float(val))
+            f, term = self.feats[l], self.terms[l]
+            if f.encoding != "continuous":
+                out += term.set_to(int(val), codes[:, l])
+            elif self.numeric == "shift":
+                out += term.change(np.full(len(codes), float(val)))
             else:
-                d = np.full(len(codes), abs(float(val))) if self.numeric == "shift" \
-                    else np.abs(float(val) - Z[:, f.columns[0]])
-            out += self.w[l] * d
+                out += term.change(float(val) - Z[:, f.columns[0]])
         return out
 
     def column(self, action: Action, source: str = "", cover: np.ndarray | None = None) -> Column:

@@ -16,15 +16,21 @@ mutable columns only — the rest is folded into the embedding
 .. math::
 
     y_{th} + x_{th} b_l - s_{lh} = x_{th} \ \text{(one-hot, binary)}, \qquad
-    |y_{tl} - x_{tl} - \delta_l| \le 3(1 - z_t) \ \text{(shift)},
+    |y_{tl} - x_{tl} - \delta_l| \le M_{tl}(1 - z_t) \ \text{(shift)},
 
-(with ``"set"``: :math:`|y_{tl} - v_l| \le 2 - b_l - z_t`, :math:`|y_{tl} - x_{tl}| \le b_l
-+ 1 - z_t`), :math:`y_{tl} \in [0, 1]` (the domain, never clipped: a shift leaving it
-uncovers :math:`t`), increase-only rules :math:`\sum_{h < c_t} s_{lh} + z_t \le 1`,
-:math:`b_l - s_l + z_t \le 1` (binary, :math:`x_{tl} = 1`), :math:`x_{tl} z_t \le v_l`
-(set), and the model: :math:`\mathrm{score}_t(y_t) \ge L_t + (\tau_\pm - L_t) z_t` with
-:math:`L_t` a valid lower bound of the score over the domain (``score_bounds``); a type
-whose upper bound is below :math:`\tau_\pm` is dropped.
+(with ``"set"``: :math:`|y_{tl} - v_l| \le M'_{tl}(2 - b_l - z_t)`, :math:`|y_{tl} - x_{tl}|
+\le M'_{tl}(b_l + 1 - z_t)`). A continuous :math:`y_{tl}` lives in the type's own box
+:math:`[\min(0, x_{tl}), \max(1, x_{tl})]` (a person's value outside the data's range is
+kept while the action leaves that feature alone, as :meth:`ActionSpace.apply
+<groupcf.global_actions.actions.ActionSpace.apply>` does) and a changed one inside the
+domain, :math:`x_{tl} + (0 - x_{tl}) b_l \le y_{tl} \le x_{tl} + (1 - x_{tl}) b_l` (rows
+only for the types outside it; never clipped: a shift leaving the domain uncovers
+:math:`t`); :math:`M_{tl} = \max(3, w_{tl} + 1)`, :math:`M'_{tl} = \max(1, w_{tl})` with
+:math:`w_{tl}` the width of that box. Increase-only rules :math:`\sum_{h < c_t} s_{lh} +
+z_t \le 1`, :math:`b_l - s_l + z_t \le 1` (binary, :math:`x_{tl} = 1`), :math:`x_{tl} z_t
+\le v_l` (set), and the model: :math:`\mathrm{score}_t(y_t) \ge L_t + (\tau_\pm - L_t) z_t`
+with :math:`L_t` a valid lower bound of the score over the type's box
+(``score_bounds``); a type whose upper bound is below :math:`\tau_\pm` is dropped.
 
 **The target** :math:`\tau_\pm` (:meth:`ActionMIP.target`). Coverage is counted at the
 threshold :math:`\tau` with the numpy model; a MIP solution satisfies the score row only up
@@ -38,20 +44,26 @@ above those tolerances) covers it in both directions:
   ``relaxed`` (the exact pricing level, the best single action) and the relaxed
   :meth:`ActionMIP.cheapest` of one type (the proof that no action covers it) — ask
   :math:`\tau_- = \tau - \varepsilon`. Every action that covers a type at :math:`\tau`
-  (numpy score :math:`\ge \tau`) satisfies its row with slack :math:`\varepsilon` (the
-  embedding is exact up to float rounding), so the relaxed MIP's feasible set contains
-  every real cover: its dual bound is :math:`\ge \max_a \sum_t \pi_t c_{ta}` and its
-  infeasibility proves :math:`c_{ta} = 0` for every :math:`a`. Its solutions may lie in
+  (numpy score :math:`\ge \tau`) satisfies its row with slack :math:`\varepsilon` and
+  the rest of the MIP (each type's box holds its own values), so the relaxed MIP's
+  feasible set contains every real cover (as far as the embedding is exact: up to float
+  rounding, and for a tree ensemble except the slivers narrower than
+  :data:`~groupcf.embeddings.trees.MERGE_TOL` of a column's range between merged split
+  thresholds, which its MIP leaves out). So its dual bound is :math:`\ge \max_a \sum_t
+  \pi_t c_{ta}` and its infeasibility proves :math:`c_{ta} = 0` for every :math:`a`. Its solutions may lie in
   the band :math:`[\tau - \varepsilon, \tau)`: their real covers decide whether they enter
   (:mod:`~groupcf.global_actions.search`).
 
 * :meth:`ActionMIP.best` maximises :math:`\sum_t \pi_t z_t`: exact pricing for both
   masters (its relaxed dual bound is the :math:`\beta` of :mod:`groupcf.colgen.masters`).
 * :meth:`ActionMIP.cheapest` fixes :math:`z_t = 1` for given types and minimises their
-  total cost :math:`\sum_t m_t d_{ta}` (:mod:`~groupcf.global_actions.actions`, linear
-  in :math:`y_t`: :math:`w_l(1 - y_{t,c_t})` nominal, :math:`w_l\sum_h y_{th}|h - c_t|/(k_l-1)`
-  ordinal, :math:`w_l|y_{tl} - x_{tl}|` binary and continuous): each person's nearest
-  action (seeds, coverability) and the polishing of chosen actions.
+  total cost :math:`\sum_t m_t d_{ta}`, linear in :math:`y_t` and generated from each
+  feature's :class:`~groupcf.global_actions.actions.CostTerm` :math:`P_{th} = m_t w_l
+  \delta_l(c_t \to h)`: :math:`\sum_h P_{th} y_{th}` one-hot, :math:`P_{t0} + (P_{t1} -
+  P_{t0}) y_{tl}` binary, :math:`m_t w_l|y_{tl} - x_{tl}|` continuous (the lazy form,
+  :meth:`ActionMIP._total_cost`, is linear in the action variables and uses the same
+  terms): each person's nearest action (seeds, coverability) and the polishing of chosen
+  actions.
 """
 from __future__ import annotations
 
@@ -68,7 +80,7 @@ from ..solvers.base import INF, Status, VarType
 from ..utils import Deadline
 from .actions import Action, ActionSpace
 
-BIG_SHIFT = 3.0   # |y - x - δ| <= 3 when uncovered (y, x in [0,1], δ in [-1,1])
+BIG_SHIFT = 3.0   # |y - x - δ| <= 3 when uncovered (y, x in [0,1], δ in [-1,1]); wider for a wider box
 #: :meth:`ActionMIP.cheapest` over more types than this generates its coverage rows lazily
 LAZY_FROM = 8
 
@@ -110,13 +122,20 @@ class ActionMIP:
 
     # ------------------------------------------------------------------ per type
     def _embedding(self, t: int):
+        """``(embedding, score lower bound, score upper bound, input domain)`` of type ``t``:
+        the embedding with the immutable columns folded, over the free columns' domain
+        widened to ``t``'s own values (a value outside the data's range is kept as long as
+        the action does not change that feature)."""
         hit = self._partial.get(t)
         if hit is None:
             emb = self.a.embedding
             if len(self.fixed):
                 emb = emb.partial(self.fixed, self.a.Z[t, self.fixed])
-            lo, hi = emb.score_bounds(self.domain.lb, self.domain.ub)
-            hit = (emb, float(lo), float(hi))
+            dom, x = self.domain, self.a.Z[t, self.free]
+            if (x < dom.lb).any() or (x > dom.ub).any():
+                dom = InputDomain(np.minimum(dom.lb, x), np.maximum(dom.ub, x), dom.integer, dom.onehot, dom.grids)
+            lo, hi = emb.score_bounds(dom.lb, dom.ub)
+            hit = (emb, float(lo), float(hi), dom)
             self._partial[t] = hit
         return hit
 
@@ -133,10 +152,11 @@ class ActionMIP:
 
     # ------------------------------------------------------------------ model
     def _build(self, types, forced: bool, time_limit, costs: bool = True, relaxed: bool = False):
-        """The MIP over ``types`` (module docstring) with the score target
+        r"""The MIP over ``types`` (module docstring) with the score target
         :meth:`target`; the per-type rows are added in bulk, one row template across all
-        types at a time. Returns ``(backend, action variables, {type: z}, cost terms)``
-        (the per-type cost terms only when ``forced`` and ``costs``), the backend ``None``
+        types at a time. Returns ``(backend, action variables, {type: z}, cost)``, the
+        cost ``(variables, coefficients, constant)`` of :math:`\sum_t m_t d_{ta}` through
+        the types' inputs (empty unless ``forced`` and ``costs``), the backend ``None``
         when a forced type can never be covered."""
         a = self.a
         be = make_backend(self.solver, time_limit=time_limit)
@@ -144,69 +164,71 @@ class ActionMIP:
         target = self.target(relaxed)
         emb = {t: self._embedding(t) for t in types}
         ok = [t for t in types if emb[t][2] >= target]
+        cost = _Cost()
         if forced and len(ok) < len(types):
-            return None, V, {}, []
+            return None, V, {}, cost
         T = len(ok)
         if T == 0:
-            return be, V, {}, []
+            return be, V, {}, cost
         tt = np.array(ok)
         zs = be.add_vars(T, 1.0 if forced else 0.0, 1.0, VarType.BINARY)
-        Y = be.add_vars(T * len(self.free), 0.0, 1.0).reshape(T, len(self.free))
+        LB, UB = np.array([emb[t][3].lb for t in ok]), np.array([emb[t][3].ub for t in ok])
+        Y = be.add_vars(T * len(self.free), LB.ravel(), UB.ravel()).reshape(T, len(self.free))
         X = a.Z[tt]
         one = np.ones(T)
         rows = _Templates(T)
-        cost_idx, cost_coef = [], []
         costs = costs and forced
+        mt = a.m[tt]
         for l in a.mutable:
             f, d = a.feats[l], V[l]
-            w = a.w[l] * a.m[tt]
             codes = a.codes[tt, l].astype(int) if f.encoding != "continuous" else None
             if f.encoding in ("onehot", "binary"):
                 assert codes is not None      # an encoded feature has codes
+                P = a.terms[l].by_category(codes) * mt[:, None]      # m_t × the term of each category
+                if costs and f.encoding == "binary":                  # y = [category 1]: P_0 + (P_1 - P_0) y
+                    cost.offset += float(P[:, 0].sum())
                 for h, c in enumerate(f.columns):
                     yj, xj = Y[:, self.pos[int(c)]], X[:, c]
                     rows.add([yj, d["b"], d["s"][h]], [one, xj, -one], xj, xj)          # y = x(1 - b) + s
                     if f.increase_only and f.encoding == "onehot":
                         below = codes > h                                             # s_h + z <= 1
                         rows.add([d["s"][h], zs], [one, one], -INF, one, mask=below)
-                    if costs:
-                        if f.encoding == "binary":
-                            coef = np.where(xj >= 0.5, -w, w)
-                        elif f.kind == "categorical":
-                            coef = np.where(codes == h, -w, 0.0)
-                        else:
-                            coef = w * np.abs(h - codes) / max(len(f.columns) - 1, 1)
-                        cost_idx.append(yj)
-                        cost_coef.append(coef)
+                    if costs:                                         # one-hot: Σ_h P_h y_h
+                        cost.add(yj, P[:, h] if f.encoding == "onehot" else P[:, 1] - P[:, 0])
                 if f.increase_only and f.encoding == "binary":
                     rows.add([d["b"], d["s"][0], zs], [one, -one, one], -INF, one, mask=X[:, f.columns[0]] >= 0.5)
                 continue
-            yv, x0, sc = Y[:, self.pos[int(f.columns[0])]], X[:, f.columns[0]], d["scale"]
+            p = self.pos[int(f.columns[0])]
+            yv, x0, sc = Y[:, p], X[:, f.columns[0]], d["scale"]
+            lc, uc = self.domain.lb[p], self.domain.ub[p]
+            span = UB[:, p] - LB[:, p]                       # > 1 for a type outside the data's range
+            # a changed value lies inside the domain: y <= x + (u - x) b, y >= x + (l - x) b
+            rows.add([yv, d["b"]], [one, x0 - uc], -INF, x0, mask=x0 > uc)
+            rows.add([yv, d["b"]], [one, x0 - lc], x0, INF, mask=x0 < lc)
             if a.numeric == "shift":
-                M = BIG_SHIFT
-                rows.add([yv, d["d"], zs], [one, -sc * one, M * one], -INF, x0 + M)
-                rows.add([yv, d["d"], zs], [one, -sc * one, -M * one], x0 - M, INF)
+                M = np.maximum(BIG_SHIFT, span + 1.0)
+                rows.add([yv, d["d"], zs], [one, -sc * one, M], -INF, x0 + M)
+                rows.add([yv, d["d"], zs], [one, -sc * one, -M], x0 - M, INF)
             else:
-                rows.add([yv, d["d"], d["b"], zs], [one, -sc * one, one, one], -INF, 2.0 * one)
-                rows.add([yv, d["d"], d["b"], zs], [one, -sc * one, -one, -one], -2.0 * one, INF)
-                rows.add([yv, d["b"], zs], [one, -one, one], -INF, x0 + 1.0)
-                rows.add([yv, d["b"], zs], [one, one, -one], x0 - 1.0, INF)
+                M = np.maximum(1.0, span)
+                rows.add([yv, d["d"], d["b"], zs], [one, -sc * one, M, M], -INF, 2.0 * M)
+                rows.add([yv, d["d"], d["b"], zs], [one, -sc * one, -M, -M], -2.0 * M, INF)
+                rows.add([yv, d["b"], zs], [one, -M, M], -INF, x0 + M)
+                rows.add([yv, d["b"], zs], [one, M, -M], x0 - M, INF)
                 if f.increase_only:
                     rows.add([zs, d["d"]], [x0, -sc * one], -INF, 0.0 * one)
             if costs:
-                ab = be.add_vars(T, 0.0, 1.0)                                         # |y - x|
+                ab = be.add_vars(T, 0.0, INF)                                         # |y - x|
                 rows.add([ab, yv], [one, -one], -x0, INF)
                 rows.add([ab, yv], [one, one], x0, INF)
-                cost_idx.append(ab)
-                cost_coef.append(w)
+                cost.add(ab, a.terms[l].weight * mt)
         rows.flush(be)
         lo = np.array([emb[t][1] for t in ok])
-        scores = np.array([int(emb[t][0].add_to(be, Y[j], self.domain).score) for j, t in enumerate(ok)])
+        scores = np.array([int(emb[t][0].add_to(be, Y[j], emb[t][3]).score) for j, t in enumerate(ok)])
         rows = _Templates(T)
         rows.add([scores, zs], [one, -(target - lo)], lo, INF, mask=lo < target)    # score >= lo + (τ±ε-lo) z
         rows.flush(be)
         z = {t: int(zs[j]) for j, t in enumerate(ok)}
-        cost = list(zip(np.concatenate(cost_idx).tolist(), np.concatenate(cost_coef).tolist())) if cost_idx else []
         return be, V, z, cost
 
     def _action_vars(self, be) -> dict:
@@ -288,17 +310,7 @@ class ActionMIP:
         be, V, z, cost = self._build(types, True, time_limit, relaxed=relaxed)
         if be is None:
             return PricingResult(Status.INFEASIBLE)
-        offset = 0.0
-        idx = np.array([v for v, _ in cost], dtype=np.int64)
-        coef = np.array([c for _, c in cost], dtype=float)
-        # nominal/binary terms are w(1 - y): the constant is added back to the objective
-        for t in types:
-            for l in self.a.mutable:
-                f = self.a.feats[l]
-                w = self.a.w[l] * self.a.m[t]
-                if f.encoding == "binary" and self.a.Z[t, f.columns[0]] >= 0.5 or f.kind == "categorical" \
-                        and f.encoding == "onehot":
-                    offset += w
+        idx, coef, offset = cost.arrays()
         if len(idx):
             be.set_objective(idx, coef, sense="min", offset=offset)
         sol = be.solve()
@@ -348,35 +360,29 @@ class ActionMIP:
 
     def _total_cost(self, be, V, tt: np.ndarray):
         """``(variables, coefficients, constant)``: the total cost ``Σ_t m_t d_ta`` over
-        the types ``tt`` as a linear function of the action variables (``numeric="shift"``:
-        a one-hot category costs each type its distance to it, a binary value ``s`` costs
-        ``s`` to the types at 0 and ``b - s`` to those at 1, a shift ``|δ|`` to everyone;
-        the absolute value is a new variable)."""
+        the types ``tt`` as a linear function of the action variables (``numeric="shift"``),
+        from the same :class:`~groupcf.global_actions.actions.CostTerm` as the per-type
+        form: a category ``s_h`` costs each type its term ``P_h``; a binary feature's
+        ``b`` costs ``P_0`` and its value ``s`` ``P_1 - P_0``; a shift ``|δ|`` (a new
+        variable) costs everyone its weight."""
         a = self.a
         m = a.m[tt]
-        idx, coef = [], []
+        cost = _Cost()
         for l in a.mutable:
             f, d = a.feats[l], V[l]
-            w = a.w[l]
-            codes = a.codes[tt, l]
-            if f.encoding == "onehot":
-                for h, s in enumerate(d["s"]):
-                    dist = np.abs(codes - h)
-                    dist = (dist > 0.5).astype(float) if f.kind == "categorical" else dist / max(len(f.columns) - 1, 1)
-                    idx.append(int(s))
-                    coef.append(w * float(m @ dist))
-            elif f.encoding == "binary":
-                at1 = float(m[codes >= 0.5].sum())
-                idx += [int(d["s"][0]), int(d["b"])]
-                coef += [w * (float(m.sum()) - 2.0 * at1), w * at1]
+            if f.encoding != "continuous":
+                P = m @ a.terms[l].by_category(a.codes[tt, l])           # Σ_t m_t × the term of each category
+                if f.encoding == "onehot":
+                    cost.add(d["s"], P)
+                else:
+                    cost.add([d["b"], d["s"][0]], [P[0], P[1] - P[0]])
             else:
                 ab = int(be.add_vars(1, 0.0, INF)[0])
                 sc = d["scale"]
                 be.add_row([ab, d["d"]], [1.0, -sc], 0.0, INF)
                 be.add_row([ab, d["d"]], [1.0, sc], 0.0, INF)
-                idx.append(ab)
-                coef.append(w * float(m.sum()))
-        return np.array(idx, dtype=np.int64), np.array(coef, dtype=float), 0.0
+                cost.add([ab], [a.terms[l].weight * float(m.sum())])
+        return cost.arrays()
 
     def _action(self, x, V, z, repair=None) -> Action:
         """The action of a MIP solution; a shift is moved (by solver noise at most) into
@@ -407,6 +413,24 @@ class ActionMIP:
                     continue
                 changes.append((l, float(val)))
         return Action(tuple(changes))
+
+
+class _Cost:
+    """A linear cost being built: variables, their coefficients and a constant."""
+
+    def __init__(self):
+        self.idx: list[np.ndarray] = []
+        self.coef: list[np.ndarray] = []
+        self.offset = 0.0
+
+    def add(self, idx, coef) -> None:
+        self.idx.append(np.asarray(idx, dtype=np.int64).ravel())
+        self.coef.append(np.asarray(coef, dtype=float).ravel())
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, float]:
+        if not self.idx:
+            return np.zeros(0, dtype=np.int64), np.zeros(0), self.offset
+        return np.concatenate(self.idx), np.concatenate(self.coef), self.offset
 
 
 def _unique(actions):

@@ -160,7 +160,7 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
         else:
             break
     assert box is not None                 # the loop ran at least once
-    splits = box_splits(box, bb.split_points()) if prm.split_search else None
+    box, splits = _split_box(box, bb, z0, order, mad_scale, prm)
     if splits:                                    # threshold-aware crossings join the pool
         Pa, ca = ascend(box, bb, splits, prm, rng, restarts=min(n, prm.ascents))
         if len(Pa):
@@ -205,6 +205,21 @@ def _shortfall_note(k, n, n_valid, rounds, prm, threshold, p0) -> str:
             f"near the query is small, or the model is flat around it")
 
 
+def _split_box(box, bb, z0, order, mad_scale, prm):
+    """``(box, splits)`` of the threshold-aware search and the polish: with
+    ``ascent_scope="all"``, a box over every actionable feature and its whole range
+    (``max_epsilon``; the cheapest crossings in MADs are often on features of low
+    information value, outside the swarm's active set), else the swarm's last box;
+    ``splits`` ``None`` without ``split_search`` or split points."""
+    points = bb.split_points() if prm.split_search else None
+    if points is None:
+        return box, None
+    if prm.ascent_scope == "all":
+        mad = prm.scale == "mad"
+        box = Box(bb.space, z0, order, prm.max_epsilon, prm.change_tol, mad_scale if mad else None, mad_units=mad)
+    return box, box_splits(box, points)
+
+
 def _pick(box, pool_Z, pool_cost, n, prm):
     """Indices of the diverse pick among the distinct pooled rows, and those rows."""
     Z, cost = unique_rows(np.vstack(pool_Z), np.concatenate(pool_cost), box.cols)
@@ -213,7 +228,11 @@ def _pick(box, pool_Z, pool_cost, n, prm):
 
 def _result(x, bb, box, Zs, z0, prm, t0, rounds, iv, order, note="") -> Explanation:
     sp = bb.space
-    rows = pd.concat([decode(sp, x, z, z0) for z in Zs], ignore_index=True)
+    # every feature the search moved is decoded, however small the move (a crossing just
+    # past a split point of a feature whose range is ~10^6 MADs is below decode's own
+    # change tolerance, which would put the query's value back)
+    moved = [{l for l, f in enumerate(sp) if np.any(z[f.columns] != z0[f.columns])} for z in Zs]
+    rows = pd.concat([decode(sp, x, z, z0, keep=k) for z, k in zip(Zs, moved)], ignore_index=True)
     ok = bb.is_positive(rows) & _actionable(sp, x, rows)
     if prm.Tmax is not None:
         ok &= (np.abs(sp.codes(rows) - sp.codes(x.to_frame().T)) > 1e-9).sum(axis=1) <= prm.Tmax

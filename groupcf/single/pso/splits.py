@@ -16,8 +16,15 @@ optimum on Hill-Valley's forests changes three features by 0.07-0.37 MAD). Two u
   ``path_splits``: every such move changes a tree's leaf; the :data:`K_NEAR` nearest per
   direction and active continuous feature) with the largest gain of probability per unit
   of objective (:math:`\Delta p / \Delta f`), until the model accepts the point.
-  ``ascents`` (:class:`~groupcf.single.pso.params.PSOOptions`) per query, the later ones picking among the three best ratios
-  at random; every accepted point joins the pool the diverse selection picks from.
+  Up to ``ascents`` distinct accepted points (:class:`~groupcf.single.pso.params.PSOOptions`)
+  per query, in at most twice as many searches: the first greedy; each of the next ones
+  greedy with one feature of the first point banned (its dearest change first), so the
+  points differ where it matters; the rest pick among the three best ratios at random.
+  Every accepted point joins the pool the diverse selection picks from. With
+  ``ascent_scope="all"`` the searches (and the polish) move every actionable feature over
+  its whole range, not only the swarm's box: in MADs the cheapest crossings are often on
+  features the information value ranks low (LSVT: a query whose swarm answer moved 15
+  features by up to 1,200 MADs has crossings at 0.03 MAD on average).
 * :func:`back_moves` — **polish**: for each changed continuous feature of a
   counterfactual, the values just past each split point between the query and its value
   (the nearest ``K`` to the query): the smallest change of that feature that keeps it on
@@ -60,11 +67,12 @@ def _cost(box, P, w2, w3):
     return w2 * l2 + w3 * l3
 
 
-def crossing_moves(box, bb, splits: dict, p: np.ndarray, k: int = K_NEAR) -> np.ndarray:
+def crossing_moves(box, bb, splits: dict, p: np.ndarray, k: int = K_NEAR, skip=frozenset()) -> np.ndarray:
     """Rows equal to the point ``p`` (box columns) except one continuous feature moved to
     just past one of the split tests ``p``'s own evaluation goes through (the model's
     ``path_splits``; all its split points where it has none): the ``k`` nearest on
-    either side per feature, so every move changes at least one tree's leaf (snapped)."""
+    either side per feature, so every move changes at least one tree's leaf (snapped).
+    Positions in ``skip`` do not move."""
     path = bb.path_splits(box.full(p[None, :])[0])
     if path is not None:
         pos_of = {int(box.cols[pos]): pos for pos in splits}
@@ -78,6 +86,8 @@ def crossing_moves(box, bb, splits: dict, p: np.ndarray, k: int = K_NEAR) -> np.
         cand = splits
     rows = []
     for pos, t in cand.items():
+        if pos in skip:
+            continue
         v = p[pos]
         up = t[t >= v][:k] + MARGIN                 # t >= v: v goes left; t + MARGIN right
         down = t[t < v][::-1][:k] - MARGIN           # t < v: v goes right; t - MARGIN left
@@ -91,36 +101,60 @@ def crossing_moves(box, bb, splits: dict, p: np.ndarray, k: int = K_NEAR) -> np.
     return box.snap(np.vstack(rows))
 
 
-def ascend(box, bb, splits: dict, params, rng: np.random.Generator, restarts: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(P, cost)``: the accepted points (box columns) reached by greedy crossings from
-    the query, one per successful restart (module docstring)."""
+def _climb(box, bb, splits, params, rng, skip, greedy: bool):
+    """One greedy crossing search from the query: ``(point, cost)`` once accepted, else
+    ``None``; ``greedy``: the best ratio at each step, else one of the best three."""
     w2, w3 = params.w_proximity, params.w_sparsity
-    found, costs = [], []
+    p = box.p0.copy()
+    pr = float(bb.score(box.full(p[None, :]))[0])
+    c = 0.0
+    for _ in range(MAX_STEPS):
+        C = crossing_moves(box, bb, splits, p, skip=skip)
+        if not len(C):
+            return None
+        ok = box.within(C, params.Tmax)
+        pc = bb.score_near(box.full(p[None, :])[0], box.full(C))     # one feature changed: partial
+        cc = _cost(box, C, w2, w3)
+        gain = pc - pr
+        ratio = np.where(ok & (gain > 1e-12), gain / np.maximum(cc - c, 1e-12), -np.inf)
+        top = np.argsort(-ratio, kind="stable")[:1 if greedy else 3]
+        top = top[np.isfinite(ratio[top])]
+        if not len(top):
+            return None
+        j = int(top[0]) if greedy else int(top[rng.integers(len(top))])
+        p, pr, c = C[j], float(pc[j]), float(cc[j])
+        if bb.accepts(np.array([pr]))[0]:
+            return p, c
+    return None
+
+
+def ascend(box, bb, splits: dict, params, rng: np.random.Generator, restarts: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(P, cost)``: up to ``restarts`` distinct accepted points (box columns) reached by
+    greedy crossings from the query (module docstring), in at most ``2 restarts`` searches."""
+    found: list[np.ndarray] = []
+    costs: list[float] = []
     if not splits:
         return np.zeros((0, box.dim)), np.zeros(0)
-    for r in range(restarts):
-        p = box.p0.copy()
-        pr = float(bb.score(box.full(p[None, :]))[0])
-        c = 0.0
-        for _ in range(MAX_STEPS):
-            C = crossing_moves(box, bb, splits, p)
-            if not len(C):
-                break
-            ok = box.within(C, params.Tmax)
-            pc = bb.score_near(box.full(p[None, :])[0], box.full(C))     # one feature changed: partial
-            cc = _cost(box, C, w2, w3)
-            gain = pc - pr
-            ratio = np.where(ok & (gain > 1e-12), gain / np.maximum(cc - c, 1e-12), -np.inf)
-            top = np.argsort(-ratio, kind="stable")[:3 if r else 1]
-            top = top[np.isfinite(ratio[top])]
-            if not len(top):
-                break
-            j = int(top[rng.integers(len(top))]) if r else int(top[0])
-            p, pr, c = C[j], float(pc[j]), float(cc[j])
-            if bb.accepts(np.array([pr]))[0]:
-                found.append(p)
-                costs.append(c)
-                break
+    dear: np.ndarray | None = None          # the first point's changed features, dearest first
+    for r in range(2 * restarts):
+        if len(found) >= restarts:
+            break
+        skip: frozenset = frozenset()
+        banning = False
+        if dear is not None and 0 < r <= len(dear):
+            banning = True
+            skip = frozenset(np.flatnonzero(box.owner == dear[r - 1]).tolist())
+        hit = _climb(box, bb, splits, params, rng, skip, greedy=r == 0 or banning)
+        if hit is None:
+            continue
+        p, c = hit
+        if dear is None:
+            D = box.feature_deltas(p[None, :])[0]
+            share = D * box.scale * params.w_proximity + params.w_sparsity * (D > 0)
+            dear = np.flatnonzero(D > 0)[np.argsort(-share[D > 0], kind="stable")]
+        if not any(np.array_equal(p, q) for q in found):
+            found.append(p)
+            costs.append(c)
     if not found:
         return np.zeros((0, box.dim)), np.zeros(0)
     return np.asarray(found), np.asarray(costs)
