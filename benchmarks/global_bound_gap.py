@@ -42,12 +42,16 @@ def watched_call(S, pipe, Tmax, k, cost, time_limit):
     import groupcf.global_actions.search as search_mod
     from groupcf.global_actions.pricing import ActionMIP
 
-    runs, mips = [], []
+    runs, mips, inside = [], [], []
     cg, best = search_mod.column_generation, ActionMIP.best
 
     def cg_spy(*a, **kw):
         w0, c0, n0 = time.perf_counter(), time.process_time(), len(mips)
-        out = cg(*a, **kw)
+        inside.append(True)
+        try:
+            out = cg(*a, **kw)
+        finally:
+            inside.pop()
         mine = mips[n0:]
         runs.append({"phase": kw.get("phase", ""), "stopped": out.stopped, "converged": out.converged,
                      "lp": out.lp_value, "cg_bound": out.bound, "iterations": out.iterations,
@@ -59,7 +63,8 @@ def watched_call(S, pipe, Tmax, k, cost, time_limit):
     def best_spy(self, pi, *a, **kw):
         w0 = time.perf_counter()
         out = best(self, pi, *a, **kw)
-        mips.append({"status": out.status.value, "s": time.perf_counter() - w0, "relaxed": kw.get("relaxed", False)})
+        mips.append({"status": out.status.value, "s": time.perf_counter() - w0, "relaxed": kw.get("relaxed", False),
+                     "in_cg": bool(inside), "bound": out.bound})
         return out
 
     search_mod.column_generation, ActionMIP.best = cg_spy, best_spy
@@ -90,6 +95,8 @@ def main(argv=None):
     res, runs, mips, dt, cpu = watched_call(S, pipe, args.tmax, args.k, ga.scorer_weights(pipe, rules),
                                             args.time_limit)
     curve_runs = [r for r in runs if "(k=" in r["phase"]]
+    # MIPs outside column generation: the k = 1 best single action (additive models, <= 50 types)
+    single = [x for x in mips if not x["in_cg"]]
     by_k = {int(r["phase"].split("k=")[1].rstrip(")")): r for r in curve_runs}
     sc = gs.score(S, res.specs, pipe.predict, rules)
     rows = []
@@ -100,17 +107,19 @@ def main(argv=None):
                      "Tmax": "None" if args.tmax is None else args.tmax, "k": kk, "time_limit": args.time_limit,
                      "n_covered": int(p["n_covered"]), "upper_bound": int(p["upper_bound"]),
                      "gap_pp": 100 * (int(p["upper_bound"]) - int(p["n_covered"])) / len(S), "status": p["status"],
-                     "cg_stopped": r.get("stopped", "none (k-1 covers all)"), "cg_converged": r.get("converged"),
+                     "cg_stopped": r.get("stopped", "not run (k-1 covers all, or no time)"), "cg_converged": r.get("converged"),
                      "cg_lp": r.get("lp"), "cg_bound": r.get("cg_bound"), "cg_iterations": r.get("iterations"),
                      "cg_s": r.get("cg_s"), "pricing_mips": r.get("pricing_mips", 0),
                      "pricing_optimal": r.get("pricing_optimal", 0), "pricing_s": r.get("pricing_s", 0.0),
+                     "best_single": ";".join(f"{x['status']} {x['s']:.0f}s bound {x['bound']}" for x in single)
+                     if kk == 1 else "",
                      "scorer_covered_last_k": sc.n_covered if kk == args.k else math.nan,
                      "time_s": dt, "cpu_s": cpu, "load_start": load0, "load_end": os.getloadavg()[0]})
         print(f"k={kk:2d} covered {rows[-1]['n_covered']:3d} bound {rows[-1]['upper_bound']:3d} "
               f"({rows[-1]['gap_pp']:4.1f} pp) {p['status']:10s} cg {rows[-1]['cg_stopped']:12s} "
               f"lp {r.get('lp') or math.nan:8.2f} bound {r.get('cg_bound') or math.nan:8.2f} "
               f"{rows[-1]['pricing_mips']} MIPs ({rows[-1]['pricing_optimal']} optimal, "
-              f"{rows[-1]['pricing_s']:.0f} s)", flush=True)
+              f"{rows[-1]['pricing_s']:.0f} s) {rows[-1]['best_single']}", flush=True)
     print(f"{dt:.0f} s wall, {cpu:.0f} s CPU, load {load0:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
     ga.write_results(pd.DataFrame(rows), args.out, args.append, t0)
 

@@ -28,6 +28,13 @@ def _cell(r, bound: bool = False) -> str:
     return txt
 
 
+def _tmax_text(t) -> str:
+    """``Tmax`` as the CSVs write it, whatever pandas read: ``"1"`` … or ``"None"``."""
+    if t is None or str(t) in ("None", "nan", "NaN", ""):
+        return "None"
+    return str(int(float(t)))
+
+
 def _tmax_order(ts) -> list:
     return sorted(ts, key=lambda t: math.inf if str(t) == "None" else int(t))
 
@@ -106,7 +113,9 @@ def main(argv=None):
     ap.add_argument("csv", nargs="+")
     ap.add_argument("--k", nargs="+", type=int, default=[1, 2, 3, 5, 10])
     args = ap.parse_args(argv)
-    df = pd.concat([pd.read_csv(f) for f in args.csv], ignore_index=True)
+    df = pd.concat([pd.read_csv(f, dtype={"Tmax": str}, keep_default_na=False, na_values=[""]) for f in args.csv],
+                   ignore_index=True)
+    df["Tmax"] = df["Tmax"].map(_tmax_text)
     df = df[df["method"].isin(["groupcf", *PEERS])]
     for (ds, mo), g in df.groupby(["dataset", "model"], sort=False):
         print(f"#### {ds}, {mo.upper()} ({int(g['n_people'].iloc[0])} rejected)\n")

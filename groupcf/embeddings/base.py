@@ -398,12 +398,35 @@ class Embedding(abc.ABC):
         numpy.ndarray
             Shape ``(m1, m2)``: row ``i``, column ``j`` is the score with ``values1[i]`` and ``values2[j]``.
         """
-        a = np.asarray(values1, dtype=float).reshape(-1)
-        b = np.asarray(values2, dtype=float).reshape(-1)
-        Z = np.repeat(np.asarray(z, dtype=float).reshape(1, -1), len(a) * len(b), axis=0)
-        Z[:, c1] = np.repeat(a, len(b))
-        Z[:, c2] = np.tile(b, len(a))
-        out: FloatArray = self.score(Z).reshape(len(a), len(b))
+        return self.grid_scores(z, [c1, c2], [values1, values2])
+
+    def grid_scores(self, z: ArrayLike, cols: list[int], values: list[ArrayLike]) -> FloatArray:
+        """Scores of the point ``z`` with each column ``cols[j]`` set to each of ``values[j]``.
+
+        The default scores every row of the product grid; tree ensembles sweep the leaves
+        reachable when those columns vary.
+
+        Parameters
+        ----------
+        z : array-like
+            The point.
+        cols : list of int
+            The ``k`` columns that move (distinct).
+        values : list of array-like
+            Their values, ``m_j`` for column ``cols[j]``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(m_1, ..., m_k)``.
+        """
+        vals = [np.asarray(v, dtype=float).reshape(-1) for v in values]
+        shape = tuple(len(v) for v in vals)
+        grid = np.indices(shape).reshape(len(vals), -1)
+        Z = np.repeat(np.asarray(z, dtype=float).reshape(1, -1), grid.shape[1], axis=0)
+        for j, c in enumerate(cols):
+            Z[:, c] = vals[j][grid[j]]
+        out: FloatArray = self.score(Z).reshape(shape)
         return out
 
     def first_crossing(self, z: ArrayLike, d: ArrayLike, t_max: float, lo: float) -> float | None:

@@ -156,19 +156,28 @@ def column_scores(ens: TreeEnsemble, z: ArrayLike, c: int, values: ArrayLike) ->
 def pair_scores(ens: TreeEnsemble, z: ArrayLike, c1: int, values1: ArrayLike, c2: int,
                 values2: ArrayLike) -> FloatArray:
     """Scores of the point ``z`` with column ``c1`` set to each of ``values1`` and ``c2`` to
-    each of ``values2`` (shape ``(m1, m2)``), exactly: :func:`column_scores` in two
-    dimensions. Every tree is walked once from its root, following ``z`` at the nodes
-    testing another column and both ways at the nodes testing ``c1`` or ``c2`` (each branch
-    keeps the rectangle ``(lo1, hi1] x (lo2, hi2]`` that reaches it); each leaf's value is
-    added to the grid points in its rectangle through a two-dimensional difference array
-    over the sorted values."""
+    each of ``values2`` (shape ``(m1, m2)``): :func:`grid_scores` of the two columns."""
     if c1 == c2:
         raise ValueError("pair_scores needs two different columns")
+    return grid_scores(ens, z, [c1, c2], [values1, values2])
+
+
+def grid_scores(ens: TreeEnsemble, z: ArrayLike, cols: list[int], values: list[ArrayLike]) -> FloatArray:
+    """Scores of the point ``z`` with each column ``cols[j]`` set to each of ``values[j]``
+    (shape ``(m_1, ..., m_k)``), exactly: :func:`column_scores` in ``k`` dimensions. Every
+    tree is walked once from its root, following ``z`` at the nodes testing another column
+    and both ways at the nodes testing one of ``cols`` (each branch keeps the box of
+    intervals ``(lo_j, hi_j]`` that reaches it); each leaf's value is added to the grid
+    points in its box through a ``k``-dimensional difference array over the sorted values."""
     point = np.asarray(z, dtype=np.float64).reshape(-1)
-    v1 = np.asarray(values1, dtype=np.float64).reshape(-1)
-    v2 = np.asarray(values2, dtype=np.float64).reshape(-1)
+    k = len(cols)
+    if len(set(int(c) for c in cols)) != k:
+        raise ValueError("grid_scores needs distinct columns")
+    vals = [np.asarray(v, dtype=np.float64).reshape(-1) for v in values]
+    col_of = np.full(ens.n_inputs, -1, dtype=np.int64)
+    col_of[np.asarray(cols, dtype=np.int64)] = np.arange(k)
     node = ens.roots.copy()
-    box = np.empty((len(node), 4))                       # lo1, hi1, lo2, hi2
+    box = np.empty((len(node), 2 * k))                   # lo_1, hi_1, lo_2, hi_2, ...
     box[:, 0::2], box[:, 1::2] = -np.inf, np.inf
     out_node: list[np.ndarray] = []
     out_box: list[FloatArray] = []
@@ -179,36 +188,40 @@ def pair_scores(ens: TreeEnsemble, z: ArrayLike, c1: int, values1: ArrayLike, c2
         out_box.append(box[leaf])
         node, box, f = node[~leaf], box[~leaf], f[~leaf]
         t = ens.threshold[node]
-        parts_n: list[np.ndarray] = []
-        parts_b: list[FloatArray] = []
-        other = (f != c1) & (f != c2)
+        j_of = col_of[f]
+        other = j_of < 0
         nxt = np.where(point[np.where(other, f, 0)] <= t, ens.left[node], ens.right[node])
-        parts_n.append(nxt[other])
-        parts_b.append(box[other])
-        for c, k in ((c1, 0), (c2, 2)):
-            on = f == c
-            n_c, b_c, t_c = node[on], box[on], t[on]
-            left_hi, right_lo = np.minimum(b_c[:, k + 1], t_c), np.maximum(b_c[:, k], t_c)
-            go_l, go_r = b_c[:, k] < left_hi, right_lo < b_c[:, k + 1]
+        parts_n: list[np.ndarray] = [nxt[other]]
+        parts_b: list[FloatArray] = [box[other]]
+        on = np.flatnonzero(~other)
+        if len(on):
+            n_c, b_c, t_c, j_c = node[on], box[on], t[on], j_of[on]
+            r = np.arange(len(on))
+            lo, hi = b_c[r, 2 * j_c], b_c[r, 2 * j_c + 1]
+            left_hi, right_lo = np.minimum(hi, t_c), np.maximum(lo, t_c)
+            go_l, go_r = lo < left_hi, right_lo < hi
             bl, br = b_c[go_l].copy(), b_c[go_r].copy()
-            bl[:, k + 1] = left_hi[go_l]
-            br[:, k] = right_lo[go_r]
+            bl[np.arange(len(bl)), 2 * j_c[go_l] + 1] = left_hi[go_l]
+            br[np.arange(len(br)), 2 * j_c[go_r]] = right_lo[go_r]
             parts_n += [ens.left[n_c[go_l]], ens.right[n_c[go_r]]]
             parts_b += [bl, br]
         node = np.concatenate(parts_n)
-        box = np.concatenate(parts_b) if parts_b else np.zeros((0, 4))
+        box = np.concatenate(parts_b)
     leaves, B = np.concatenate(out_node), np.concatenate(out_box)
-    o1, o2 = np.argsort(v1, kind="stable"), np.argsort(v2, kind="stable")
-    s1, s2 = v1[o1], v2[o2]
-    a1, b1 = np.searchsorted(s1, B[:, 0], side="right"), np.searchsorted(s1, B[:, 1], side="right")
-    a2, b2 = np.searchsorted(s2, B[:, 2], side="right"), np.searchsorted(s2, B[:, 3], side="right")
+    orders = [np.argsort(v, kind="stable") for v in vals]
+    sorted_vals = [v[o] for v, o in zip(vals, orders)]
+    edges = [(np.searchsorted(sv, B[:, 2 * j], side="right"), np.searchsorted(sv, B[:, 2 * j + 1], side="right"))
+             for j, sv in enumerate(sorted_vals)]
     val = ens.value[leaves]
-    diff = np.zeros((len(s1) + 1, len(s2) + 1))
-    np.add.at(diff, (a1, a2), val)
-    np.add.at(diff, (b1, a2), -val)
-    np.add.at(diff, (a1, b2), -val)
-    np.add.at(diff, (b1, b2), val)
-    grid = np.cumsum(np.cumsum(diff, axis=0), axis=1)[:-1, :-1]
-    out = np.empty((len(v1), len(v2)))
-    out[np.ix_(o1, o2)] = ens.base + ens.scale * grid
+    diff = np.zeros(tuple(len(v) + 1 for v in vals))
+    for corner in range(1 << k):                         # inclusion-exclusion over the box's corners
+        idx = tuple(edges[j][(corner >> j) & 1] for j in range(k))
+        sign = -1.0 if bin(corner).count("1") % 2 else 1.0
+        np.add.at(diff, idx, sign * val)
+    grid = diff
+    for axis in range(k):
+        grid = np.cumsum(grid, axis=axis)
+    grid = grid[tuple(slice(0, -1) for _ in range(k))]
+    out = np.empty(tuple(len(v) for v in vals))
+    out[np.ix_(*orders)] = ens.base + ens.scale * grid
     return out

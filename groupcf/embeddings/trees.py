@@ -82,7 +82,7 @@ from groupcf.embeddings._typing import ArrayLike, FloatArray, IntArray
 from groupcf.embeddings.base import Embedding, EmbeddingCapabilities
 from groupcf.embeddings.split_rules import le_threshold_f32, lt_threshold_f32  # noqa: F401 (re-export)
 from groupcf.embeddings.tree_constr import TreeConstr
-from groupcf.embeddings.tree_delta import TreeDelta, column_scores, pair_scores
+from groupcf.embeddings.tree_delta import TreeDelta, column_scores, grid_scores, pair_scores
 from groupcf.embeddings.tree_mip import add_ensemble
 from groupcf.embeddings.tree_splits import leaf_boxes, node_depths, path_splits, split_points
 
@@ -214,6 +214,12 @@ class TreeEnsemble(Embedding):
         ``values2``: one walk of the leaves reachable when the two columns vary
         (:func:`groupcf.embeddings.tree_delta.pair_scores`)."""
         return pair_scores(self, z, c1, values1, c2, values2)
+
+    def grid_scores(self, z: ArrayLike, cols: list[int], values: list[ArrayLike]) -> FloatArray:
+        """Scores of ``z`` with each of ``cols`` set to each of its ``values`` (the product
+        grid): one walk of the leaves reachable when those columns vary
+        (:func:`groupcf.embeddings.tree_delta.grid_scores`)."""
+        return grid_scores(self, z, cols, values)
 
     def delta_evaluator(self, z0: ArrayLike) -> TreeDelta:
         """Scores of points equal to ``z0`` except on a few columns: only the trees whose

@@ -16,15 +16,21 @@ mutable columns only — the rest is folded into the embedding
 .. math::
 
     y_{th} + x_{th} b_l - s_{lh} = x_{th} \ \text{(one-hot, binary)}, \qquad
-    |y_{tl} - x_{tl} - \delta_l| \le 3(1 - z_t) \ \text{(shift)},
+    |y_{tl} - x_{tl} - \delta_l| \le M_{tl}(1 - z_t) \ \text{(shift)},
 
-(with ``"set"``: :math:`|y_{tl} - v_l| \le 2 - b_l - z_t`, :math:`|y_{tl} - x_{tl}| \le b_l
-+ 1 - z_t`), :math:`y_{tl} \in [0, 1]` (the domain, never clipped: a shift leaving it
-uncovers :math:`t`), increase-only rules :math:`\sum_{h < c_t} s_{lh} + z_t \le 1`,
-:math:`b_l - s_l + z_t \le 1` (binary, :math:`x_{tl} = 1`), :math:`x_{tl} z_t \le v_l`
-(set), and the model: :math:`\mathrm{score}_t(y_t) \ge L_t + (\tau_\pm - L_t) z_t` with
-:math:`L_t` a valid lower bound of the score over the domain (``score_bounds``); a type
-whose upper bound is below :math:`\tau_\pm` is dropped.
+(with ``"set"``: :math:`|y_{tl} - v_l| \le M'_{tl}(2 - b_l - z_t)`, :math:`|y_{tl} - x_{tl}|
+\le M'_{tl}(b_l + 1 - z_t)`). A continuous :math:`y_{tl}` lives in the type's own box
+:math:`[\min(0, x_{tl}), \max(1, x_{tl})]` (a person's value outside the data's range is
+kept while the action leaves that feature alone, as :meth:`ActionSpace.apply
+<groupcf.global_actions.actions.ActionSpace.apply>` does) and a changed one inside the
+domain, :math:`x_{tl} + (0 - x_{tl}) b_l \le y_{tl} \le x_{tl} + (1 - x_{tl}) b_l` (rows
+only for the types outside it; never clipped: a shift leaving the domain uncovers
+:math:`t`); :math:`M_{tl} = \max(3, w_{tl} + 1)`, :math:`M'_{tl} = \max(1, w_{tl})` with
+:math:`w_{tl}` the width of that box. Increase-only rules :math:`\sum_{h < c_t} s_{lh} +
+z_t \le 1`, :math:`b_l - s_l + z_t \le 1` (binary, :math:`x_{tl} = 1`), :math:`x_{tl} z_t
+\le v_l` (set), and the model: :math:`\mathrm{score}_t(y_t) \ge L_t + (\tau_\pm - L_t) z_t`
+with :math:`L_t` a valid lower bound of the score over the type's box
+(``score_bounds``); a type whose upper bound is below :math:`\tau_\pm` is dropped.
 
 **The target** :math:`\tau_\pm` (:meth:`ActionMIP.target`). Coverage is counted at the
 threshold :math:`\tau` with the numpy model; a MIP solution satisfies the score row only up
@@ -38,10 +44,13 @@ above those tolerances) covers it in both directions:
   ``relaxed`` (the exact pricing level, the best single action) and the relaxed
   :meth:`ActionMIP.cheapest` of one type (the proof that no action covers it) — ask
   :math:`\tau_- = \tau - \varepsilon`. Every action that covers a type at :math:`\tau`
-  (numpy score :math:`\ge \tau`) satisfies its row with slack :math:`\varepsilon` (the
-  embedding is exact up to float rounding), so the relaxed MIP's feasible set contains
-  every real cover: its dual bound is :math:`\ge \max_a \sum_t \pi_t c_{ta}` and its
-  infeasibility proves :math:`c_{ta} = 0` for every :math:`a`. Its solutions may lie in
+  (numpy score :math:`\ge \tau`) satisfies its row with slack :math:`\varepsilon` and
+  the rest of the MIP (each type's box holds its own values), so the relaxed MIP's
+  feasible set contains every real cover (as far as the embedding is exact: up to float
+  rounding, and for a tree ensemble except the slivers narrower than
+  :data:`~groupcf.embeddings.trees.MERGE_TOL` of a column's range between merged split
+  thresholds, which its MIP leaves out). So its dual bound is :math:`\ge \max_a \sum_t
+  \pi_t c_{ta}` and its infeasibility proves :math:`c_{ta} = 0` for every :math:`a`. Its solutions may lie in
   the band :math:`[\tau - \varepsilon, \tau)`: their real covers decide whether they enter
   (:mod:`~groupcf.global_actions.search`).
 
@@ -71,7 +80,7 @@ from ..solvers.base import INF, Status, VarType
 from ..utils import Deadline
 from .actions import Action, ActionSpace
 
-BIG_SHIFT = 3.0   # |y - x - δ| <= 3 when uncovered (y, x in [0,1], δ in [-1,1])
+BIG_SHIFT = 3.0   # |y - x - δ| <= 3 when uncovered (y, x in [0,1], δ in [-1,1]); wider for a wider box
 #: :meth:`ActionMIP.cheapest` over more types than this generates its coverage rows lazily
 LAZY_FROM = 8
 
@@ -113,13 +122,20 @@ class ActionMIP:
 
     # ------------------------------------------------------------------ per type
     def _embedding(self, t: int):
+        """``(embedding, score lower bound, score upper bound, input domain)`` of type ``t``:
+        the embedding with the immutable columns folded, over the free columns' domain
+        widened to ``t``'s own values (a value outside the data's range is kept as long as
+        the action does not change that feature)."""
         hit = self._partial.get(t)
         if hit is None:
             emb = self.a.embedding
             if len(self.fixed):
                 emb = emb.partial(self.fixed, self.a.Z[t, self.fixed])
-            lo, hi = emb.score_bounds(self.domain.lb, self.domain.ub)
-            hit = (emb, float(lo), float(hi))
+            dom, x = self.domain, self.a.Z[t, self.free]
+            if (x < dom.lb).any() or (x > dom.ub).any():
+                dom = InputDomain(np.minimum(dom.lb, x), np.maximum(dom.ub, x), dom.integer, dom.onehot, dom.grids)
+            lo, hi = emb.score_bounds(dom.lb, dom.ub)
+            hit = (emb, float(lo), float(hi), dom)
             self._partial[t] = hit
         return hit
 
@@ -156,7 +172,8 @@ class ActionMIP:
             return be, V, {}, cost
         tt = np.array(ok)
         zs = be.add_vars(T, 1.0 if forced else 0.0, 1.0, VarType.BINARY)
-        Y = be.add_vars(T * len(self.free), 0.0, 1.0).reshape(T, len(self.free))
+        LB, UB = np.array([emb[t][3].lb for t in ok]), np.array([emb[t][3].ub for t in ok])
+        Y = be.add_vars(T * len(self.free), LB.ravel(), UB.ravel()).reshape(T, len(self.free))
         X = a.Z[tt]
         one = np.ones(T)
         rows = _Templates(T)
@@ -181,26 +198,33 @@ class ActionMIP:
                 if f.increase_only and f.encoding == "binary":
                     rows.add([d["b"], d["s"][0], zs], [one, -one, one], -INF, one, mask=X[:, f.columns[0]] >= 0.5)
                 continue
-            yv, x0, sc = Y[:, self.pos[int(f.columns[0])]], X[:, f.columns[0]], d["scale"]
+            p = self.pos[int(f.columns[0])]
+            yv, x0, sc = Y[:, p], X[:, f.columns[0]], d["scale"]
+            lc, uc = self.domain.lb[p], self.domain.ub[p]
+            span = UB[:, p] - LB[:, p]                       # > 1 for a type outside the data's range
+            # a changed value lies inside the domain: y <= x + (u - x) b, y >= x + (l - x) b
+            rows.add([yv, d["b"]], [one, x0 - uc], -INF, x0, mask=x0 > uc)
+            rows.add([yv, d["b"]], [one, x0 - lc], x0, INF, mask=x0 < lc)
             if a.numeric == "shift":
-                M = BIG_SHIFT
-                rows.add([yv, d["d"], zs], [one, -sc * one, M * one], -INF, x0 + M)
-                rows.add([yv, d["d"], zs], [one, -sc * one, -M * one], x0 - M, INF)
+                M = np.maximum(BIG_SHIFT, span + 1.0)
+                rows.add([yv, d["d"], zs], [one, -sc * one, M], -INF, x0 + M)
+                rows.add([yv, d["d"], zs], [one, -sc * one, -M], x0 - M, INF)
             else:
-                rows.add([yv, d["d"], d["b"], zs], [one, -sc * one, one, one], -INF, 2.0 * one)
-                rows.add([yv, d["d"], d["b"], zs], [one, -sc * one, -one, -one], -2.0 * one, INF)
-                rows.add([yv, d["b"], zs], [one, -one, one], -INF, x0 + 1.0)
-                rows.add([yv, d["b"], zs], [one, one, -one], x0 - 1.0, INF)
+                M = np.maximum(1.0, span)
+                rows.add([yv, d["d"], d["b"], zs], [one, -sc * one, M, M], -INF, 2.0 * M)
+                rows.add([yv, d["d"], d["b"], zs], [one, -sc * one, -M, -M], -2.0 * M, INF)
+                rows.add([yv, d["b"], zs], [one, -M, M], -INF, x0 + M)
+                rows.add([yv, d["b"], zs], [one, M, -M], x0 - M, INF)
                 if f.increase_only:
                     rows.add([zs, d["d"]], [x0, -sc * one], -INF, 0.0 * one)
             if costs:
-                ab = be.add_vars(T, 0.0, 1.0)                                         # |y - x|
+                ab = be.add_vars(T, 0.0, INF)                                         # |y - x|
                 rows.add([ab, yv], [one, -one], -x0, INF)
                 rows.add([ab, yv], [one, one], x0, INF)
                 cost.add(ab, a.terms[l].weight * mt)
         rows.flush(be)
         lo = np.array([emb[t][1] for t in ok])
-        scores = np.array([int(emb[t][0].add_to(be, Y[j], self.domain).score) for j, t in enumerate(ok)])
+        scores = np.array([int(emb[t][0].add_to(be, Y[j], emb[t][3]).score) for j, t in enumerate(ok)])
         rows = _Templates(T)
         rows.add([scores, zs], [one, -(target - lo)], lo, INF, mask=lo < target)    # score >= lo + (τ±ε-lo) z
         rows.flush(be)

@@ -40,9 +40,12 @@ import math
 import numpy as np
 
 from ..formulations.distances import box_distance, parse_distance
+from ..utils import Deadline
 from .radius import category_changes, deltas, max_changes, radius_box
-from .tree_pairs import best_pair
+from .tree_pairs import best_combination
 
+#: share of the time left that the exact scan of three-feature changes may take
+TRIPLE_SHARE = 0.3
 #: changes kept per level of the pair / triple search (by score gain, and by gain per distance)
 BEAM = 20
 #: of those, combinations extended by *every* single change (scored in their context by
@@ -137,6 +140,7 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
     gain1 = s1 - base
     cost1 = distance.aggregate(deltas(space, z0, _apply(z0, cands)))
     singles = _promising(gain1, cost1)
+    feat_of = np.array([c[0] for c in cands])
     level, level_s = [((i,), [c]) for i, c in enumerate(cands)], list(s1)
     best, best_obj = None, math.inf
     for size in range(1, 4):
@@ -172,9 +176,11 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
                 break
             ids, changes = level[r]
             used = {ch[0] for ch in changes}
-            # in context: every single change, scored by sweeps along the columns from Z[r]
+            # in context: every single change, scored by sweeps along the columns from Z[r];
+            # kept: the cheapest accepted and the most promising rejected combinations
             s_r = single_scores(emb, score, Z[r], cands) if r in context else None
-            for j in (range(len(cands)) if r in context else singles):
+            for j in (_context_kept(s_r, feat_of, used, obj[r], cost1, best_obj, score_lo, base)
+                      if s_r is not None else singles):
                 if cands[j][0] in used or max(obj[r], cost1[j]) >= best_obj:
                     continue
                 key = tuple(sorted(ids + (int(j),)))
@@ -190,6 +196,23 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
     if best is None:
         return None, math.inf
     return _polish(space, emb, score, z0, cands, distance, score_lo, best, best_obj, deadline)
+
+
+def _context_kept(s_r, feat_of, used, obj_r, cost1, best_obj, score_lo, base) -> list[int]:
+    """The single changes that extend a combination in context (scores ``s_r``): of those
+    on another feature and still cheaper than the best, the :data:`BEAM` cheapest
+    accepted and the most promising rejected (:func:`_promising`), the combination's cost
+    estimated as its own plus the change's."""
+    js = np.flatnonzero(~np.isin(feat_of, list(used)) & (np.maximum(obj_r, cost1) < best_obj))
+    if not len(js):
+        return []
+    est = obj_r + cost1[js]
+    acc = s_r[js] >= score_lo
+    kept = list(js[acc][np.argsort(est[acc], kind="stable")[:BEAM]])
+    rej = js[~acc]
+    if len(rej):
+        kept += list(rej[_promising(s_r[rej] - base, est[~acc])])
+    return [int(j) for j in kept]
 
 
 def _promising(gain, cost, k=BEAM):
@@ -310,6 +333,13 @@ def search(emb, problem):
             box = emb.radius(p, s_obj)
             stats["fixed_features"] = int(np.sum(p.can_change & ~box.can_change))
             return stats, single, box
+        if k is not None and p.pairs and (p.Tmax is None or p.Tmax >= 2):
+            # the exact scans settle every point with <= 2 changes from the single's bound (no
+            # beam: the MIP searches the solutions with more changes)
+            stats = {**base, "upper_bound": s_obj}
+            point, obj = _settle_pairs(p, emb, z0, one, single, s_obj, stats)
+            return stats, point, _box(p, emb, z0, obj, stats)
+    pairs = p.pairs and p.radius and p.single and complete and (p.Tmax is None or p.Tmax >= 2)
     point, obj = upper_bound(p.space, emb, z0, p.lb, p.ub, p.can_change, p.distance, p.strict, Tmax=p.Tmax,
                              single=one, deadline=p.deadline)
     stats = {**base, "upper_bound": obj}
@@ -326,41 +356,59 @@ def search(emb, problem):
         if single is not None and s_obj <= obj:
             stats.update(upper_bound=s_obj, single_optimal=True)
             point, obj = single, s_obj
-    elif k is not None and complete and p.pairs and (p.Tmax is None or p.Tmax >= 2):
+    elif k is not None and pairs:
         point, obj = _settle_pairs(p, emb, z0, one, point, obj, stats)
+    return stats, point, _box(p, emb, z0, obj, stats)
+
+
+def _box(p, emb, z0, obj, stats):
+    """The radius of the solutions better than ``obj`` (``stats["fixed_features"]``: the
+    features it fixes); when every better solution changes at least ``min_changes``
+    features, the box of those."""
     if stats.get("min_changes", 1) > 1:
-        # every better solution changes >= 3 features: the box of those, the leaves within
-        # the bound only (the MIP gets the cutoff objective <= U, so it stays exact)
         box = radius_box(p.space, p.distance, obj, z0, p.lb, p.ub, p.can_change, min_changes=stats["min_changes"])
     else:
         box = emb.radius(p, obj)
     stats["fixed_features"] = int(np.sum(p.can_change & ~box.can_change))
-    return stats, point, box
+    return box
 
 
 def _settle_pairs(p, emb, z0, one, point, obj, stats):
-    """With the exact scans of single and pair changes (:mod:`groupcf.single.tree_pairs`),
-    settle every point with at most two changes: the best of them improves the incumbent;
-    if at most two features can change in a better solution, the incumbent is the proven
-    optimum (``single_optimal``), else every better solution changes at least three
-    (``min_changes = 3``). ``(point, objective)``."""
+    """With the exact scans of single, pair and triple changes
+    (:mod:`groupcf.single.tree_pairs`), settle every point with at most three changes: the
+    best of them improves the incumbent; if at most that many features can change in a
+    better solution, the incumbent is the proven optimum (``single_optimal``), else every
+    better solution changes more (``min_changes``). ``(point, objective)``."""
     single, s_obj = best_single(p.space, emb, z0, p.lb, p.ub, p.can_change, p.distance, p.score_lo, single=one)
     if single is not None and s_obj < obj:
         point, obj = single, s_obj
-    box2 = radius_box(p.space, p.distance, obj, z0, p.lb, p.ub, p.can_change, min_changes=2)
-    pair, p_obj, done = best_pair(p.space, emb, _scorer(emb, z0), z0, one[0], box2.lb, box2.ub, box2.can_change,
-                                  p.distance, p.score_lo, obj, p.deadline)
-    if pair is not None and p_obj < obj:
-        point, obj = pair, p_obj
-        stats["pair_improved"] = True
-    stats["upper_bound"] = obj
-    if not done:
-        return point, obj
-    k = max_changes(p.space, p.distance, obj)
-    if k is not None and (k <= 2 or (p.Tmax is not None and p.Tmax <= 2)):
-        stats["single_optimal"] = stats["pair_optimal"] = True
-    else:
-        stats["min_changes"] = 3
+    score = _scorer(emb, z0)
+    for size in (2, 3):
+        if p.Tmax is not None and size > p.Tmax:
+            break
+        deadline = p.deadline
+        if size == 3:
+            # triples only when they can prove the optimum (at most three changes in a better
+            # solution), within a share of the time left: the MIP searches them otherwise
+            if max_changes(p.space, p.distance, obj) != 3:
+                break
+            left = None if p.deadline is None else p.deadline.left()
+            deadline = None if left is None else Deadline(TRIPLE_SHARE * left)
+        box = radius_box(p.space, p.distance, obj, z0, p.lb, p.ub, p.can_change, min_changes=size)
+        found, f_obj, done = best_combination(p.space, emb, score, z0, one[0], box.lb, box.ub, box.can_change,
+                                              p.distance, p.score_lo, obj, size, deadline)
+        if found is not None and f_obj < obj:
+            point, obj = found, f_obj
+            stats[f"improved_by_{size}"] = True
+        stats["upper_bound"] = obj
+        if not done or point is None:
+            return point, obj
+        k = max_changes(p.space, p.distance, obj)
+        if k is not None and (k <= size or (p.Tmax is not None and p.Tmax <= size)):
+            stats["single_optimal"] = stats["scan_optimal"] = True
+            stats.pop("min_changes", None)
+            return point, obj
+        stats["min_changes"] = size + 1
     return point, obj
 
 
@@ -372,7 +420,7 @@ def pruned(emb, problem, stats, box):
     better solution changes at least ``min_changes`` features, :math:`w_0/|T|` for each of
     those the cell does not force. ``None`` (the model itself) without a radius or for a
     proven point. The MIP then needs the cutoff ``objective <= U`` (:func:`start`)."""
-    if box is None or stats.get("single_optimal") or not problem.prune:
+    if box is None or stats.get("single_optimal") or not problem.prune or _short(problem.deadline):
         return None
     p, z0 = problem, np.asarray(problem.z0, dtype=float)
     m = stats.get("min_changes", 1)
@@ -390,6 +438,12 @@ def pruned(emb, problem, stats, box):
     return out if out is not emb else None
 
 
+def _short(deadline) -> bool:
+    """Too little time left to build a MIP (:data:`groupcf.single.mace.MIN_MIP_SHARE`)."""
+    from .mace import short_of_time
+    return deadline is not None and (deadline.passed or short_of_time(deadline))
+
+
 def distance_floor(space, z0, cands, distance) -> float:
     """The cheapest of the single changes ``cands`` (:func:`_candidates`), accepted or not:
     a lower bound of the distance of every counterfactual. A point the model scores
@@ -399,7 +453,18 @@ def distance_floor(space, z0, cands, distance) -> float:
     per-feature terms and a max) only grows with more changed features."""
     if not cands:
         return math.inf
-    return float(distance.aggregate(deltas(space, z0, _apply(z0, cands))).min())
+    by_feature: dict[int, list[int]] = {}
+    for i, c in enumerate(cands):
+        by_feature.setdefault(c[0], []).append(i)
+    rows = []
+    for idx in by_feature.values():
+        if len(cands[idx[0]][1]) == 1:          # one column: its nearest value costs least
+            c = int(cands[idx[0]][1][0])
+            v = np.array([cands[i][2][0] for i in idx])
+            rows.append(cands[idx[int(np.argmin(np.abs(v - z0[c])))]])
+        else:
+            rows.extend(cands[i] for i in idx)
+    return float(distance.aggregate(deltas(space, z0, _apply(z0, rows))).min())
 
 
 def start(problem, mip, stats, point) -> None:

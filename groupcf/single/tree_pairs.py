@@ -21,12 +21,16 @@ MACE's MIP then searches only those (:mod:`groupcf.single.tree_bound`).
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 
 from ..formulations.distances import CHANGE_TOL
 from .radius import deltas
+
+#: largest grid of one combination of features (cells); a larger one is not scanned
+MAX_CELLS = 2_000_000
 
 
 def _options(space, z0, cands, lb, ub, can_change):
@@ -50,64 +54,87 @@ def _options(space, z0, cands, lb, ub, can_change):
     return out
 
 
-def _grid(emb, score, z0, a, b):
-    """Scores of ``z0`` with feature ``a`` set to each of its values and ``b`` to each of
-    its: ``(m_a, m_b)``."""
-    (ca, va, _), (cb, vb, _) = a, b
-    if len(ca) == 1 and len(cb) == 1:
-        return emb.pair_scores(z0, int(ca[0]), va[:, 0], int(cb[0]), vb[:, 0])
-    if len(cb) == 1:                       # one sweep along b per value of a
-        out = np.empty((len(va), len(vb)))
-        for i in range(len(va)):
-            z = z0.copy()
-            z[ca] = va[i]
-            out[i] = emb.column_scores(z, int(cb[0]), vb[:, 0])
-        return out
-    if len(ca) == 1:
-        return _grid(emb, score, z0, b, a).T
-    Z = np.repeat(z0[None, :], len(va) * len(vb), axis=0)
-    Z[:, ca] = np.repeat(va, len(vb), axis=0)
-    Z[:, cb] = np.tile(vb, (len(va), 1))
-    return score(Z).reshape(len(va), len(vb))
+def _grid(emb, score, z0, feats):
+    """Scores of ``z0`` with each feature of ``feats`` (``(columns, values, ...)``) set to
+    each of its values: shape ``(m_1, ..., m_k)``. One-column features are swept together
+    (:meth:`~groupcf.embeddings.base.Embedding.grid_scores`), once per combination of the
+    one-hot features' values; only one-hot features: the rows are scored."""
+    k = len(feats)
+    shape = tuple(len(f[1]) for f in feats)
+    single = [j for j in range(k) if len(feats[j][0]) == 1]
+    multi = [j for j in range(k) if len(feats[j][0]) > 1]
+    combos = list(itertools.product(*[range(shape[j]) for j in multi]))
+    if not single:
+        Z = np.repeat(z0[None, :], len(combos), axis=0)
+        for r, combo in enumerate(combos):
+            for j, i in zip(multi, combo):
+                Z[r, feats[j][0]] = feats[j][1][i]
+        return score(Z).reshape(shape)
+    out = np.empty(shape)
+    for combo in combos:
+        z = z0.copy()
+        for j, i in zip(multi, combo):
+            z[feats[j][0]] = feats[j][1][i]
+        g = emb.grid_scores(z, [int(feats[j][0][0]) for j in single], [feats[j][1][:, 0] for j in single])
+        index: list = [slice(None)] * k
+        for j, i in zip(multi, combo):
+            index[j] = i
+        out[tuple(index)] = g                  # (the swept axes keep their order)
+    return out
 
 
-def best_pair(space, emb, score, z0, cands, lb, ub, can_change, distance, score_lo, bound, deadline=None):
-    """The cheapest point changing exactly two features that the ensemble accepts
+def best_combination(space, emb, score, z0, cands, lb, ub, can_change, distance, score_lo, bound, size,
+                     deadline=None):
+    """The cheapest point changing exactly ``size`` features that the ensemble accepts
     (``score >= score_lo``) and costs less than ``bound``: ``(point, objective, complete)``
     (``(None, inf, complete)`` when none); ``complete`` is false when ``deadline`` passed
-    before every pair was scanned (then the result is only an upper bound)."""
+    (or a grid exceeded :data:`MAX_CELLS`) before every combination was scanned (then the
+    result is only an upper bound)."""
     z0 = np.asarray(z0, dtype=float)
     opts = _options(space, z0, cands, lb, ub, can_change)
     n = max(len(space), 1)
     w0, w1, winf = distance.l0 / n, distance.l1 / n, distance.linf
     sep = {l: w0 * (D > CHANGE_TOL) + w1 * D for l, (_, _, D) in opts.items()}   # separable part
-    cheapest = {l: float(np.min(c)) for l, c in sep.items()}     # a pair costs at least the sum
+    cheapest = {l: float(np.min(c)) for l, c in sep.items()}     # a combination costs at least the sum
     feats = sorted(opts, key=lambda l: cheapest[l])
-    best, best_obj = None, float(bound)
-    for ia, a in enumerate(feats):
-        for b in feats[ia + 1:]:
-            if cheapest[a] + cheapest[b] >= best_obj:
-                continue
-            if deadline is not None and deadline.passed:
-                return best, (best_obj if best is not None else math.inf), False
-            ka = np.flatnonzero(sep[a] + cheapest[b] < best_obj)
-            kb = np.flatnonzero(sep[b] + cheapest[a] < best_obj)
-            if not len(ka) or not len(kb):
-                continue
-            A = (opts[a][0], opts[a][1][ka], opts[a][2][ka])
-            B = (opts[b][0], opts[b][1][kb], opts[b][2][kb])
-            cost = sep[a][ka][:, None] + sep[b][kb][None, :] + winf * np.maximum(A[2][:, None], B[2][None, :])
-            cheap = cost < best_obj
-            if not cheap.any():
-                continue
-            accepted = _grid(emb, score, z0, A, B) >= score_lo
-            ok = cheap & accepted
-            if ok.any():
-                i, j = np.unravel_index(np.argmin(np.where(ok, cost, np.inf)), cost.shape)
-                best_obj = float(cost[i, j])
-                best = z0.copy()
-                best[A[0]] = A[1][i]
-                best[B[0]] = B[1][j]
+    best, best_obj, complete = None, float(bound), True
+    for combo in itertools.combinations(feats, size):
+        floor = sum(cheapest[l] for l in combo)
+        if floor >= best_obj:
+            continue
+        if deadline is not None and deadline.passed:
+            return best, (best_obj if best is not None else math.inf), False
+        keep = [np.flatnonzero(sep[l] + floor - cheapest[l] < best_obj) for l in combo]
+        if any(len(kp) == 0 for kp in keep):
+            continue
+        if math.prod(len(kp) for kp in keep) > MAX_CELLS:
+            complete = False
+            continue
+        parts = [(opts[l][0], opts[l][1][kp], opts[l][2][kp]) for l, kp in zip(combo, keep)]
+        cost = np.zeros(tuple(len(kp) for kp in keep))
+        worst = np.zeros(cost.shape)
+        for j, (l, kp) in enumerate(zip(combo, keep)):
+            shape = [1] * size
+            shape[j] = len(kp)
+            cost = cost + sep[l][kp].reshape(shape)
+            worst = np.maximum(worst, parts[j][2].reshape(shape))
+        cost = cost + winf * worst
+        cheap = cost < best_obj
+        if not cheap.any():
+            continue
+        ok = cheap & (_grid(emb, score, z0, parts) >= score_lo)
+        if ok.any():
+            at = np.unravel_index(np.argmin(np.where(ok, cost, np.inf)), cost.shape)
+            best_obj = float(cost[at])
+            best = z0.copy()
+            for j, (cols, values, _) in enumerate(parts):
+                best[cols] = values[at[j]]
     if best is None:
-        return None, math.inf, True
-    return best, float(distance.aggregate(deltas(space, z0, best[None, :]))[0]), True
+        return None, math.inf, complete
+    return best, float(distance.aggregate(deltas(space, z0, best[None, :]))[0]), complete
+
+
+def best_pair(space, emb, score, z0, cands, lb, ub, can_change, distance, score_lo, bound, deadline=None):
+    """:func:`best_combination` of two features."""
+    return best_combination(space, emb, score, z0, cands, lb, ub, can_change, distance, score_lo, bound, 2,
+                            deadline)

@@ -62,3 +62,9 @@ def test_globece_map_read_as_set_and_its_change_sets():
     # person 1 keeps b: a second one (x shifted alone)
     assert diag.patterns(S, spec, np.array([True, True, True, True])) == 2
     assert diag.patterns(S, spec, np.array([True, False, True, True])) == 1
+
+
+def test_tmax_read_back_from_a_csv_with_none(tmp_path):
+    gt = _load("global_tables")
+    assert [gt._tmax_text(t) for t in ["1", 2.0, "None", float("nan"), None]] == ["1", "2", "None", "None", "None"]
+    assert gt._tmax_order(["None", "3", "1"]) == ["1", "3", "None"]

@@ -63,3 +63,23 @@ def test_pruned_ensemble_is_exact_within_the_bound():
         assert inside.sum() > 10
         assert np.allclose(pruned.score(Z[inside]), emb.score(Z[inside]), rtol=0, atol=1e-12)
         assert np.isclose(pruned.score(z0[None, :])[0], emb.score(z0[None, :])[0])
+
+
+def test_grid_scores_of_three_columns_equal_row_scores():
+    from tests.embeddings.test_trees import DOMAIN, MODELS
+
+    rng = np.random.default_rng(4)
+    for name, model in MODELS.items():
+        _, emb = get_embedding(model)
+        for z in DOMAIN.sample(2, rng):
+            cols = [int(c) for c in rng.choice(emb.n_inputs, 3, replace=False)]
+            vals = []
+            for c in cols:
+                t = emb.threshold[emb.feature == c][:6]
+                vals.append(np.concatenate([rng.uniform(-0.2, 1.2, 4), t, np.nextafter(t, 2.0)]))
+            got = emb.grid_scores(z, cols, vals)
+            grid = np.indices(got.shape).reshape(3, -1)
+            Z = np.repeat(z[None, :], grid.shape[1], axis=0)
+            for j, c in enumerate(cols):
+                Z[:, c] = vals[j][grid[j]]
+            assert np.allclose(got.ravel(), emb.score(Z), rtol=0, atol=1e-9), name

@@ -5,7 +5,8 @@ value bounds coverage ask only ``threshold - margin`` (coverage is counted at th
 threshold). A logistic regression with hand-set coefficients places people's best scores
 exactly: inside the band above the threshold (covered, and counted by the bound), inside
 the band below it (undecided: counted in every bound, with a warning) and below the band
-(proven uncoverable).
+(proven uncoverable). A person may also keep a value outside the data's range on a feature
+the action does not change: the bound's MIPs must allow it, as the numpy cover does.
 """
 from __future__ import annotations
 
@@ -32,17 +33,18 @@ MARGIN = 1e-3
 
 
 def logit(X: pd.DataFrame) -> np.ndarray:
-    """0.1 u - 1 + 0.5 [c = yes] + 0.3 [d = yes]: ``c -> yes`` adds 0.5, ``d -> yes`` 0.3."""
+    """0.1 u - 1 + 0.5 [c = yes] + 0.3 [d = yes] + 0.01 (v - 5): ``c -> yes`` adds 0.5,
+    ``d -> yes`` 0.3 (``v``, trained on 0 … 10, is 5 unless said otherwise)."""
     return (0.1 * X["u"].to_numpy(float) - 1.0 + 0.5 * (X["c"] == "yes").to_numpy()
-            + 0.3 * (X["d"] == "yes").to_numpy())
+            + 0.3 * (X["d"] == "yes").to_numpy() + 0.01 * (X["v"].to_numpy(float) - 5.0))
 
 
 @pytest.fixture(scope="module")
 def placed():
     """A pipeline whose decision function is exactly :func:`logit` (``u`` immutable)."""
     grid = np.linspace(0.0, 10.0, 41)
-    X = pd.DataFrame([(u, c, d) for u in grid for c in ("no", "maybe", "yes") for d in ("no", "yes")],
-                     columns=["u", "c", "d"])
+    X = pd.DataFrame([(u, c, d, v) for u in grid for c in ("no", "maybe", "yes") for d in ("no", "yes")
+                      for v in (0, 5, 10)], columns=["u", "c", "d", "v"])
     fs = gcf.FeatureSpace(numeric="passthrough", immutable=["u"])
     pipe = make_pipeline(fs, LogisticRegression(max_iter=1000)).fit(X, (logit(X) > 0).astype(int))
     Z = np.asarray(pipe[0].transform(X), dtype=float)
@@ -52,8 +54,8 @@ def placed():
     return pipe
 
 
-def people(*us, c="no", d="no"):
-    return pd.DataFrame({"u": list(us), "c": c, "d": d}, index=[f"p{j}" for j in range(len(us))])
+def people(*us, c="no", d="no", v=5):
+    return pd.DataFrame({"u": list(us), "c": c, "d": d, "v": v}, index=[f"p{j}" for j in range(len(us))])
 
 
 def explain(S, pipe, **kw):
@@ -105,9 +107,22 @@ def test_a_person_below_the_band_is_proven_uncoverable(placed):
     assert res.is_optimal
 
 
+@pytest.mark.parametrize("k", [1, None])
+def test_a_value_outside_the_data_range_on_an_unchanged_feature_is_counted_by_the_bound(placed, k):
+    # p2 keeps v = 50 (trained on 0 … 10): c -> yes takes it to 0.05; over v's range alone its best is -0.05
+    S = people(6.0, 8.0, 1.0, v=[5, 5, 50])
+    res, warned = explain(S, placed, k=k)
+    assert not warned
+    assert res.n_covered == 3 and res.n_coverable == 3
+    assert (res.curve["upper_bound"] >= res.curve["n_covered"]).all(), res.curve
+    assert (res.curve["status"] == "optimal").all()
+    cf = res.apply()
+    assert cf.loc["p2", "v"] == 50 and (placed.predict(cf) == 1).all()
+
+
 def test_pricing_resolves_at_the_strict_target_when_relaxed_columns_do_not_improve(placed):
     # A reaches only the band (c -> yes: -0.0005); B is really covered by d -> yes (0.1)
-    S = pd.DataFrame({"u": [1.995, 3.0], "c": ["no", "yes"], "d": ["yes", "no"]}, index=["A", "B"])
+    S = pd.DataFrame({"u": [1.995, 3.0], "c": ["no", "yes"], "d": ["yes", "no"], "v": 5}, index=["A", "B"])
     aspace = ActionSpace(resolve_model(placed), S, Tmax=1, margin=MARGIN)
     tA, tB = aspace.type_of_row
     pi = np.zeros(aspace.n_types)

@@ -116,3 +116,64 @@ def test_pair_scan_equals_brute_force(seed):
             assert emb.score(point[None, :])[0] >= lo_score
             assert int(np.sum(deltas(space, z0, point[None, :])[0] > 1e-9)) == 2
         assert min(obj, s_obj) == pytest.approx(best, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_triple_scan_equals_brute_force(seed):
+    """The exact scans of one, two and three changed features together equal enumerating
+    every triple of features over the values on both sides of every threshold (integers
+    rounded to the grid), every category and the instance's own value."""
+    import itertools
+    import math
+
+    from groupcf.embeddings import get_embedding
+    from groupcf.formulations.nearest import actionable_bounds
+    from groupcf.single.radius import deltas
+    from groupcf.single.tree_bound import _scorer, best_single, single_changes
+    from groupcf.single.tree_pairs import best_combination
+    from tests.embeddings.test_tree_cuts import _pipe
+
+    X, pipe = _pipe(seed)
+    space = pipe[0]
+    _, emb = get_embedding(pipe[-1])
+    dist = parse_distance({"l0": 0.1, "l1": 0.9})
+    lo_score = emb.score_threshold(0.5)
+    for _, x in X[pipe.predict(X) == 0].head(2).iterrows():
+        z0 = space.transform(x.to_frame().T)[0]
+        lb, ub, can = actionable_bounds(space, z0)
+        options = []
+        for f in space:
+            cols = np.asarray(f.columns)
+            if f.encoding == "onehot":
+                vals = np.eye(len(cols))
+            elif f.encoding == "binary":
+                vals = np.array([[0.0], [1.0]])
+            else:
+                t = emb.threshold[emb.feature == cols[0]]
+                v = np.concatenate([t, np.nextafter(t, 2.0), [z0[cols[0]]]])
+                if f.integer:
+                    raw = f.low + v * (f.high - f.low)
+                    v = (np.concatenate([np.floor(raw), np.ceil(raw)]) - f.low) / (f.high - f.low)
+                vals = np.unique(np.clip(v, 0, 1))[:, None]
+            options.append((cols, vals))
+        best = math.inf
+        for trio in itertools.combinations(range(len(space)), 3):
+            Z = z0[None, :].copy()
+            for l in trio:
+                cols, vals = options[l]
+                Z = np.repeat(Z, len(vals), axis=0)
+                Z[:, cols] = np.tile(vals, (len(Z) // len(vals), 1))
+            D = deltas(space, z0, Z)
+            ok = emb.score(Z) >= lo_score
+            if ok.any():
+                best = min(best, float(dist.aggregate(D[ok]).min()))
+        one = single_changes(space, emb, z0, lb, ub, can)
+        found = [best_single(space, emb, z0, lb, ub, can, dist, lo_score, single=one)[1]]
+        for size in (2, 3):
+            point, obj, done = best_combination(space, emb, _scorer(emb, z0), z0, one[0], lb, ub, can, dist,
+                                                lo_score, math.inf, size)
+            assert done
+            if point is not None:
+                assert int(np.sum(deltas(space, z0, point[None, :])[0] > 1e-9)) == size
+            found.append(obj)
+        assert min(found) == pytest.approx(best, abs=1e-12)
