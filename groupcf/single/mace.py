@@ -60,6 +60,10 @@ MACE_MIP_GAP = 1e-6
 #: distances (~0.005) and let a near-optimal MIP start pass as optimal
 MACE_MIP_ABS_GAP = 1e-10
 
+#: the MIP is built only when at least this share of the time limit is left after the
+#: numpy search (else the search's point is the answer, with ``time_limit_reached``)
+MIN_MIP_SHARE = 0.2
+
 #: default tolerance (fraction of a feature's range) for "a real-valued feature differs"
 DIVERSITY_TOL = 1e-3
 
@@ -85,7 +89,8 @@ class MaceOptions(Options):
         Number of counterfactuals; each differs from the earlier ones in at least one
         feature.
     time_limit : float or None, default None
-        Seconds for the whole call (``None``: no limit).
+        Seconds for the whole call (``None``: no limit): the numpy search, building the
+        MIP (only with at least a fifth of it left) and solving it.
     mip_gap : float or None, default None
         Relative MIP gap (``None``: ``MACE_MIP_GAP`` = 1e-6).
     margin : float
@@ -227,8 +232,9 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         exp = _from_point(x, tm, z0, found, dist, backend, Tmax, margin, t_start, proven=True)
         if exp is not None:
             return exp
-    if deadline.passed:
-        # no time left for a MIP: the search's point, or nothing
+    if deadline.passed or (found.point is not None and short_of_time(deadline)):
+        # no time left for a MIP (building a large ensemble's takes seconds, and the solver
+        # would not prove anything in what is left): the search's point, or nothing
         return _out_of_time(x, tm, z0, found, dist, backend, Tmax, margin, t_start, time_limit)
     box = found.box
     time_left["build"] = deadline.left()
@@ -279,6 +285,9 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
                     f"time limit ({time_limit}s) reached before any counterfactual was found; "
                     "raise time_limit")
             out_of_time = out_of_time or sol.status == Status.TIME_LIMIT or deadline.passed
+            if not rows and sol.dual_bound is not None:   # the solver's bound without a solution
+                lower_bound = min(float(sol.dual_bound) / mip.objective_scale,
+                                  float(tree_stats.get("upper_bound", math.inf)))
             break
         v = np.round(sol.values[mip.v], 9)
         v[integer_cols] = np.round(v[integer_cols])
@@ -323,7 +332,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         if not rows or _raw_distance(space, dist, x, rows[0]) > ub + tol:
             cf = decode(space, x, ub_point, z0)
             if tm.is_positive(cf)[0]:
-                proven = cutoff_proof or (bool(statuses) and statuses[0] == Status.OPTIMAL and
+                proven = cutoff_proof or ((not statuses or statuses[0] == Status.OPTIMAL) and
                                           lower_bound is not None and ub <= lower_bound + tol)
                 if cutoff_proof:
                     lower_bound = ub
@@ -363,6 +372,12 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         stats=Stats({**tree_stats, "margin": margin, "binaries": mip.constr.n_binaries, "distance_weights": dist.weights,
                "distance_cuts": mip.n_distance_cuts,
                "integer_features": [space.features_[l].name for l in mip.u]}))
+
+
+def short_of_time(deadline: Deadline) -> bool:
+    """Less than :data:`MIN_MIP_SHARE` of the time limit is left (never without a limit)."""
+    left = deadline.left()
+    return left is not None and deadline.limit is not None and left < MIN_MIP_SHARE * deadline.limit
 
 
 def _out_of_time(x: pd.Series, tm: TrainedModel, z0: np.ndarray, found, dist, backend, Tmax, margin: float,

@@ -126,8 +126,7 @@ def _out(deadline) -> bool:
     return deadline is not None and deadline.passed
 
 
-def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=None, single=None, deadline=None,
-                context_from=1):
+def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=None, single=None, deadline=None):
     """``(point, objective)`` of the cheapest accepted point found, or ``(None, inf)``;
     ``single``: :func:`single_changes`, when already computed. When ``deadline`` passes,
     the best point found so far (each level, context extension, greedy step and polish
@@ -141,6 +140,7 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
     gain1 = s1 - base
     cost1 = distance.aggregate(deltas(space, z0, _apply(z0, cands)))
     singles = _promising(gain1, cost1)
+    feat_of = np.array([c[0] for c in cands])
     level, level_s = [((i,), [c]) for i, c in enumerate(cands)], list(s1)
     best, best_obj = None, math.inf
     for size in range(1, 4):
@@ -169,16 +169,18 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
         if not len(alive):
             break
         top = alive[_promising(s[alive] - base, obj[alive])]
-        context = set(alive[_promising(s[alive] - base, obj[alive], CONTEXT)].tolist()) if size >= context_from else set()
+        context = set(alive[_promising(s[alive] - base, obj[alive], CONTEXT)].tolist())
         nxt, nxt_s, seen = [], [], set()
         for r in top:
             if _out(deadline):
                 break
             ids, changes = level[r]
             used = {ch[0] for ch in changes}
-            # in context: every single change, scored by sweeps along the columns from Z[r]
+            # in context: every single change, scored by sweeps along the columns from Z[r];
+            # kept: the cheapest accepted and the most promising rejected combinations
             s_r = single_scores(emb, score, Z[r], cands) if r in context else None
-            for j in (range(len(cands)) if r in context else singles):
+            for j in (_context_kept(s_r, feat_of, used, obj[r], cost1, best_obj, score_lo, base)
+                      if s_r is not None else singles):
                 if cands[j][0] in used or max(obj[r], cost1[j]) >= best_obj:
                     continue
                 key = tuple(sorted(ids + (int(j),)))
@@ -194,6 +196,23 @@ def upper_bound(space, emb, z0, lb, ub, can_change, distance, score_lo, Tmax=Non
     if best is None:
         return None, math.inf
     return _polish(space, emb, score, z0, cands, distance, score_lo, best, best_obj, deadline)
+
+
+def _context_kept(s_r, feat_of, used, obj_r, cost1, best_obj, score_lo, base) -> list[int]:
+    """The single changes that extend a combination in context (scores ``s_r``): of those
+    on another feature and still cheaper than the best, the :data:`BEAM` cheapest
+    accepted and the most promising rejected (:func:`_promising`), the combination's cost
+    estimated as its own plus the change's."""
+    js = np.flatnonzero(~np.isin(feat_of, list(used)) & (np.maximum(obj_r, cost1) < best_obj))
+    if not len(js):
+        return []
+    est = obj_r + cost1[js]
+    acc = s_r[js] >= score_lo
+    kept = list(js[acc][np.argsort(est[acc], kind="stable")[:BEAM]])
+    rej = js[~acc]
+    if len(rej):
+        kept += list(rej[_promising(s_r[rej] - base, est[~acc])])
+    return [int(j) for j in kept]
 
 
 def _promising(gain, cost, k=BEAM):
@@ -321,9 +340,8 @@ def search(emb, problem):
             point, obj = _settle_pairs(p, emb, z0, one, single, s_obj, stats)
             return stats, point, _box(p, emb, z0, obj, stats)
     pairs = p.pairs and p.radius and p.single and complete and (p.Tmax is None or p.Tmax >= 2)
-    # (with the exact pair scan to follow, the beam extends only its pairs in context)
     point, obj = upper_bound(p.space, emb, z0, p.lb, p.ub, p.can_change, p.distance, p.strict, Tmax=p.Tmax,
-                             single=one, deadline=p.deadline, context_from=2 if pairs else 1)
+                             single=one, deadline=p.deadline)
     stats = {**base, "upper_bound": obj}
     if p.out_of_time:
         stats["time_limit_reached"] = True
@@ -402,7 +420,7 @@ def pruned(emb, problem, stats, box):
     better solution changes at least ``min_changes`` features, :math:`w_0/|T|` for each of
     those the cell does not force. ``None`` (the model itself) without a radius or for a
     proven point. The MIP then needs the cutoff ``objective <= U`` (:func:`start`)."""
-    if box is None or stats.get("single_optimal") or not problem.prune:
+    if box is None or stats.get("single_optimal") or not problem.prune or _short(problem.deadline):
         return None
     p, z0 = problem, np.asarray(problem.z0, dtype=float)
     m = stats.get("min_changes", 1)
@@ -420,6 +438,12 @@ def pruned(emb, problem, stats, box):
     return out if out is not emb else None
 
 
+def _short(deadline) -> bool:
+    """Too little time left to build a MIP (:data:`groupcf.single.mace.MIN_MIP_SHARE`)."""
+    from .mace import short_of_time
+    return deadline is not None and (deadline.passed or short_of_time(deadline))
+
+
 def distance_floor(space, z0, cands, distance) -> float:
     """The cheapest of the single changes ``cands`` (:func:`_candidates`), accepted or not:
     a lower bound of the distance of every counterfactual. A point the model scores
@@ -429,7 +453,18 @@ def distance_floor(space, z0, cands, distance) -> float:
     per-feature terms and a max) only grows with more changed features."""
     if not cands:
         return math.inf
-    return float(distance.aggregate(deltas(space, z0, _apply(z0, cands))).min())
+    by_feature: dict[int, list[int]] = {}
+    for i, c in enumerate(cands):
+        by_feature.setdefault(c[0], []).append(i)
+    rows = []
+    for idx in by_feature.values():
+        if len(cands[idx[0]][1]) == 1:          # one column: its nearest value costs least
+            c = int(cands[idx[0]][1][0])
+            v = np.array([cands[i][2][0] for i in idx])
+            rows.append(cands[idx[int(np.argmin(np.abs(v - z0[c])))]])
+        else:
+            rows.extend(cands[i] for i in idx)
+    return float(distance.aggregate(deltas(space, z0, _apply(z0, rows))).min())
 
 
 def start(problem, mip, stats, point) -> None:

@@ -125,3 +125,15 @@ def test_a_deadline_already_passed_raises(forest):
     pipe, x = forest
     with pytest.raises(SolverTimeLimitError):
         gcf.explain(x, pipe, method="mace", distance=DISTANCE, time_limit=1e-9)
+
+
+def test_too_little_time_left_for_a_mip_returns_the_incumbent(forest, clock, monkeypatch):
+    """With less than MIN_MIP_SHARE of the limit left after the search, no MIP is built
+    (a large ensemble's takes seconds): the search's point, FEASIBLE."""
+    pipe, x = forest
+    _advance_during(monkeypatch, tb, "_polish", clock, 100.0 * (1 - mace_mod.MIN_MIP_SHARE) + 1.0)
+    exp = gcf.explain(x, pipe, method="mace", distance=DISTANCE, time_limit=100.0)
+    assert "build" not in exp.stats["time_left"]
+    assert exp.status == gcf.Status.FEASIBLE and exp.stats["time_limit_reached"]
+    assert not exp.stats.get("pruned")
+    assert pipe.predict(exp.counterfactuals)[0] == 1
