@@ -341,7 +341,7 @@ def main(argv=None):
         from global_own_setting import own
         write_results(pd.DataFrame(own(args), columns=COLUMNS), args.out, args.append, t0)
         return
-    previous = pd.read_csv(args.out) if args.append and Path(args.out).exists() else None
+    previous = read_results(args.out) if args.append and Path(args.out).exists() else None
 
     def flush(rows):
         df = pd.DataFrame(rows, columns=COLUMNS)
@@ -349,12 +349,17 @@ def main(argv=None):
     flush(bench(args, flush))
 
 
+def read_results(path) -> pd.DataFrame:
+    """A result CSV as written: ``Tmax`` kept as text (``"None"`` is not a missing value)."""
+    return pd.read_csv(path, dtype={"Tmax": str}, keep_default_na=False, na_values=[""])
+
+
 def write_results(df: pd.DataFrame, out, append: bool, t0: float) -> None:
     """Write (or append to) a result CSV and say where, how long, on what machine and load."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if append and out.exists():
-        df = pd.concat([pd.read_csv(out), df], ignore_index=True)
+        df = pd.concat([read_results(out), df], ignore_index=True)
     df.to_csv(out, index=False, float_format="%.6g")
     print(f"\nwrote {out} ({len(df)} rows) in {time.perf_counter() - t0:.0f} s; {platform.node()} "
           f"{os.cpu_count()} cpus (shared; load {os.getloadavg()[0]:.1f}), groupcf {gcf.__version__}", flush=True)

@@ -56,7 +56,7 @@ def main(argv=None):
     ap.add_argument("--out", default="benchmarks/results/global_match.csv")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    todo = targets(pd.concat([pd.read_csv(f) for f in args.grid], ignore_index=True))
+    todo = targets(pd.concat([ga.read_results(f) for f in args.grid], ignore_index=True))
     # per peer point (same people covered): its smallest k and its k of least mean cost
     # (more actions can only lower groupcf's cheapest cost at that coverage)
     key = ["dataset", "model", "Tmax", "peer_covered"]

@@ -44,10 +44,13 @@ above those tolerances) covers it in both directions:
   ``relaxed`` (the exact pricing level, the best single action) and the relaxed
   :meth:`ActionMIP.cheapest` of one type (the proof that no action covers it) — ask
   :math:`\tau_- = \tau - \varepsilon`. Every action that covers a type at :math:`\tau`
-  (numpy score :math:`\ge \tau`) satisfies its row with slack :math:`\varepsilon` (the
-  embedding is exact up to float rounding), so the relaxed MIP's feasible set contains
-  every real cover: its dual bound is :math:`\ge \max_a \sum_t \pi_t c_{ta}` and its
-  infeasibility proves :math:`c_{ta} = 0` for every :math:`a`. Its solutions may lie in
+  (numpy score :math:`\ge \tau`) satisfies its row with slack :math:`\varepsilon` and
+  the rest of the MIP (each type's box holds its own values), so the relaxed MIP's
+  feasible set contains every real cover (as far as the embedding is exact: up to float
+  rounding, and for a tree ensemble except the slivers narrower than
+  :data:`~groupcf.embeddings.trees.MERGE_TOL` of a column's range between merged split
+  thresholds, which its MIP leaves out). So its dual bound is :math:`\ge \max_a \sum_t
+  \pi_t c_{ta}` and its infeasibility proves :math:`c_{ta} = 0` for every :math:`a`. Its solutions may lie in
   the band :math:`[\tau - \varepsilon, \tau)`: their real covers decide whether they enter
   (:mod:`~groupcf.global_actions.search`).
 

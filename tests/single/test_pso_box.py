@@ -70,3 +70,18 @@ def test_mad_scale_measures_tolerance_and_separation_in_mads(pso_line):
     assert sep_m[0] > prm_m.min_separation
     with pytest.raises(gcf.exceptions.InvalidInputError, match="scale"):
         PSOOptions(scale="z").validate()
+
+
+def test_mad_scale_counts_a_zero_mad_as_one_raw_unit():
+    """range / MAD per continuous feature; a zero MAD is one raw unit, as in the reported
+    metric (groupcf.metrics_hd.mad), so its scale is the range itself."""
+    import pandas as pd
+
+    from groupcf.single.pso import _mad_scale
+
+    X = pd.DataFrame({"a": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 10.0], "b": [0.0, 0.0, 0.0, 0.0, 0.0, 20.0, 50.0]})
+    space = gcf.FeatureSpace(numeric="passthrough").fit(X)
+    scale = _mad_scale(space, space.transform(X))
+    assert scale[0] == pytest.approx(10.0 / 2.0)          # MAD of a: 2; range 10
+    assert scale[1] == pytest.approx(50.0)                # zero MAD: 1 raw unit, range 50
+    assert scale[1] == pytest.approx(50.0 / gcf.metrics.mad(X)["b"])

@@ -91,14 +91,16 @@ def _ranking(bb: SwarmModel, data: pd.DataFrame, bins: int):
 
 
 def _mad_scale(space, Zd: np.ndarray) -> np.ndarray:
-    """Per feature, range / MAD of a continuous feature on the data (1 otherwise, and
-    where the MAD is zero)."""
+    """Per feature, range / MAD of a continuous feature on the data (1 otherwise); a zero
+    MAD counts as one raw unit, as in the reported metric (:func:`groupcf.metrics_hd.mad`),
+    so the scale is then the range itself."""
     out = np.ones(len(space))
     for l, f in enumerate(space):
         if f.encoding == "continuous":
             z = Zd[:, f.columns[0]]
             m = float(np.median(np.abs(z - np.median(z))))
-            out[l] = 1.0 / m if m > 0 else 1.0
+            R = float(f.high - f.low)
+            out[l] = 1.0 / m if m > 0 else (R if R > 0 else 1.0)
     return out
 
 

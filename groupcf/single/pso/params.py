@@ -83,7 +83,8 @@ class PSOOptions(Options):
         ``±epsilon``).
     scale : {"mad", "range"}, default "mad"
         Units of continuous changes in ``l2``, ``change_tol`` and ``min_separation``:
-        median absolute deviations on ``data`` (a zero MAD counts as the range), or the
+        median absolute deviations on ``data`` (a zero MAD counts as one raw unit, as in
+        :func:`groupcf.metrics_hd.mad`), or the
         feature's range (Gower, the paper's ``l2``).
     seed_with_data : bool, default True
         Up to a tenth of the swarm starts at the accepted ``data`` rows nearest the query,
@@ -116,7 +117,7 @@ class PSOOptions(Options):
     categorical ones). On data whose ranges are hundreds of MADs (Hill-Valley ~500, LSVT up
     to ~10^5) the two disagree by orders of magnitude. By default (``scale="mad"``) the
     swarm optimises what is reported: l2 = the mean over all features of |Δ| / MAD
-    (continuous; a zero MAD counts as the range) or 0/1 (discrete), plus the fraction of
+    (continuous; a zero MAD counts as one raw unit, as the metric does) or 0/1 (discrete), plus the fraction of
     features changed (l3); ``scale="range"`` restores the paper's Gower l2.
     ``Explanation.distances`` are this l2, ``Explanation.distance_name`` names it
     (``"mad"`` / ``"gower"``).
@@ -137,8 +138,8 @@ class PSOOptions(Options):
     number of features).
 
     ``scale``: ``"mad"`` (default) or ``"range"`` (Gower, the paper's l2); ``"mad"``: continuous changes in
-    l2 divided by the feature's median absolute deviation on ``data`` (zero MAD: the
-    range) instead of its range, and ``change_tol`` and ``min_separation`` measured in
+    l2 divided by the feature's median absolute deviation on ``data`` (zero MAD: one raw
+    unit, as in :func:`groupcf.metrics_hd.mad`) instead of its range, and ``change_tol`` and ``min_separation`` measured in
     MADs too (the box stays on the [0, 1]-scaled features). Where a feature's range is
     hundreds of MADs (Hill-Valley: ~500), ``change_tol`` = 1e-3 of the range is already
     half a MAD, so the swarm cannot represent the small changes the metric rewards.
