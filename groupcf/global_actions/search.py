@@ -303,17 +303,13 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
         # k - 1 actions already cover everyone coverable: the bound is met, nothing to price
         full = prev is not None and prev.covered >= n_cov - 1e-9
         if kk == 1 and len(pool):          # or one pool column already does (e.g. a seed): no k=1 MIP
-            full = float((pool.matrix()[:, coverable] @ m[coverable]).max()) >= n_cov - 1e-9
+            full = _widest(pool, coverable, m) >= n_cov - 1e-9
         if kk == 1 and not full and not deadline.passed and (aspace.embedding.additive() is not None or aspace.n_types <= 50):
             # the best single action: one exact MIP (a linear row per type; few types otherwise),
             # relaxed to τ - ε: its bound holds at τ
-            res = mip.best(np.where(coverable, m, 0.0), time_limit=_cap(deadline, pricing_time),
+            res = mip.best(np.where(coverable, m, 0.0), time_limit=_cap(deadline, exact.time_cap),   # k's share
                            n_solutions=n_solutions, relaxed=True)
-            for act in res.actions:
-                pos = pool.add(aspace.column(act, "best-single"))
-                if pos is not None:
-                    master.add(pool.columns[pos])
-                    pool.in_master[pos] = True
+            _enter(aspace, pool, master, res.actions, "best-single")
             if res.bound is not None:
                 upper = min(upper, res.bound)
         if not deadline.passed and not full:
@@ -331,14 +327,7 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
         if point.covered < math.floor(upper + EPS) - 1e-9 and min_coverage is None:
             # not certified: climb from the chosen actions, their better neighbours join the pool
             acts = climb(aspace, [pool.columns[j].payload for j in point.chosen], coverable, kk)
-            added = 0
-            for act in acts:
-                pos = pool.add(aspace.column(act, "climb"))
-                if pos is not None:
-                    master.add(pool.columns[pos])
-                    pool.in_master[pos] = True
-                    added += 1
-            if added:
+            if _enter(aspace, pool, master, acts, "climb"):
                 point = _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, deadline,
                                  tie_break_time, fair)
         if fair is None and point.chosen and not deadline.passed:
@@ -358,6 +347,23 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
     out.stats["levels"] = {lv.name: dict(calls=lv.stats.calls, hits=lv.stats.hits, time=round(lv.stats.time, 3))
                            for lv in levels}
     return out
+
+
+def _widest(pool, coverable, m) -> float:
+    """The most coverable people one pool column covers."""
+    return float((pool.matrix()[:, coverable] @ m[coverable]).max()) if len(pool) else 0.0
+
+
+def _enter(aspace, pool, master, acts, source: str) -> int:
+    """The actions' columns into the pool and the master (those not there yet); how many."""
+    added = 0
+    for act in acts:
+        pos = pool.add(aspace.column(act, source))
+        if pos is not None:
+            master.add(pool.columns[pos])
+            pool.in_master[pos] = True
+            added += 1
+    return added
 
 
 def _descend(aspace, pool, master, coverable, point, deadline) -> CurvePoint:
