@@ -7,7 +7,9 @@ improving), repeat. A level's dual bound gives the master's
 valid bound on the full LP at every round (Farley's bound for set cover, the Lagrangian
 bound ``z + k·max(0, β − μ)`` for max coverage: :mod:`groupcf.colgen.masters`); when an
 exact level proves that nothing improves, the LP value itself is the bound. The loop ends
-then, at ``max_iterations`` or at the deadline (anytime: the bound so far is returned).
+then, as soon as the LP value meets a bound already proven (the master's trivial bound,
+e.g. every active element covered in a max-coverage master: nothing is left to price), at
+``max_iterations`` or at the deadline (anytime: the bound so far is returned).
 The integer master over the pool (:func:`~groupcf.colgen.masters.solve_integer_master`)
 is the caller's next step.
 """
@@ -148,6 +150,9 @@ def _loop(master: _Master, pool: ColumnPool, levels: list[PricingLevel], deadlin
             bound = master.better(bound, master.bound(lp.value, lp.duals, dual_bound(lp.duals)))
         if on_round is not None:
             on_round(it, lp.value, bound)
+        if master.meets(lp.value, bound):      # the LP attains a proven bound: nothing can improve it
+            converged, status, stopped, bound = True, Status.OPTIMAL, "converged", lp.value
+            break
         entered, done = 0, False
         for level in levels:
             res = level(lp.duals, ctx)

@@ -59,6 +59,7 @@ import scipy.sparse as sp
 
 from ..solvers import make_backend
 from ..solvers.base import INF, Status, VarType
+from ..utils import EPS
 from .pool import Column
 
 __all__ = ["Duals", "IntegerResult", "LPResult", "MaxCoverageMaster", "SetCoverMaster", "solve_integer_master"]
@@ -129,6 +130,10 @@ class _Master(abc.ABC):
     def better(self, a: float, b: float) -> float:
         """The tighter of two bounds (largest lower / smallest upper)."""
         return max(a, b) if self.sense == "min" else min(a, b)
+
+    def meets(self, value: float, bound: float) -> bool:
+        """Whether an LP value attains a valid bound (then it is the LP optimum)."""
+        return value >= bound - EPS if self.sense == "max" else value <= bound + EPS
 
     @abc.abstractmethod
     def trivial_bound(self) -> float: ...

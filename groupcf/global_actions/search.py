@@ -30,7 +30,10 @@ r"""Column generation over actions (:mod:`groupcf.colgen` instantiated for globa
    undecided people; a point is certified when the coverage found meets it. Also valid:
    :math:`U(k) \le U(k-1) + U(1)` (subadditivity), used when the time limit stops the
    search; then the integer master gets a short grace period, else greedy plus local
-   search answer.
+   search answer. Each point's chosen actions then go through the cost descent
+   (:mod:`~groupcf.global_actions.descent`, numpy): a cheaper action covering the same
+   people replaces one when found, and joins the pool for the next ``k'`` — coverage
+   pricing alone never prices cost once a column covers everyone assigned to it.
 
 **Why the bounds hold at the threshold.** Coverage is counted at :math:`\tau` with the
 numpy model. Every MIP whose value is used as a bound — the exact pricing level and the
@@ -72,6 +75,7 @@ from ..progress import Phase
 from ..solvers.base import Status
 from ..utils import EPS, Deadline
 from .actions import Action, ActionSpace
+from .descent import descend_selection
 from .neighbours import NeighbourLevel, climb
 from .pricing import ActionMIP, PricingResult
 
@@ -298,7 +302,9 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
         cg = None
         # k - 1 actions already cover everyone coverable: the bound is met, nothing to price
         full = prev is not None and prev.covered >= n_cov - 1e-9
-        if kk == 1 and not deadline.passed and (aspace.embedding.additive() is not None or aspace.n_types <= 50):
+        if kk == 1 and len(pool):          # or one pool column already does (e.g. a seed): no k=1 MIP
+            full = float((pool.matrix()[:, coverable] @ m[coverable]).max()) >= n_cov - 1e-9
+        if kk == 1 and not full and not deadline.passed and (aspace.embedding.additive() is not None or aspace.n_types <= 50):
             # the best single action: one exact MIP (a linear row per type; few types otherwise),
             # relaxed to τ - ε: its bound holds at τ
             res = mip.best(np.where(coverable, m, 0.0), time_limit=_cap(deadline, pricing_time),
@@ -335,6 +341,8 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
             if added:
                 point = _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, deadline,
                                  tie_break_time, fair)
+        if fair is None and point.chosen and not deadline.passed:
+            point = _descend(aspace, pool, master, coverable, point, deadline)
         prev_upper = float(math.floor(upper + EPS))       # on the coverable types
         point.upper = prev_upper + extra
         if point.covered >= point.upper - 1e-9:
@@ -350,6 +358,20 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
     out.stats["levels"] = {lv.name: dict(calls=lv.stats.calls, hits=lv.stats.hits, time=round(lv.stats.time, 3))
                            for lv in levels}
     return out
+
+
+def _descend(aspace, pool, master, coverable, point, deadline) -> CurvePoint:
+    """The point with each chosen action replaced by a cheaper one covering its people
+    (:mod:`~groupcf.global_actions.descent`), when that lowers the total cost."""
+    chosen, added = descend_selection(aspace, pool, point.chosen, point.assign, deadline)
+    for pos in added:
+        master.add(pool.columns[pos])
+        pool.in_master[pos] = True
+    if chosen == list(point.chosen):
+        return point
+    new = _point(point.k, list(dict.fromkeys(chosen)), pool.matrix() & coverable[None, :], pool.cost_matrix(),
+                 aspace.m, point.status)
+    return new if new.covered >= point.covered - 1e-9 and new.cost < point.cost - 1e-9 else point
 
 
 def _undecided(aspace: ActionSpace, cov: Coverability, stats: dict) -> float:

@@ -386,11 +386,12 @@ class GlobalExplanation(ResultBase):
     def _validation(self, tm: TrainedModel) -> ValidationReport:
         """Every covered person's counterfactual accepted by the model; every action within
         ``Tmax`` and free of immutable features; no increase-only feature decreased; numeric
-        values inside the space's domain; the coverage figures match the assignment."""
+        values an action changes inside the space's domain (a person's own out-of-range value
+        is theirs, as in the cover); the coverage figures match the assignment."""
         rep = ValidationReport(n_items=len(self.S), checked=[
             "every covered person's counterfactual is accepted by the model",
             f"every action changes at most Tmax={self.Tmax} features and no immutable one",
-            "no increase-only feature decreases, every numeric value is inside its domain",
+            "no increase-only feature decreases, every numeric value an action changes is inside its domain",
             "coverage, n_covered and mean_cost match the assignment and the costs"])
         fail = rep.failures
         space = space_of(tm)
@@ -411,11 +412,12 @@ class GlobalExplanation(ResultBase):
                 if f.increase_only:
                     fail += [f"person {label!r}: increase-only feature {f.name!r} decreases"
                              for label in X.index[cX[:, l] < cS[:, l] - 1e-9]]
-                if f.encoding == "continuous":
-                    v = X[f.name].to_numpy(dtype=float)
+                if f.encoding == "continuous":        # changed values only: a person's own value is theirs
+                    v, v0 = X[f.name].to_numpy(dtype=float), S[f.name].to_numpy(dtype=float)
                     tol = 1e-9 * max(1.0, abs(f.high - f.low))
                     fail += [f"person {label!r}: {f.name}={x:g} outside [{f.low:g}, {f.high:g}]"
-                             for label, x in zip(X.index, v) if not f.low - tol <= x <= f.high + tol]
+                             for label, x, x0 in zip(X.index, v, v0)
+                             if x != x0 and not f.low - tol <= x <= f.high + tol]
         n_cov = int(covered.sum())
         if n_cov != self.n_covered or abs(self.coverage - n_cov / max(len(self.S), 1)) > 1e-12:
             fail.append(f"n_covered={self.n_covered}, coverage={self.coverage} but {n_cov} people are assigned")

@@ -118,6 +118,7 @@ def test_a_value_outside_the_data_range_on_an_unchanged_feature_is_counted_by_th
     assert (res.curve["status"] == "optimal").all()
     cf = res.apply()
     assert cf.loc["p2", "v"] == 50 and (placed.predict(cf) == 1).all()
+    assert res.validate(placed).ok          # a person's own value is theirs: only changed values must be in range
 
 
 def test_pricing_resolves_at_the_strict_target_when_relaxed_columns_do_not_improve(placed):
