@@ -68,35 +68,12 @@ def test_pair_scan_equals_brute_force(seed):
     threshold costs more than the single change alone)."""
     import math
 
-    from groupcf.embeddings import get_embedding
-    from groupcf.formulations.nearest import actionable_bounds
     from groupcf.single.radius import deltas
     from groupcf.single.tree_bound import _scorer, best_single, single_changes
     from groupcf.single.tree_pairs import best_pair
-    from tests.embeddings.test_tree_cuts import _pipe
 
-    X, pipe = _pipe(seed)
-    space = pipe[0]
-    _, emb = get_embedding(pipe[-1])
-    dist = parse_distance({"l0": 0.1, "l1": 0.9})
-    lo_score = emb.score_threshold(0.5)
-    for _, x in X[pipe.predict(X) == 0].head(2).iterrows():
-        z0 = space.transform(x.to_frame().T)[0]
-        lb, ub, can = actionable_bounds(space, z0)
-        options = []
-        for f in space:
-            cols = np.asarray(f.columns)
-            if f.encoding == "onehot":
-                vals = np.eye(len(cols))
-            elif f.encoding == "binary":
-                vals = np.array([[0.0], [1.0]])
-            elif f.integer:
-                raw = np.arange(math.ceil(f.low), math.floor(f.high) + 1)
-                vals = ((raw - f.low) / (f.high - f.low))[:, None]
-            else:
-                t = emb.threshold[emb.feature == cols[0]]
-                vals = np.unique(np.clip(np.concatenate([t, np.nextafter(t, 2.0), [z0[cols[0]]]]), 0, 1))[:, None]
-            options.append((cols, vals))
+    for space, emb, dist, lo_score, z0, lb, ub, can in _rejected(seed):
+        options = _values(space, emb, z0, every_integer=True)
         best = math.inf
         for a in range(len(space)):
             for b in range(a + 1, len(space)):
@@ -126,36 +103,12 @@ def test_triple_scan_equals_brute_force(seed):
     import itertools
     import math
 
-    from groupcf.embeddings import get_embedding
-    from groupcf.formulations.nearest import actionable_bounds
     from groupcf.single.radius import deltas
     from groupcf.single.tree_bound import _scorer, best_single, single_changes
     from groupcf.single.tree_pairs import best_combination
-    from tests.embeddings.test_tree_cuts import _pipe
 
-    X, pipe = _pipe(seed)
-    space = pipe[0]
-    _, emb = get_embedding(pipe[-1])
-    dist = parse_distance({"l0": 0.1, "l1": 0.9})
-    lo_score = emb.score_threshold(0.5)
-    for _, x in X[pipe.predict(X) == 0].head(2).iterrows():
-        z0 = space.transform(x.to_frame().T)[0]
-        lb, ub, can = actionable_bounds(space, z0)
-        options = []
-        for f in space:
-            cols = np.asarray(f.columns)
-            if f.encoding == "onehot":
-                vals = np.eye(len(cols))
-            elif f.encoding == "binary":
-                vals = np.array([[0.0], [1.0]])
-            else:
-                t = emb.threshold[emb.feature == cols[0]]
-                v = np.concatenate([t, np.nextafter(t, 2.0), [z0[cols[0]]]])
-                if f.integer:
-                    raw = f.low + v * (f.high - f.low)
-                    v = (np.concatenate([np.floor(raw), np.ceil(raw)]) - f.low) / (f.high - f.low)
-                vals = np.unique(np.clip(v, 0, 1))[:, None]
-            options.append((cols, vals))
+    for space, emb, dist, lo_score, z0, lb, ub, can in _rejected(seed):
+        options = _values(space, emb, z0, every_integer=False)
         best = math.inf
         for trio in itertools.combinations(range(len(space)), 3):
             Z = z0[None, :].copy()
@@ -177,3 +130,48 @@ def test_triple_scan_equals_brute_force(seed):
                 assert int(np.sum(deltas(space, z0, point[None, :])[0] > 1e-9)) == size
             found.append(obj)
         assert min(found) == pytest.approx(best, abs=1e-12)
+
+
+def _rejected(seed):
+    """The first two rejected rows of the tiny forest ``seed``: ``(space, embedding,
+    distance, score threshold, z0, lb, ub, can)`` each."""
+    from groupcf.embeddings import get_embedding
+    from groupcf.formulations.nearest import actionable_bounds
+    from tests.embeddings.test_tree_cuts import _pipe
+
+    X, pipe = _pipe(seed)
+    space = pipe[0]
+    _, emb = get_embedding(pipe[-1])
+    dist = parse_distance({"l0": 0.1, "l1": 0.9})
+    lo_score = emb.score_threshold(0.5)
+    for _, x in X[pipe.predict(X) == 0].head(2).iterrows():
+        z0 = space.transform(x.to_frame().T)[0]
+        yield (space, emb, dist, lo_score, z0, *actionable_bounds(space, z0))
+
+
+def _values(space, emb, z0, every_integer: bool) -> list:
+    """Per feature ``(columns, candidate values)`` for brute force: every category; a
+    continuous column's thresholds, the values just above them and its own value (an
+    integer column: every integer with ``every_integer``, else those values rounded both
+    ways to the grid)."""
+    import math
+
+    options = []
+    for f in space:
+        cols = np.asarray(f.columns)
+        if f.encoding == "onehot":
+            vals = np.eye(len(cols))
+        elif f.encoding == "binary":
+            vals = np.array([[0.0], [1.0]])
+        elif f.integer and every_integer:
+            raw = np.arange(math.ceil(f.low), math.floor(f.high) + 1)
+            vals = ((raw - f.low) / (f.high - f.low))[:, None]
+        else:
+            t = emb.threshold[emb.feature == cols[0]]
+            v = np.concatenate([t, np.nextafter(t, 2.0), [z0[cols[0]]]])
+            if f.integer:
+                raw = f.low + v * (f.high - f.low)
+                v = (np.concatenate([np.floor(raw), np.ceil(raw)]) - f.low) / (f.high - f.low)
+            vals = np.unique(np.clip(v, 0, 1))[:, None]
+        options.append((cols, vals))
+    return options
