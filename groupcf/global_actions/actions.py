@@ -250,19 +250,21 @@ class ActionSpace:
                 changes.append((l, int(round(vc[l]))))
         return Action(tuple(changes))
 
-    def cover_many(self, actions, batch_rows: int = 200000) -> np.ndarray:
-        """Bool ``(actions × types)``: :meth:`cover` of each action, the model evaluated
-        once per batch of stacked rows."""
-        out = np.zeros((len(actions), self.n_types), dtype=bool)
-        per = max(1, batch_rows // max(self.n_types, 1))
+    def cover_many(self, actions, batch_rows: int = 200000, types: np.ndarray | None = None) -> np.ndarray:
+        """Bool ``(actions × types)``: :meth:`cover` of each action (over ``types`` only,
+        when given), the model evaluated once per batch of stacked rows."""
+        Z0, codes = (self.Z, self.codes) if types is None else (self.Z[types], self.codes[types])
+        n = len(Z0)
+        out = np.zeros((len(actions), n), dtype=bool)
+        per = max(1, batch_rows // max(n, 1))
         for s in range(0, len(actions), per):
             chunk = actions[s:s + per]
-            Zs, Vs = zip(*(self.apply(a, codes=self.codes) for a in chunk))
+            Zs, Vs = zip(*(self.apply(a, Z0, codes) for a in chunk))
             Z, V = np.concatenate(Zs), np.concatenate(Vs)
             ok = np.zeros(len(Z), dtype=bool)
             if V.any():
                 ok[V] = self.embedding.score(Z[V]) >= self.tau
-            out[s:s + len(chunk)] = ok.reshape(len(chunk), self.n_types)
+            out[s:s + len(chunk)] = ok.reshape(len(chunk), n)
         return out
 
     def costs(self, action: Action, codes: np.ndarray | None = None, Z: np.ndarray | None = None) -> np.ndarray:

@@ -73,7 +73,7 @@ class _Group:
     """The types an action must keep covering: their rows, codes and weights."""
 
     def __init__(self, aspace: ActionSpace, types: np.ndarray):
-        self.a = aspace
+        self.a, self.types = aspace, types
         self.Z, self.codes, self.m = aspace.Z[types], aspace.codes[types], aspace.m[types]
 
     def cost(self, action: Action) -> float:
@@ -81,18 +81,7 @@ class _Group:
 
     def covers(self, actions: list) -> np.ndarray:
         """Bool per action: it covers every type of the group."""
-        a, n = self.a, len(self.Z)
-        out = np.zeros(len(actions), dtype=bool)
-        per = max(1, BATCH_ROWS // max(n, 1))
-        for s in range(0, len(actions), per):
-            chunk = actions[s:s + per]
-            parts = [a.apply(act, self.Z, self.codes) for act in chunk]
-            ok = np.array([v.all() for _, v in parts])
-            idx = np.flatnonzero(ok)
-            if len(idx):
-                score = a.embedding.score(np.concatenate([parts[i][0] for i in idx]))
-                out[s + idx] = (score.reshape(len(idx), n) >= a.tau).all(axis=1)
-        return out
+        return np.asarray(self.a.cover_many(actions, BATCH_ROWS, self.types).all(axis=1))
 
 
 def _candidates(aspace: ActionSpace, act: Action) -> list[Action]:
