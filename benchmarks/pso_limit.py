@@ -1,21 +1,30 @@
-"""The limits beside MD-PSO in ``benchmarks/pso.py evaluate``: the exact nearest
+r"""The limits beside MD-PSO in ``benchmarks/pso.py evaluate``: the exact nearest
 counterfactual under the paper's MAD-scaled l1 (``mace-mad``) and DiCE (``dice-random``,
 ``dice-genetic``).
 
-**mace-mad.** MACE's l1 is the mean over all features of :math:`|\\Delta_l| / R_l` (``R_l`` the
+**mace-mad.** MACE's l1 is the mean over all features of :math:`|\Delta_l| / R_l` (``R_l`` the
 range the FeatureSpace scales by); the paper's proximity (eq. 8) is the mean over the
-continuous features of :math:`|\\Delta_l| / \\mathrm{MAD}_l`. Giving every continuous feature
-the range :math:`R'_l = K\\,\\mathrm{MAD}_l` (from its training minimum; :math:`K = \\max_l
-R_l / \\mathrm{MAD}_l`, so :math:`R'_l \\ge R_l` and the plausibility box contains the data's)
-makes MACE's l1 equal to the paper's proximity times :math:`|C| / (K |T|)`. The random forest
-is the *same*: a copy whose split thresholds are re-expressed on the new scale
-(:func:`mad_pipeline`; its probabilities are checked equal to the original's on the training
-rows and the queries). A forest is constant beyond its outermost thresholds, which lie within
-the data, so the wider box never helps the optimum. Categorical features (Arrhythmia only)
-keep MACE's 0/1 per change, i.e. one category change costs as much as K MADs of one
-continuous feature, and are not part of eq. 8. Two-valued numeric features (COMPAS's 0/1
-flags) are treated as continuous, as the metric does. ``lower_bound`` (the MIP's dual bound,
-converted to eq. 8) is the limit when the time limit stops the solver before the proof.
+continuous features of :math:`|\Delta_l| / \mathrm{MAD}_l`. Per query, every continuous
+feature gets the range :math:`R'_l = 2r\,\mathrm{MAD}_l` centred on the query
+(:math:`x_l \pm r` MADs), which makes MACE's l1 equal to the paper's proximity times
+:math:`|C| / (2r |T|)`. The radius is :math:`r = 1.01\,U |C|` with :math:`U` the proximity of
+a valid counterfactual (the best of ``method="pso"``'s five on the same query, re-checked):
+a point changing one feature by more than :math:`U|C|` MADs already has proximity above
+:math:`U`, so the box holds the optimum and the limit is exact. (A box from the data's
+ranges, :math:`R'_l = K\,\mathrm{MAD}_l` with :math:`K = \max_l R_l/\mathrm{MAD}_l`, as before
+2026-11-26 afternoon, made :math:`K` up to 9e5 on LSVT and 700 on Hill-Valley: the
+optimum's moves shrank to the solver's feasibility tolerance, the MIP reported objective
+and bound 0 as "optimal", and split levels 1e-7 of a range apart merged.) The random
+forest is the *same*: a copy whose split thresholds are re-expressed on the new scale
+(:func:`mad_pipeline`; its probabilities are checked equal to the original's on the
+training rows and the queries). Categorical features (Arrhythmia only) keep MACE's 0/1 per
+change, i.e. one category change costs :math:`2r` MADs, proximity above :math:`U`: the limit
+is the nearest counterfactual that changes only continuous features (eq. 8 does not count
+categorical changes). Two-valued numeric features (COMPAS's 0/1 flags) are treated as
+continuous, as the metric does. ``lower_bound`` (the MIP's dual bound, converted to eq. 8)
+is the limit when the time limit stops the solver before the proof. MACE's answer is
+re-checked by the *original* forest after :func:`align` (a value within one float32 step
+of a split can be coded on its other side by the original's scaling).
 """
 from __future__ import annotations
 
@@ -57,24 +66,20 @@ def _threshold(zo: np.ndarray, zn: np.ndarray, t: float, mapped: float) -> float
     return lo if np.isfinite(lo) else hi - abs(hi) * 1e-6 - 1e-9
 
 
-def mad_pipeline(case):
-    """``(pipeline, K)``: the case's random forest behind a FeatureSpace whose continuous
-    ranges are ``K`` x the metric's MAD (module docstring)."""
+def mad_pipeline(case, x: pd.Series, radius: float):
+    """``(pipeline, c)``: the case's random forest behind a FeatureSpace whose continuous
+    features span ``x +- radius`` MADs (range ``c = 2 radius`` MADs; module docstring)."""
     space = case.pipe[0]
     rf = case.pipe[-1]
     cont = [f.name for f in space if f.name not in set(case.cat) and f.encoding in ("continuous", "binary")]
-    s = case.mad[cont]
-    R = pd.Series({f.name: (f.high - f.low) if f.encoding == "continuous"
-                   else abs(float(f.categories[1]) - float(f.categories[0])) for f in space if f.name in cont})
-    K = float((R / s).max())
-    lows = {f.name: (f.low if f.encoding == "continuous" else float(min(f.categories))) for f in space if f.name in cont}
-    top = case.X_tr.iloc[[0]].copy()
-    for c in cont:
-        top[c] = lows[c] + K * float(s[c])
     kinds = dict(space.kinds or {})
     kinds.update({c: "numeric" for c in cont})
     new_space = gcf.FeatureSpace(immutable=space.immutable, increase_only=space.increase_only, kinds=kinds,
-                                 numeric="passthrough").fit(pd.concat([case.X_tr, top]))
+                                 numeric="passthrough").fit(case.X_tr)
+    for f in new_space:
+        if f.name in cont:
+            r = radius * float(case.mad[f.name])
+            f.low, f.high = float(x[f.name]) - r, float(x[f.name]) + r
     if new_space.n_features_out_ != space.n_features_out_:
         raise RuntimeError("the re-scaled space does not have the same columns")
     a0, b0 = _linear(space)
@@ -95,59 +100,97 @@ def mad_pipeline(case):
     diff = np.abs(pipe.predict_proba(check) - case.pipe.predict_proba(check)).max()
     if diff > 1e-12:
         raise RuntimeError(f"the re-scaled forest differs from the original (max |dp| = {diff:g})")
-    n_cont = len([c for c in case.X_tr.columns if c not in set(case.cat)])
-    return pipe, K * len(space) / n_cont
+    return pipe, 2 * radius
+
+
+#: the box's half-width is this times the PSO upper bound's total MAD change (> 1: slack)
+BOX_SLACK = 1.01
 
 
 def mace_runner(case, limit: float):
     if not case.model.startswith("rf"):
         raise ImportError("mace-mad: random forests only")
-    pipe, to_eq8 = mad_pipeline(case)
+    from pso_protocol import per_cf_proximity, valid_rows
+
+    n_cont = len([c for c in case.X_tr.columns if c not in set(case.cat)])
 
     def run(x, i):
+        pso = gcf.explain(x, case.pipe, method="pso", data=case.X_tr, n=5, random_state=i, progress=False)
+        good = valid_rows(case, x, pso.counterfactuals)
+        run.upper = float(per_cf_proximity(x, good, case.mad, case.cat).min())
+        radius = BOX_SLACK * run.upper * n_cont
+        pipe, c = mad_pipeline(case, x, radius)
+        to_eq8 = c * len(case.pipe[0]) / n_cont
         e = gcf.explain(x, pipe, method="mace", distance="l1", time_limit=max(1.0, limit / 2), progress=False)
         run.proven = bool(e.is_optimal)
         run.lower_bound = None if e.lower_bound is None else float(e.lower_bound) * to_eq8
-        cfs, run.note = off_band(case, x, e.counterfactuals)
+        cfs, run.note = align(case, pipe, e.counterfactuals)
         return cfs
-    run.proven, run.lower_bound, run.note = None, None, ""
+    run.proven, run.lower_bound, run.note, run.upper = None, None, "", None
     return run
 
 
-#: steps (in units of a feature's training range) tried to move a changed feature further
-#: from the query when the original forest rejects the MIP's answer
-BAND_STEPS = (1e-7, 1e-6, 1e-5, 1e-4)
+def _diverging(old, new, zo: np.ndarray, zn: np.ndarray) -> tuple[int, bool] | None:
+    """The first node where tree ``old`` on float32 codes ``zo`` and its re-scaled copy
+    ``new`` on ``zn`` part ways: ``(node, new goes right)``, or ``None``."""
+    to, tn, k = old.tree_, new.tree_, 0
+    while to.feature[k] >= 0:
+        j = to.feature[k]
+        ro, rn = zo[j] > to.threshold[k], zn[j] > tn.threshold[k]
+        if ro != rn:
+            return k, bool(rn)
+        k = to.children_right[k] if ro else to.children_left[k]
+    return None
 
 
-def off_band(case, x: pd.Series, cfs: pd.DataFrame | None) -> tuple[pd.DataFrame | None, str]:
-    """The MIP's counterfactuals as the *original* forest sees them: MACE's answer sits
-    just past a split threshold of the re-scaled forest, and a value within float32
-    rounding of a threshold can fall on the other side of the original's (trees compare
-    float32 inputs; the two scalings round differently). A row the original rejects has
-    each changed non-integer feature moved further from the query by the first of
-    :data:`BAND_STEPS` x its training range that the original accepts (proximity grows by
-    at most that much per feature); a row no step fixes is left as it is (the
-    re-check then drops it). Returns the rows and a note of how many were moved."""
+def align(case, pipe, cfs: pd.DataFrame | None, passes: int = 5) -> tuple[pd.DataFrame | None, str]:
+    """The MIP's counterfactuals moved onto the *original* forest's side of every split.
+
+    MACE's answer (for the re-scaled ``pipe``) sits just past a split; the original space
+    codes the same raw value in a different float32 cell (the two scalings round
+    differently), so a value within one float32 step of a split can fall on its other side
+    in the original. For each tree where the two forests reach different leaves, the first
+    node where they part: the value is set to the original's nearest float32 code on the
+    re-scaled forest's side (a move of at most one float32 step of the original's
+    scaling, ``6e-8`` of the feature's training range). Repeated until the trees agree
+    (at most ``passes`` rounds). Returns the rows and a note of how many were moved."""
     if cfs is None or not len(cfs):
         return cfs, ""
+    old_space, new_space = case.pipe[0], pipe[0]
+    by_col = {int(f.columns[0]): f for f in old_space if f.encoding == "continuous"}
     cols = list(case.X_tr.columns)
     cfs = cfs[cols].astype(float).reset_index(drop=True)
-    ok = case.pipe.predict(cfs) == 1
     moved = 0
-    R = (case.X_tr.max() - case.X_tr.min()).replace(0, 1.0)
-    frac = case.X_tr.apply(lambda c: bool((c % 1 != 0).any()))
-    for r in np.flatnonzero(~ok):
-        d = cfs.iloc[r].to_numpy() - x[cols].to_numpy(float)
-        free = (np.abs(d) > 1e-12) & frac.to_numpy() & ~np.isin(cols, case.imm)
-        for step in BAND_STEPS:
-            cand = cfs.iloc[[r]].copy()
-            cand.iloc[0, free] = cfs.iloc[r].to_numpy()[free] + np.sign(d[free]) * step * R.to_numpy()[free]
-            if case.pipe.predict(cand)[0] == 1:
-                cfs.iloc[r] = cand.iloc[0]
-                moved += 1
+    for r in range(len(cfs)):
+        row = cfs.iloc[[r]].copy()
+        changed = False
+        for _ in range(passes):
+            zo = old_space.transform(row).astype(np.float32)[0]
+            zn = new_space.transform(row).astype(np.float32)[0]
+            fixes: dict[str, float] = {}
+            for old, new in zip(case.pipe[-1].estimators_, pipe[-1].estimators_):
+                hit = _diverging(old, new, zo, zn)
+                if hit is None:
+                    continue
+                k, right = hit
+                f = by_col.get(int(old.tree_.feature[k]))
+                if f is None:           # a one-hot or 0/1 column: coded alike in both spaces
+                    continue
+                t = np.float32(old.tree_.threshold[k])
+                if right:                                   # smallest code > t
+                    c = t if float(t) > old.tree_.threshold[k] else np.nextafter(t, np.float32(np.inf))
+                else:                                       # largest code <= t
+                    c = t if float(t) <= old.tree_.threshold[k] else np.nextafter(t, np.float32(-np.inf))
+                fixes[f.name] = f.low + (f.high - f.low) * float(c)
+            if not fixes:
                 break
-    return cfs, (f"{moved} of {int((~ok).sum())} rejected by the original forest moved off the split band"
-                 if (~ok).any() else "")
+            for name, v in fixes.items():
+                row[name] = v
+            changed = True
+        if changed:
+            cfs.iloc[r] = row.iloc[0]
+            moved += 1
+    return cfs, (f"{moved} of {len(cfs)} moved onto the original forest's side of a split" if moved else "")
 
 
 class _FloatModel:
