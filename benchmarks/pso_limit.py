@@ -15,9 +15,12 @@ ranges, :math:`R'_l = K\,\mathrm{MAD}_l` with :math:`K = \max_l R_l/\mathrm{MAD}
 2026-11-26 afternoon, made :math:`K` up to 9e5 on LSVT and 700 on Hill-Valley: the
 optimum's moves shrank to the solver's feasibility tolerance, the MIP reported objective
 and bound 0 as "optimal", and split levels 1e-7 of a range apart merged.) The random
-forest is the *same*: a copy whose split thresholds are re-expressed on the new scale
-(:func:`mad_pipeline`; its probabilities are checked equal to the original's on the
-training rows and the queries). Categorical features (Arrhythmia only) keep MACE's 0/1 per
+forest is the *same*: its embedding (the float32 split tests as exact float64 ones,
+:func:`groupcf.embeddings.embedding_for`) with every threshold re-expressed on the new
+scale in float64, given to MACE as its own model (:func:`mad_model`; its probabilities are
+checked equal to the original's on the training rows, the test rows and the query). (A
+scikit-learn copy with re-expressed float32 thresholds, as before, cannot match the
+original: the new scale's float32 codes merge distinct data values far from the box.) Categorical features (Arrhythmia only) keep MACE's 0/1 per
 change, i.e. one category change costs :math:`2r` MADs, proximity above :math:`U`: the limit
 is the nearest counterfactual that changes only continuous features (eq. 8 does not count
 categorical changes). Two-valued numeric features (COMPAS's 0/1 flags) are treated as
@@ -28,13 +31,12 @@ of a split can be coded on its other side by the original's scaling).
 """
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import pandas as pd
-from sklearn.pipeline import make_pipeline
 
 import groupcf as gcf
+from groupcf.embeddings import embedding_for
+from groupcf.embeddings.trees import TreeEnsemble
 
 
 def _linear(space, cols_of_feature=None):
@@ -51,26 +53,11 @@ def _linear(space, cols_of_feature=None):
     return a, b
 
 
-def _threshold(zo: np.ndarray, zn: np.ndarray, t: float, mapped: float) -> float:
-    """The split ``t`` on the old float32 codes ``zo`` (sorted, distinct) re-expressed on the
-    new codes ``zn`` of the same values: ``mapped`` unless it would send a data value the
-    other way (trees compare float32 inputs; sklearn may place a threshold on a value's
-    float32 code), then the midpoint of the new codes around the split."""
-    k = int(np.searchsorted(zo, t, side="right"))          # values going left
-    lo = float(zn[k - 1]) if k > 0 else -np.inf
-    hi = float(zn[k]) if k < len(zn) else np.inf
-    if lo <= mapped < hi:
-        return float(mapped)
-    if np.isfinite(lo) and np.isfinite(hi):
-        return (lo + hi) / 2
-    return lo if np.isfinite(lo) else hi - abs(hi) * 1e-6 - 1e-9
-
-
-def mad_pipeline(case, x: pd.Series, radius: float):
-    """``(pipeline, c)``: the case's random forest behind a FeatureSpace whose continuous
+def mad_model(case, x: pd.Series, radius: float):
+    """``(forest, space, c)``: the case's random forest as a float64
+    :class:`~groupcf.embeddings.trees.TreeEnsemble` behind a FeatureSpace whose continuous
     features span ``x +- radius`` MADs (range ``c = 2 radius`` MADs; module docstring)."""
     space = case.pipe[0]
-    rf = case.pipe[-1]
     cont = [f.name for f in space if f.name not in set(case.cat) and f.encoding in ("continuous", "binary")]
     kinds = dict(space.kinds or {})
     kinds.update({c: "numeric" for c in cont})
@@ -84,23 +71,18 @@ def mad_pipeline(case, x: pd.Series, radius: float):
         raise RuntimeError("the re-scaled space does not have the same columns")
     a0, b0 = _linear(space)
     a1, b1 = _linear(new_space)
-    check = pd.concat([case.X_tr, case.X_te])
-    Zo, Zn = space.transform(check).astype(np.float32), new_space.transform(check).astype(np.float32)
-    codes = {}
-    for j in range(Zo.shape[1]):
-        _, first = np.unique(Zo[:, j], return_index=True)      # sorted distinct old codes
-        codes[j] = (Zo[first, j], Zn[first, j])
-    forest = copy.deepcopy(rf)
-    for est in forest.estimators_:
-        t = est.tree_
-        node = np.flatnonzero(t.feature >= 0)
-        t.threshold[node] = [_threshold(*codes[j], th, (a0[j] + b0[j] * th - a1[j]) / b1[j])
-                             for j, th in zip(t.feature[node], t.threshold[node])]
-    pipe = make_pipeline(new_space, forest)
-    diff = np.abs(pipe.predict_proba(check) - case.pipe.predict_proba(check)).max()
+    ens = embedding_for(case.pipe[-1])             # thresholds: the float32 tests as exact float64 ones
+    split = ens.feature >= 0
+    j = ens.feature[split]
+    thr = ens.threshold.copy()
+    thr[split] = (a0[j] + b0[j] * thr[split] - a1[j]) / b1[j]
+    forest = TreeEnsemble(ens.n_inputs, ens.feature, thr, ens.left, ens.right, ens.value, ens.roots,
+                          scale=ens.scale, base=ens.base, averaging=ens.averaging, name="re-scaled forest")
+    check = pd.concat([case.X_tr, case.X_te, x.to_frame().T])
+    diff = np.abs(forest.proba(new_space.transform(check)) - case.pipe.predict_proba(check)[:, 1]).max()
     if diff > 1e-12:
         raise RuntimeError(f"the re-scaled forest differs from the original (max |dp| = {diff:g})")
-    return pipe, 2 * radius
+    return forest, new_space, 2 * radius
 
 
 #: the box's half-width is this times the PSO upper bound's total MAD change (> 1: slack)
@@ -119,44 +101,46 @@ def mace_runner(case, limit: float):
         good = valid_rows(case, x, pso.counterfactuals)
         run.upper = float(per_cf_proximity(x, good, case.mad, case.cat).min())
         radius = BOX_SLACK * run.upper * n_cont
-        pipe, c = mad_pipeline(case, x, radius)
+        forest, space, c = mad_model(case, x, radius)
         to_eq8 = c * len(case.pipe[0]) / n_cont
-        e = gcf.explain(x, pipe, method="mace", distance="l1", time_limit=max(1.0, limit / 2), progress=False)
+        e = gcf.explain(x, forest, space=space, method="mace", distance="l1", time_limit=max(1.0, limit / 2),
+                        progress=False)
         run.proven = bool(e.is_optimal)
         run.lower_bound = None if e.lower_bound is None else float(e.lower_bound) * to_eq8
-        cfs, run.note = align(case, pipe, e.counterfactuals)
+        cfs, run.note = align(case, forest, space, e.counterfactuals)
         return cfs
     run.proven, run.lower_bound, run.note, run.upper = None, None, "", None
     return run
 
 
-def _diverging(old, new, zo: np.ndarray, zn: np.ndarray) -> tuple[int, bool] | None:
-    """The first node where tree ``old`` on float32 codes ``zo`` and its re-scaled copy
-    ``new`` on ``zn`` part ways: ``(node, new goes right)``, or ``None``."""
-    to, tn, k = old.tree_, new.tree_, 0
+def _diverging(old, forest, root: int, zo: np.ndarray, zn: np.ndarray) -> tuple[int, bool] | None:
+    """The first node where the scikit-learn tree ``old`` on float32 codes ``zo`` and its
+    re-scaled copy in ``forest`` (nodes from ``root`` on, in the same order) on ``zn`` part
+    ways: ``(node, the copy goes right)``, or ``None``."""
+    to, k = old.tree_, 0
     while to.feature[k] >= 0:
         j = to.feature[k]
-        ro, rn = zo[j] > to.threshold[k], zn[j] > tn.threshold[k]
+        ro, rn = zo[j] > to.threshold[k], zn[j] > forest.threshold[root + k]
         if ro != rn:
             return k, bool(rn)
         k = to.children_right[k] if ro else to.children_left[k]
     return None
 
 
-def align(case, pipe, cfs: pd.DataFrame | None, passes: int = 5) -> tuple[pd.DataFrame | None, str]:
+def align(case, forest, space, cfs: pd.DataFrame | None, passes: int = 5) -> tuple[pd.DataFrame | None, str]:
     """The MIP's counterfactuals moved onto the *original* forest's side of every split.
 
-    MACE's answer (for the re-scaled ``pipe``) sits just past a split; the original space
-    codes the same raw value in a different float32 cell (the two scalings round
-    differently), so a value within one float32 step of a split can fall on its other side
-    in the original. For each tree where the two forests reach different leaves, the first
-    node where they part: the value is set to the original's nearest float32 code on the
-    re-scaled forest's side (a move of at most one float32 step of the original's
-    scaling, ``6e-8`` of the feature's training range). Repeated until the trees agree
-    (at most ``passes`` rounds). Returns the rows and a note of how many were moved."""
+    MACE's answer (for the re-scaled float64 ``forest`` behind ``space``) sits just past
+    a split; the original codes the raw value as a float32, and a value within float
+    rounding of the split can land on its other side there. For each tree where the two
+    reach different leaves, at the first node where they part, the value is set to the
+    original's nearest float32 code on the re-scaled forest's side (a move of at most one
+    float32 step of the original's scaling, ``6e-8`` of the feature's training range).
+    Repeated until the trees agree (at most ``passes`` rounds). Returns the rows and a
+    note of how many were moved."""
     if cfs is None or not len(cfs):
         return cfs, ""
-    old_space, new_space = case.pipe[0], pipe[0]
+    old_space = case.pipe[0]
     by_col = {int(f.columns[0]): f for f in old_space if f.encoding == "continuous"}
     cols = list(case.X_tr.columns)
     cfs = cfs[cols].astype(float).reset_index(drop=True)
@@ -166,21 +150,22 @@ def align(case, pipe, cfs: pd.DataFrame | None, passes: int = 5) -> tuple[pd.Dat
         changed = False
         for _ in range(passes):
             zo = old_space.transform(row).astype(np.float32)[0]
-            zn = new_space.transform(row).astype(np.float32)[0]
+            zn = space.transform(row)[0]
             fixes: dict[str, float] = {}
-            for old, new in zip(case.pipe[-1].estimators_, pipe[-1].estimators_):
-                hit = _diverging(old, new, zo, zn)
+            for old, root in zip(case.pipe[-1].estimators_, forest.roots):
+                hit = _diverging(old, forest, int(root), zo, zn)
                 if hit is None:
                     continue
                 k, right = hit
                 f = by_col.get(int(old.tree_.feature[k]))
                 if f is None:           # a one-hot or 0/1 column: coded alike in both spaces
                     continue
-                t = np.float32(old.tree_.threshold[k])
+                t64 = old.tree_.threshold[k]
+                t = np.float32(t64)
                 if right:                                   # smallest code > t
-                    c = t if float(t) > old.tree_.threshold[k] else np.nextafter(t, np.float32(np.inf))
+                    c = t if float(t) > t64 else np.nextafter(t, np.float32(np.inf))
                 else:                                       # largest code <= t
-                    c = t if float(t) <= old.tree_.threshold[k] else np.nextafter(t, np.float32(-np.inf))
+                    c = t if float(t) <= t64 else np.nextafter(t, np.float32(-np.inf))
                 fixes[f.name] = f.low + (f.high - f.low) * float(c)
             if not fixes:
                 break

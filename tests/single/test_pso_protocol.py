@@ -106,11 +106,11 @@ def _heavy(n=240, seed=0):
 
 def test_align_puts_the_answer_on_the_original_forests_side_of_every_split(bench):
     """Values within one float32 step of the original forest's splits: the re-scaled
-    forest (:func:`mad_pipeline`) codes some of them on the other side; after
+    float64 forest (:func:`mad_model`) sends some of them the other way; after
     :func:`align` both forests reach the same leaf in every tree."""
     case = bench.Case("toy", _heavy(), 0, 0, "rf100")
     x = case.queries("eval", 1).iloc[0]
-    pipe, c = bench.mad_pipeline(case, x, 3.0)
+    forest, space, c = bench.mad_model(case, x, 3.0)
     assert c == 6.0
     old_space, rows = case.pipe[0], []
     for est in case.pipe[-1].estimators_[:20]:
@@ -128,12 +128,11 @@ def test_align_puts_the_answer_on_the_original_forests_side_of_every_split(bench
 
     def disagree(frame):
         zo = old_space.transform(frame).astype(np.float32)
-        zn = pipe[0].transform(frame).astype(np.float32)
-        return sum(int((o.apply(zo) != n.apply(zn)).sum())
-                   for o, n in zip(case.pipe[-1].estimators_, pipe[-1].estimators_))
+        leaves = forest.apply(space.transform(frame)) - forest.roots[None, :]
+        return sum(int((o.apply(zo) != leaves[:, k]).sum()) for k, o in enumerate(case.pipe[-1].estimators_))
 
     assert disagree(cfs) > 0                           # the defect align repairs
-    out, note = bench.align(case, pipe, cfs)
+    out, note = bench.align(case, forest, space, cfs)
     assert disagree(out) == 0 and note
     rng = np.array([f.high - f.low if f.encoding == "continuous" else 0.0 for f in old_space])
     assert (np.abs(out.to_numpy() - cfs.to_numpy()) <= 2.0 ** -22 * rng).all()   # float32 steps of the range
