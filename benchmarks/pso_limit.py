@@ -1,33 +1,34 @@
-r"""The limits beside MD-PSO in ``benchmarks/pso.py evaluate``: the exact nearest
-counterfactual under the paper's MAD-scaled l1 (``mace-mad``) and DiCE (``dice-random``,
-``dice-genetic``).
+r"""The limits beside MD-PSO in ``benchmarks/pso.py evaluate``: the exact nearest counterfactual
+under the paper's MAD-scaled l1 (``mace-mad``) and DiCE (``dice-random``, ``dice-genetic``).
 
-**mace-mad.** MACE's l1 is the mean over all features of :math:`|\Delta_l| / R_l` (``R_l`` the
-range the FeatureSpace scales by); the paper's proximity (eq. 8) is the mean over the
+**mace-mad.** MACE's l1 is the mean over all features of :math:`|\Delta_l| / R_l` (``R_l``
+the range the FeatureSpace scales by); the paper's proximity (eq. 8) is the mean over the
 continuous features of :math:`|\Delta_l| / \mathrm{MAD}_l`. Per query, every continuous
-feature gets the range :math:`R'_l = 2r\,\mathrm{MAD}_l` centred on the query
-(:math:`x_l \pm r` MADs), which makes MACE's l1 equal to the paper's proximity times
-:math:`|C| / (2r |T|)`. The radius is :math:`r = 1.01\,U |C|` with :math:`U` the proximity of
-a valid counterfactual (the best of ``method="pso"``'s five on the same query, re-checked):
-a point changing one feature by more than :math:`U|C|` MADs already has proximity above
-:math:`U`, so the box holds the optimum and the limit is exact. (A box from the data's
-ranges, :math:`R'_l = K\,\mathrm{MAD}_l` with :math:`K = \max_l R_l/\mathrm{MAD}_l`, as before
-2026-11-26 afternoon, made :math:`K` up to 9e5 on LSVT and 700 on Hill-Valley: the
-optimum's moves shrank to the solver's feasibility tolerance, the MIP reported objective
-and bound 0 as "optimal", and split levels 1e-7 of a range apart merged.) The random
-forest is the *same*: its embedding (the float32 split tests as exact float64 ones,
-:func:`groupcf.embeddings.embedding_for`) with every threshold re-expressed on the new
-scale in float64, given to MACE as its own model (:func:`mad_model`; its probabilities are
-checked equal to the original's on the training rows, the test rows and the query). (A
-scikit-learn copy with re-expressed float32 thresholds, as before, cannot match the
-original: the new scale's float32 codes merge distinct data values far from the box.) Categorical features (Arrhythmia only) keep MACE's 0/1 per
-change, i.e. one category change costs :math:`2r` MADs, proximity above :math:`U`: the limit
-is the nearest counterfactual that changes only continuous features (eq. 8 does not count
-categorical changes). Two-valued numeric features (COMPAS's 0/1 flags) are treated as
-continuous, as the metric does. ``lower_bound`` (the MIP's dual bound, converted to eq. 8)
-is the limit when the time limit stops the solver before the proof. MACE's answer is
-re-checked by the *original* forest after :func:`align` (a value within one float32 step
-of a split can be coded on its other side by the original's scaling).
+feature gets the range :math:`R'_l = 2r\,\mathrm{MAD}_l` centred on the query (:math:`x_l
+\pm r` MADs), which makes MACE's l1 equal to the paper's proximity times :math:`|C| / (2r
+|T|)`. The radius is :math:`r = 1.01\,U |C|` with :math:`U` the proximity of a valid
+counterfactual (the best of ``method="pso"``'s five on the same query, re-checked): a point
+changing one feature by more than :math:`U|C|` MADs already has proximity above :math:`U`,
+so the box holds the optimum and the limit is exact. (A box from the data's ranges,
+:math:`R'_l = K\,\mathrm{MAD}_l` with :math:`K = \max_l R_l/\mathrm{MAD}_l`, as before
+2026-11-26 afternoon, made :math:`K` up to 9e5 on LSVT and 700 on Hill-Valley: the optimum's
+moves shrank to the solver's feasibility tolerance, the MIP reported objective and bound 0
+as "optimal", and split levels 1e-7 of a range apart merged.) The random forest is the
+*same*: its embedding (the float32 split tests as exact float64 ones,
+:func:`groupcf.embeddings.embedding_for`) with every threshold re-expressed on the new scale
+in float64, given to MACE as its own model (:func:`mad_model`; its probabilities are checked
+equal to the original's on the training rows, the test rows and the query). (A scikit-learn
+copy with re-expressed float32 thresholds, as before, cannot match the original: the new
+scale's float32 codes merge distinct data values far from the box.) An MLP (``--models
+mlp``): its ReLU embedding with the re-scaling folded into the first layer. Categorical
+features (Arrhythmia only) keep MACE's 0/1 per change, i.e. one category change costs
+:math:`2r` MADs, proximity above :math:`U`: the limit is the nearest counterfactual that
+changes only continuous features (eq. 8 does not count categorical changes). Two-valued
+numeric features (COMPAS's 0/1 flags) are treated as continuous, as the metric does.
+``lower_bound`` (the MIP's dual bound, converted to eq. 8) is the limit when the time limit
+stops the solver before the proof. MACE's answer is re-checked by the *original* forest
+after :func:`align` (a value within one float32 step of a split can be coded on its other
+side by the original's scaling).
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 import groupcf as gcf
-from groupcf.embeddings import embedding_for
+from groupcf.embeddings import ReLUNetwork, embedding_for
 from groupcf.embeddings.trees import TreeEnsemble
 
 
@@ -71,16 +72,21 @@ def mad_model(case, x: pd.Series, radius: float):
         raise RuntimeError("the re-scaled space does not have the same columns")
     a0, b0 = _linear(space)
     a1, b1 = _linear(new_space)
-    ens = embedding_for(case.pipe[-1])             # thresholds: the float32 tests as exact float64 ones
-    split = ens.feature >= 0
-    j = ens.feature[split]
-    thr = ens.threshold.copy()
-    thr[split] = (a0[j] + b0[j] * thr[split] - a1[j]) / b1[j]
-    forest = TreeEnsemble(ens.n_inputs, ens.feature, thr, ens.left, ens.right, ens.value, ens.roots,
-                          scale=ens.scale, base=ens.base, averaging=ens.averaging, name="re-scaled forest")
+    emb = embedding_for(case.pipe[-1])      # trees: the float32 tests as exact float64 ones
+    trees = emb.capabilities.leaf_cells
+    if trees:
+        split = emb.feature >= 0
+        j = emb.feature[split]
+        thr = emb.threshold.copy()
+        thr[split] = (a0[j] + b0[j] * thr[split] - a1[j]) / b1[j]
+        forest = TreeEnsemble(emb.n_inputs, emb.feature, thr, emb.left, emb.right, emb.value, emb.roots,
+                              scale=emb.scale, base=emb.base, averaging=emb.averaging, name="re-scaled forest")
+    else:                                   # a ReLU network: z_old = (a1 - a0 + b1 z_new) / b0 in layer 1
+        (W, b), *rest = emb.layers
+        forest = ReLUNetwork([(W * (b1 / b0)[None, :], b + W @ ((a1 - a0) / b0)), *rest])
     check = pd.concat([case.X_tr, case.X_te, x.to_frame().T])
     diff = np.abs(forest.proba(new_space.transform(check)) - case.pipe.predict_proba(check)[:, 1]).max()
-    if diff > 1e-12:
+    if diff > (1e-12 if trees else 1e-9):
         raise RuntimeError(f"the re-scaled forest differs from the original (max |dp| = {diff:g})")
     return forest, new_space, 2 * radius
 
@@ -90,8 +96,8 @@ BOX_SLACK = 1.01
 
 
 def mace_runner(case, limit: float):
-    if not case.model.startswith("rf"):
-        raise ImportError("mace-mad: random forests only")
+    if not case.model.startswith(("rf", "mlp")):
+        raise ImportError("mace-mad: random forests and MLPs only")
     from pso_protocol import per_cf_proximity, valid_rows
 
     n_cont = len([c for c in case.X_tr.columns if c not in set(case.cat)])
@@ -107,7 +113,8 @@ def mace_runner(case, limit: float):
                         progress=False)
         run.proven = bool(e.is_optimal)
         run.lower_bound = None if e.lower_bound is None else float(e.lower_bound) * to_eq8
-        cfs, run.note = align(case, forest, space, e.counterfactuals)
+        cfs, run.note = (align(case, forest, space, e.counterfactuals) if forest.capabilities.leaf_cells
+                         else (e.counterfactuals, ""))
         return cfs
     run.proven, run.lower_bound, run.note, run.upper = None, None, "", None
     return run

@@ -73,6 +73,24 @@ class SwarmModel:
         ``None`` for a black box or a model without them."""
         return None if self._clf is not None else self._embedding().path_splits(z)
 
+    def first_crossing(self, z: np.ndarray, d: np.ndarray, t_max: float) -> float | None:
+        """The smallest ``t`` in ``[0, t_max]`` where the encoded point ``z + t d`` reaches
+        the threshold, by the embedding's exact line search
+        (:meth:`~groupcf.embeddings.base.Embedding.first_crossing`); ``None`` when there
+        is none, for a black box or a model without an exact one (no
+        ``capabilities.line_search``)."""
+        if self._clf is not None:
+            return None
+        emb = self._embedding()
+        if not emb.capabilities.line_search:
+            return None
+        return emb.first_crossing(z, d, t_max, emb.score_threshold(self.threshold))
+
+    @property
+    def line_search(self) -> bool:
+        """Whether :meth:`first_crossing` is available (an exact line search)."""
+        return self._clf is None and bool(self._embedding().capabilities.line_search)
+
     def accepts(self, p: np.ndarray) -> np.ndarray:
         """Acceptance from probabilities; at threshold 0.5 a tie is a rejection (a
         scikit-learn classifier's ``predict`` takes the first class on a tie)."""
