@@ -32,11 +32,13 @@ side by the original's scaling).
 """
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pandas as pd
 
 import groupcf as gcf
-from groupcf.embeddings import ReLUNetwork, embedding_for
+from groupcf.embeddings import embedding_for
 from groupcf.embeddings.trees import TreeEnsemble
 
 
@@ -81,9 +83,12 @@ def mad_model(case, x: pd.Series, radius: float):
         thr[split] = (a0[j] + b0[j] * thr[split] - a1[j]) / b1[j]
         forest = TreeEnsemble(emb.n_inputs, emb.feature, thr, emb.left, emb.right, emb.value, emb.roots,
                               scale=emb.scale, base=emb.base, averaging=emb.averaging, name="re-scaled forest")
-    else:                                   # a ReLU network: z_old = (a1 - a0 + b1 z_new) / b0 in layer 1
-        (W, b), *rest = emb.layers
-        forest = ReLUNetwork([(W * (b1 / b0)[None, :], b + W @ ((a1 - a0) / b0)), *rest])
+    else:                                   # an MLP: z_old = (a1 - a0 + b1 z_new) / b0 folded into layer 1
+        mlp = copy.deepcopy(case.pipe[-1])
+        W = mlp.coefs_[0]
+        mlp.intercepts_[0] = mlp.intercepts_[0] + ((a1 - a0) / b0) @ W
+        mlp.coefs_[0] = W * (b1 / b0)[:, None]
+        forest = embedding_for(mlp)
     check = pd.concat([case.X_tr, case.X_te, x.to_frame().T])
     diff = np.abs(forest.proba(new_space.transform(check)) - case.pipe.predict_proba(check)[:, 1]).max()
     if diff > (1e-12 if trees else 1e-9):

@@ -31,8 +31,9 @@ included), in a ``Pipeline(FeatureSpace, clf)`` or bare with ``space=``.
    stay apart).
 
 5. **Model-aware local search** (``split_search``): crossings just past the split points
-   of a tree ensemble (:mod:`.splits`), or one-feature moves to the decision boundary of
-   a ReLU network by its exact line search (:mod:`.lines`), join the pool before the
+   of a tree ensemble (:mod:`.splits`), or, for a model without split points scored
+   through its embedding (a ReLU network: exact), one-feature moves to the decision
+   boundary by the embedding's line search (:mod:`.lines`), join the pool before the
    selection; only the embedding protocol is used, never the model's type.
 
 Every returned counterfactual is re-checked on raw rows with the user's model and
@@ -177,7 +178,7 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
             pool_cost.append(ca)
             pick, Z = _pick(box, pool_Z, pool_cost, n, prm)
         rounds[-1]["crossings"] = len(Pa)
-    elif prm.split_search and bb.line_search:     # networks: one-feature moves to the boundary
+    elif prm.split_search and bb.embedded:     # no split points (networks): one-feature moves to the boundary
         box = _line_box(box, bb, z0, order, mad_scale, prm)
         Pl = line_crossings(box, bb)
         if len(Pl):

@@ -1,8 +1,8 @@
 r"""Line crossings (issue 25): single-feature moves to just past the decision boundary,
-for models with an exact line search (:meth:`Embedding.first_crossing
-<groupcf.embeddings.base.Embedding.first_crossing>` with ``capabilities.line_search``:
-ReLU networks, linear models), the counterpart of :mod:`.splits` for models without
-split points.
+for models scored through an embedding without split points, by its line search
+(:meth:`Embedding.first_crossing <groupcf.embeddings.base.Embedding.first_crossing>`:
+exact for ReLU networks, a scan and bisection for others), the counterpart of
+:mod:`.splits`.
 
 Under the MAD-weighted l1 the swarm optimises, the nearest counterfactual of a model
 that is linear near the query moves *one* feature: the one with the largest
