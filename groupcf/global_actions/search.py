@@ -307,8 +307,10 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
         # the best single action by exact MIPs (a linear row per type; few types otherwise):
         # first whether one action covers everyone (small, lazy), else the max-coverage MIP
         single_mip = kk == 1 and (aspace.embedding.additive() is not None or aspace.n_types <= 50)
-        if single_mip and not full and not deadline.passed:
-            full = _one_for_all(aspace, mip, pool, master, coverable, m, _cap(deadline, exact.time_cap))
+        if single_mip and not full and not deadline.passed:     # the cheapest action covering all
+            _enter(aspace, pool, master, mip.cheapest(np.flatnonzero(coverable), _cap(deadline, exact.time_cap)).actions,
+                   "one-for-all")
+            full = _widest(pool, coverable, m) >= n_cov - 1e-9
         if single_mip and not full and not deadline.passed:
             # relaxed to τ - ε: its bound holds at τ
             res = mip.best(np.where(coverable, m, 0.0), time_limit=_cap(deadline, exact.time_cap),   # k's share
@@ -351,19 +353,6 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
     out.stats["levels"] = {lv.name: dict(calls=lv.stats.calls, hits=lv.stats.hits, time=round(lv.stats.time, 3))
                            for lv in levels}
     return out
-
-
-def _one_for_all(aspace, mip, pool, master, coverable, m, time_limit) -> bool:
-    """Whether one action covers every coverable type: the cheapest such action
-    (:meth:`ActionMIP.cheapest`, its coverage rows generated lazily, so it stays small at
-    thousands of types) joins the pool. When it exists the k = 1 bound is met and the
-    max-coverage MIP over every type (a big-M row per type: minutes at 10,000 people) is
-    not needed."""
-    res = mip.cheapest(np.flatnonzero(coverable), time_limit=time_limit)
-    if not res.actions:
-        return False
-    _enter(aspace, pool, master, res.actions, "one-for-all")
-    return _widest(pool, coverable, m) >= float(m[coverable].sum()) - 1e-9
 
 
 def _widest(pool, coverable, m) -> float:

@@ -1,6 +1,6 @@
-"""k = 1 asks first whether one action covers everyone coverable (``search._one_for_all``:
-the least-cost such action by lazy row generation) before the max-coverage MIP over every
-type, which took minutes at 10,000 people (BENCHMARKS.md, "Scale")."""
+"""k = 1 asks first whether one action covers everyone coverable (``ActionMIP.cheapest`` over
+every coverable type, rows added lazily) before the max-coverage MIP over every type, which
+took minutes at 10,000 people (BENCHMARKS.md, "Scale")."""
 from __future__ import annotations
 
 import itertools
@@ -12,12 +12,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
 import groupcf as gcf
-from groupcf.colgen.masters import MaxCoverageMaster
-from groupcf.colgen.pool import ColumnPool
 from groupcf.global_actions.actions import ActionSpace
 from groupcf.global_actions.pricing import ActionMIP
-from groupcf.global_actions.search import _one_for_all
 from groupcf.models import resolve_model
+from groupcf.solvers.base import Status
 
 
 def logit(X: pd.DataFrame) -> np.ndarray:
@@ -39,33 +37,30 @@ def pipe():
     return p
 
 
-def run(pipe, S):
+def cheapest(pipe, S):
     aspace = ActionSpace(resolve_model(pipe), S, Tmax=1)
-    mip, pool = ActionMIP(aspace), ColumnPool(aspace.n_types)
-    coverable = np.ones(aspace.n_types, bool)
-    master = MaxCoverageMaster(aspace.n_types, "highs", 1, active=coverable, weights=aspace.m)
-    return aspace, pool, _one_for_all(aspace, mip, pool, master, coverable, aspace.m, None)
+    return aspace, ActionMIP(aspace).cheapest(np.arange(aspace.n_types))
 
 
 def test_one_action_covering_everyone_is_found_and_is_the_cheapest(pipe):
     # u = 6, 7, 8 with v = 0: c -> yes (+0.5) covers all three; d -> yes (+0.3) only u = 8;
     # v + 10 (+0.1) nobody. The cheapest covering action is c -> yes (cost 1 each).
     S = pd.DataFrame({"u": [6.0, 7.0, 8.0], "c": "no", "d": "no", "v": 0}, index=["a", "b", "c"])
-    aspace, pool, full = run(pipe, S)
-    assert full
-    (col,) = pool.columns
-    assert col.cover.all()
-    act = col.payload
+    aspace, res = cheapest(pipe, S)
+    assert res.status == Status.OPTIMAL
+    (act,) = res.actions
     Zp, valid = aspace.apply(act, aspace.Z, aspace.codes)
     assert valid.all() and (aspace.embedding.score(Zp) >= aspace.tau).all()
     assert "c" in aspace.describe(act) and "yes" in aspace.describe(act), aspace.describe(act)
     np.testing.assert_allclose(aspace.costs(act), 1.0)
+    out = gcf.explain_global(S, pipe, Tmax=1, k=1, progress=False)
+    assert out.n_covered == 3 and out.is_optimal and out.mean_cost == pytest.approx(1.0)
 
 
 def test_no_single_action_covers_people_who_need_different_ones(pipe):
     # a (c = no, u = 6) needs c -> yes; b (c = yes already, u = 3) needs d -> yes: Tmax = 1
     S = pd.DataFrame({"u": [6.0, 3.0], "c": ["no", "yes"], "d": "no", "v": 0}, index=["a", "b"])
-    _, pool, full = run(pipe, S)
-    assert not full and not len(pool)
-    res = gcf.explain_global(S, pipe, Tmax=1, k=1, progress=False)
-    assert res.n_covered == 1 and res.curve["upper_bound"].tolist() == [1] and res.is_optimal
+    _, res = cheapest(pipe, S)
+    assert res.status == Status.INFEASIBLE and not res.actions
+    out = gcf.explain_global(S, pipe, Tmax=1, k=1, progress=False)
+    assert out.n_covered == 1 and out.curve["upper_bound"].tolist() == [1] and out.is_optimal
