@@ -119,7 +119,7 @@ class TrainedModel:
         :meth:`is_positive` from one pass of it (a pipeline's transforms run once; a
         tree ensemble's ``predict_proba`` is called once, its argmax standing for
         ``predict``)."""
-        m = self.model
+        m: Any = self.model
         if self.threshold == 0.5 and not isinstance(m, Embedding) and hasattr(m, "predict") \
                 and hasattr(m, "classes_") and hasattr(_final_step(m), "predict_proba"):
             # one pass of the pipeline's transforms; predict too unless the embedding
