@@ -304,8 +304,14 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
         full = prev is not None and prev.covered >= n_cov - 1e-9
         if kk == 1 and len(pool):          # or one pool column already does (e.g. a seed): no k=1 MIP
             full = _widest(pool, coverable, m) >= n_cov - 1e-9
-        if kk == 1 and not full and not deadline.passed and (aspace.embedding.additive() is not None or aspace.n_types <= 50):
-            # the best single action: one exact MIP (a linear row per type; few types otherwise),
+        # the best single action by exact MIPs (a linear row per type; few types otherwise):
+        # first whether one action covers everyone (small, lazy), else the max-coverage MIP
+        single_mip = kk == 1 and (aspace.embedding.additive() is not None or aspace.n_types <= 50)
+        if single_mip and not full and not deadline.passed:     # the cheapest action covering all
+            _enter(aspace, pool, master, mip.cheapest(np.flatnonzero(coverable), _cap(deadline, exact.time_cap)).actions,
+                   "one-for-all")
+            full = _widest(pool, coverable, m) >= n_cov - 1e-9
+        if single_mip and not full and not deadline.passed:
             # relaxed to τ - ε: its bound holds at τ
             res = mip.best(np.where(coverable, m, 0.0), time_limit=_cap(deadline, exact.time_cap),   # k's share
                            n_solutions=n_solutions, relaxed=True)
