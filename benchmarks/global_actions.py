@@ -126,6 +126,30 @@ def run_groupcf(S, pipe, rules, Tmax, k, time_limit, **opts):
                            "status": res.status.value}
 
 
+def explain_watched(S, pipe, **kwargs):
+    """``gcf.explain_global(S, pipe, progress=False, **kwargs)``, warnings silenced, with its
+    search watched: ``(result, seen)``, ``seen["aspace"]`` the action space and
+    ``seen["search"]`` the search's answer (the pool, every curve point's chosen columns),
+    which ``explain_global`` does not return."""
+    import groupcf.global_actions.api as api
+
+    seen = {}
+    search = api.search
+
+    def spy(aspace, *a, **kw):
+        out = search(aspace, *a, **kw)
+        seen.update(aspace=aspace, search=out)
+        return out
+    api.search = spy
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = gcf.explain_global(S, pipe, progress=False, **kwargs)
+    finally:
+        api.search = search
+    return res, seen
+
+
 def run_groupcf_curve(S, pipe, rules, Tmax, ks, time_limit, polish_curve=None, **opts):
     """One ``explain_global(k=max(ks))`` call, the whole curve: ``{k: (specs, seconds,
     own figures)}`` for every ``k`` in ``ks``.
@@ -138,26 +162,10 @@ def run_groupcf_curve(S, pipe, rules, Tmax, ks, time_limit, polish_curve=None, *
     re-checks them all the same. Every ``k`` carries the call's whole wall and CPU time
     (plus its own polish).
     """
-    import groupcf.global_actions.api as api
-
-    weights = scorer_weights(pipe, rules)
-    seen = {}
-    search = api.search
-
-    def spy(aspace, *a, **kw):
-        out = search(aspace, *a, **kw)
-        seen.update(aspace=aspace, search=out)
-        return out
     K = max(ks)
     t0, c0 = time.perf_counter(), time.process_time()
-    api.search = spy
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            res = gcf.explain_global(S, pipe, Tmax=Tmax, k=K, cost=weights, time_limit=time_limit, progress=False,
-                                     **opts)
-    finally:
-        api.search = search
+    res, seen = explain_watched(S, pipe, Tmax=Tmax, k=K, cost=scorer_weights(pipe, rules), time_limit=time_limit,
+                                **opts)
     dt, cpu = time.perf_counter() - t0, time.process_time() - c0
     points = {p.k: p for p in seen["search"].curve}
     out = {}

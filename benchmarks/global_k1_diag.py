@@ -84,22 +84,7 @@ def pool_report(S, pipe, Tmax, cost, time_limit, globece=None) -> None:
     """``explain_global(k=1, polish=False)`` watched: where its column comes from, the pool
     columns covering every coverable person and their cheapest, and whether GLOBE-CE's
     action (a ``set``/``shift`` spec) is in the pool."""
-    import groupcf.global_actions.api as api
-
-    seen = {}
-    search = api.search
-
-    def spy(aspace, *a, **kw):
-        out = search(aspace, *a, **kw)
-        seen.update(aspace=aspace, search=out)
-        return out
-    api.search = spy
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            gcf.explain_global(S, pipe, Tmax=Tmax, k=1, cost=cost, time_limit=time_limit, progress=False, polish=False)
-    finally:
-        api.search = search
+    _, seen = ga.explain_watched(S, pipe, Tmax=Tmax, k=1, cost=cost, time_limit=time_limit, polish=False)
     aspace, res = seen["aspace"], seen["search"]
     pool, m = res.pool, aspace.m
     full = float(m[res.coverable].sum())

@@ -1,21 +1,34 @@
-"""The limits beside MD-PSO in ``benchmarks/pso.py evaluate``: the exact nearest
-counterfactual under the paper's MAD-scaled l1 (``mace-mad``) and DiCE (``dice-random``,
-``dice-genetic``).
+r"""The limits beside MD-PSO in ``benchmarks/pso.py evaluate``: the exact nearest counterfactual
+under the paper's MAD-scaled l1 (``mace-mad``) and DiCE (``dice-random``, ``dice-genetic``).
 
-**mace-mad.** MACE's l1 is the mean over all features of :math:`|\\Delta_l| / R_l` (``R_l`` the
-range the FeatureSpace scales by); the paper's proximity (eq. 8) is the mean over the
-continuous features of :math:`|\\Delta_l| / \\mathrm{MAD}_l`. Giving every continuous feature
-the range :math:`R'_l = K\\,\\mathrm{MAD}_l` (from its training minimum; :math:`K = \\max_l
-R_l / \\mathrm{MAD}_l`, so :math:`R'_l \\ge R_l` and the plausibility box contains the data's)
-makes MACE's l1 equal to the paper's proximity times :math:`|C| / (K |T|)`. The random forest
-is the *same*: a copy whose split thresholds are re-expressed on the new scale
-(:func:`mad_pipeline`; its probabilities are checked equal to the original's on the training
-rows and the queries). A forest is constant beyond its outermost thresholds, which lie within
-the data, so the wider box never helps the optimum. Categorical features (Arrhythmia only)
-keep MACE's 0/1 per change, i.e. one category change costs as much as K MADs of one
-continuous feature, and are not part of eq. 8. Two-valued numeric features (COMPAS's 0/1
-flags) are treated as continuous, as the metric does. ``lower_bound`` (the MIP's dual bound,
-converted to eq. 8) is the limit when the time limit stops the solver before the proof.
+**mace-mad.** MACE's l1 is the mean over all features of :math:`|\Delta_l| / R_l` (``R_l``
+the range the FeatureSpace scales by); the paper's proximity (eq. 8) is the mean over the
+continuous features of :math:`|\Delta_l| / \mathrm{MAD}_l`. Per query, every continuous
+feature gets the range :math:`R'_l = 2r\,\mathrm{MAD}_l` centred on the query (:math:`x_l
+\pm r` MADs), which makes MACE's l1 equal to the paper's proximity times :math:`|C| / (2r
+|T|)`. The radius is :math:`r = 1.01\,U |C|` with :math:`U` the proximity of a valid
+counterfactual (the best of ``method="pso"``'s five on the same query, re-checked): a point
+changing one feature by more than :math:`U|C|` MADs already has proximity above :math:`U`,
+so the box holds the optimum and the limit is exact. (A box from the data's ranges,
+:math:`R'_l = K\,\mathrm{MAD}_l` with :math:`K = \max_l R_l/\mathrm{MAD}_l`, as before
+2026-11-26 afternoon, made :math:`K` up to 9e5 on LSVT and 700 on Hill-Valley: the optimum's
+moves shrank to the solver's feasibility tolerance, the MIP reported objective and bound 0
+as "optimal", and split levels 1e-7 of a range apart merged.) The random forest is the
+*same*: its embedding (the float32 split tests as exact float64 ones,
+:func:`groupcf.embeddings.embedding_for`) with every threshold re-expressed on the new scale
+in float64, given to MACE as its own model (:func:`mad_model`; its probabilities are checked
+equal to the original's on the training rows, the test rows and the query). (A scikit-learn
+copy with re-expressed float32 thresholds, as before, cannot match the original: the new
+scale's float32 codes merge distinct data values far from the box.) An MLP (``--models
+mlp``): its ReLU embedding with the re-scaling folded into the first layer. Categorical
+features (Arrhythmia only) keep MACE's 0/1 per change, i.e. one category change costs
+:math:`2r` MADs, proximity above :math:`U`: the limit is the nearest counterfactual that
+changes only continuous features (eq. 8 does not count categorical changes). Two-valued
+numeric features (COMPAS's 0/1 flags) are treated as continuous, as the metric does.
+``lower_bound`` (the MIP's dual bound, converted to eq. 8) is the limit when the time limit
+stops the solver before the proof. MACE's answer is re-checked by the *original* forest
+after :func:`align` (a value within one float32 step of a split can be coded on its other
+side by the original's scaling).
 """
 from __future__ import annotations
 
@@ -23,9 +36,10 @@ import copy
 
 import numpy as np
 import pandas as pd
-from sklearn.pipeline import make_pipeline
 
 import groupcf as gcf
+from groupcf.embeddings import embedding_for
+from groupcf.embeddings.trees import TreeEnsemble
 
 
 def _linear(space, cols_of_feature=None):
@@ -42,112 +56,138 @@ def _linear(space, cols_of_feature=None):
     return a, b
 
 
-def _threshold(zo: np.ndarray, zn: np.ndarray, t: float, mapped: float) -> float:
-    """The split ``t`` on the old float32 codes ``zo`` (sorted, distinct) re-expressed on the
-    new codes ``zn`` of the same values: ``mapped`` unless it would send a data value the
-    other way (trees compare float32 inputs; sklearn may place a threshold on a value's
-    float32 code), then the midpoint of the new codes around the split."""
-    k = int(np.searchsorted(zo, t, side="right"))          # values going left
-    lo = float(zn[k - 1]) if k > 0 else -np.inf
-    hi = float(zn[k]) if k < len(zn) else np.inf
-    if lo <= mapped < hi:
-        return float(mapped)
-    if np.isfinite(lo) and np.isfinite(hi):
-        return (lo + hi) / 2
-    return lo if np.isfinite(lo) else hi - abs(hi) * 1e-6 - 1e-9
-
-
-def mad_pipeline(case):
-    """``(pipeline, K)``: the case's random forest behind a FeatureSpace whose continuous
-    ranges are ``K`` x the metric's MAD (module docstring)."""
+def mad_model(case, x: pd.Series, radius: float):
+    """``(forest, space, c)``: the case's random forest as a float64
+    :class:`~groupcf.embeddings.trees.TreeEnsemble` behind a FeatureSpace whose continuous
+    features span ``x +- radius`` MADs (range ``c = 2 radius`` MADs; module docstring)."""
     space = case.pipe[0]
-    rf = case.pipe[-1]
     cont = [f.name for f in space if f.name not in set(case.cat) and f.encoding in ("continuous", "binary")]
-    s = case.mad[cont]
-    R = pd.Series({f.name: (f.high - f.low) if f.encoding == "continuous"
-                   else abs(float(f.categories[1]) - float(f.categories[0])) for f in space if f.name in cont})
-    K = float((R / s).max())
-    lows = {f.name: (f.low if f.encoding == "continuous" else float(min(f.categories))) for f in space if f.name in cont}
-    top = case.X_tr.iloc[[0]].copy()
-    for c in cont:
-        top[c] = lows[c] + K * float(s[c])
     kinds = dict(space.kinds or {})
     kinds.update({c: "numeric" for c in cont})
     new_space = gcf.FeatureSpace(immutable=space.immutable, increase_only=space.increase_only, kinds=kinds,
-                                 numeric="passthrough").fit(pd.concat([case.X_tr, top]))
+                                 numeric="passthrough").fit(case.X_tr)
+    for f in new_space:
+        if f.name in cont:
+            r = radius * float(case.mad[f.name])
+            f.low, f.high = float(x[f.name]) - r, float(x[f.name]) + r
     if new_space.n_features_out_ != space.n_features_out_:
         raise RuntimeError("the re-scaled space does not have the same columns")
     a0, b0 = _linear(space)
     a1, b1 = _linear(new_space)
-    check = pd.concat([case.X_tr, case.X_te])
-    Zo, Zn = space.transform(check).astype(np.float32), new_space.transform(check).astype(np.float32)
-    codes = {}
-    for j in range(Zo.shape[1]):
-        _, first = np.unique(Zo[:, j], return_index=True)      # sorted distinct old codes
-        codes[j] = (Zo[first, j], Zn[first, j])
-    forest = copy.deepcopy(rf)
-    for est in forest.estimators_:
-        t = est.tree_
-        node = np.flatnonzero(t.feature >= 0)
-        t.threshold[node] = [_threshold(*codes[j], th, (a0[j] + b0[j] * th - a1[j]) / b1[j])
-                             for j, th in zip(t.feature[node], t.threshold[node])]
-    pipe = make_pipeline(new_space, forest)
-    diff = np.abs(pipe.predict_proba(check) - case.pipe.predict_proba(check)).max()
-    if diff > 1e-12:
+    emb = embedding_for(case.pipe[-1])      # trees: the float32 tests as exact float64 ones
+    trees = emb.capabilities.leaf_cells
+    if trees:
+        split = emb.feature >= 0
+        j = emb.feature[split]
+        thr = emb.threshold.copy()
+        thr[split] = (a0[j] + b0[j] * thr[split] - a1[j]) / b1[j]
+        forest = TreeEnsemble(emb.n_inputs, emb.feature, thr, emb.left, emb.right, emb.value, emb.roots,
+                              scale=emb.scale, base=emb.base, averaging=emb.averaging, name="re-scaled forest")
+    else:                                   # an MLP: z_old = (a1 - a0 + b1 z_new) / b0 folded into layer 1
+        mlp = copy.deepcopy(case.pipe[-1])
+        W = mlp.coefs_[0]
+        mlp.intercepts_[0] = mlp.intercepts_[0] + ((a1 - a0) / b0) @ W
+        mlp.coefs_[0] = W * (b1 / b0)[:, None]
+        forest = embedding_for(mlp)
+    check = pd.concat([case.X_tr, case.X_te, x.to_frame().T])
+    diff = np.abs(forest.proba(new_space.transform(check)) - case.pipe.predict_proba(check)[:, 1]).max()
+    if diff > (1e-12 if trees else 1e-9):
         raise RuntimeError(f"the re-scaled forest differs from the original (max |dp| = {diff:g})")
-    n_cont = len([c for c in case.X_tr.columns if c not in set(case.cat)])
-    return pipe, K * len(space) / n_cont
+    return forest, new_space, 2 * radius
+
+
+#: the box's half-width is this times the PSO upper bound's total MAD change (> 1: slack)
+BOX_SLACK = 1.01
 
 
 def mace_runner(case, limit: float):
-    if not case.model.startswith("rf"):
-        raise ImportError("mace-mad: random forests only")
-    pipe, to_eq8 = mad_pipeline(case)
+    if not case.model.startswith(("rf", "mlp")):
+        raise ImportError("mace-mad: random forests and MLPs only")
+    from pso_protocol import per_cf_proximity, valid_rows
+
+    n_cont = len([c for c in case.X_tr.columns if c not in set(case.cat)])
 
     def run(x, i):
-        e = gcf.explain(x, pipe, method="mace", distance="l1", time_limit=max(1.0, limit / 2), progress=False)
+        pso = gcf.explain(x, case.pipe, method="pso", data=case.X_tr, n=5, random_state=i, progress=False)
+        good = valid_rows(case, x, pso.counterfactuals)
+        run.upper = float(per_cf_proximity(x, good, case.mad, case.cat).min())
+        radius = BOX_SLACK * run.upper * n_cont
+        forest, space, c = mad_model(case, x, radius)
+        to_eq8 = c * len(case.pipe[0]) / n_cont
+        e = gcf.explain(x, forest, space=space, method="mace", distance="l1", time_limit=max(1.0, limit / 2),
+                        progress=False)
         run.proven = bool(e.is_optimal)
         run.lower_bound = None if e.lower_bound is None else float(e.lower_bound) * to_eq8
-        cfs, run.note = off_band(case, x, e.counterfactuals)
+        cfs, run.note = (align(case, forest, space, e.counterfactuals) if forest.capabilities.leaf_cells
+                         else (e.counterfactuals, ""))
         return cfs
-    run.proven, run.lower_bound, run.note = None, None, ""
+    run.proven, run.lower_bound, run.note, run.upper = None, None, "", None
     return run
 
 
-#: steps (in units of a feature's training range) tried to move a changed feature further
-#: from the query when the original forest rejects the MIP's answer
-BAND_STEPS = (1e-7, 1e-6, 1e-5, 1e-4)
+def _diverging(old, forest, root: int, zo: np.ndarray, zn: np.ndarray) -> tuple[int, bool] | None:
+    """The first node where the scikit-learn tree ``old`` on float32 codes ``zo`` and its
+    re-scaled copy in ``forest`` (nodes from ``root`` on, in the same order) on ``zn`` part
+    ways: ``(node, the copy goes right)``, or ``None``."""
+    to, k = old.tree_, 0
+    while to.feature[k] >= 0:
+        j = to.feature[k]
+        ro, rn = zo[j] > to.threshold[k], zn[j] > forest.threshold[root + k]
+        if ro != rn:
+            return k, bool(rn)
+        k = to.children_right[k] if ro else to.children_left[k]
+    return None
 
 
-def off_band(case, x: pd.Series, cfs: pd.DataFrame | None) -> tuple[pd.DataFrame | None, str]:
-    """The MIP's counterfactuals as the *original* forest sees them: MACE's answer sits
-    just past a split threshold of the re-scaled forest, and a value within float32
-    rounding of a threshold can fall on the other side of the original's (trees compare
-    float32 inputs; the two scalings round differently). A row the original rejects has
-    each changed non-integer feature moved further from the query by the first of
-    :data:`BAND_STEPS` x its training range that the original accepts (proximity grows by
-    at most that much per feature); a row no step fixes is left as it is (the
-    re-check then drops it). Returns the rows and a note of how many were moved."""
+def align(case, forest, space, cfs: pd.DataFrame | None, passes: int = 5) -> tuple[pd.DataFrame | None, str]:
+    """The MIP's counterfactuals moved onto the *original* forest's side of every split.
+
+    MACE's answer (for the re-scaled float64 ``forest`` behind ``space``) sits just past
+    a split; the original codes the raw value as a float32, and a value within float
+    rounding of the split can land on its other side there. For each tree where the two
+    reach different leaves, at the first node where they part, the value is set to the
+    original's nearest float32 code on the re-scaled forest's side (a move of at most one
+    float32 step of the original's scaling, ``6e-8`` of the feature's training range).
+    Repeated until the trees agree (at most ``passes`` rounds). Returns the rows and a
+    note of how many were moved."""
     if cfs is None or not len(cfs):
         return cfs, ""
+    old_space = case.pipe[0]
+    by_col = {int(f.columns[0]): f for f in old_space if f.encoding == "continuous"}
     cols = list(case.X_tr.columns)
     cfs = cfs[cols].astype(float).reset_index(drop=True)
-    ok = case.pipe.predict(cfs) == 1
     moved = 0
-    R = (case.X_tr.max() - case.X_tr.min()).replace(0, 1.0)
-    frac = case.X_tr.apply(lambda c: bool((c % 1 != 0).any()))
-    for r in np.flatnonzero(~ok):
-        d = cfs.iloc[r].to_numpy() - x[cols].to_numpy(float)
-        free = (np.abs(d) > 1e-12) & frac.to_numpy() & ~np.isin(cols, case.imm)
-        for step in BAND_STEPS:
-            cand = cfs.iloc[[r]].copy()
-            cand.iloc[0, free] = cfs.iloc[r].to_numpy()[free] + np.sign(d[free]) * step * R.to_numpy()[free]
-            if case.pipe.predict(cand)[0] == 1:
-                cfs.iloc[r] = cand.iloc[0]
-                moved += 1
+    for r in range(len(cfs)):
+        row = cfs.iloc[[r]].copy()
+        changed = False
+        for _ in range(passes):
+            zo = old_space.transform(row).astype(np.float32)[0]
+            zn = space.transform(row)[0]
+            fixes: dict[str, float] = {}
+            for old, root in zip(case.pipe[-1].estimators_, forest.roots):
+                hit = _diverging(old, forest, int(root), zo, zn)
+                if hit is None:
+                    continue
+                k, right = hit
+                f = by_col.get(int(old.tree_.feature[k]))
+                if f is None:           # a one-hot or 0/1 column: coded alike in both spaces
+                    continue
+                t64 = old.tree_.threshold[k]
+                t = np.float32(t64)
+                if right:                                   # smallest code > t
+                    c = t if float(t) > t64 else np.nextafter(t, np.float32(np.inf))
+                else:                                       # largest code <= t
+                    c = t if float(t) <= t64 else np.nextafter(t, np.float32(-np.inf))
+                fixes[f.name] = f.low + (f.high - f.low) * float(c)
+            if not fixes:
                 break
-    return cfs, (f"{moved} of {int((~ok).sum())} rejected by the original forest moved off the split band"
-                 if (~ok).any() else "")
+            for name, v in fixes.items():
+                row[name] = v
+            changed = True
+        if changed:
+            cfs.iloc[r] = row.iloc[0]
+            moved += 1
+    return cfs, (f"{moved} of {len(cfs)} moved onto the original forest's side of a split" if moved else "")
 
 
 class _FloatModel:

@@ -57,11 +57,10 @@ def table(q: pd.DataFrame, paper: pd.DataFrame | None, keys=("dataset", "method"
 
 def limit_table(pso: pd.DataFrame, mace: pd.DataFrame) -> str:
     """PSO's best of n ÷ the exact optimum on the queries both ran. The optimum of a proven
-    query is the MIP's bound (equal to its objective within the gap): MACE's answer itself is
-    moved off a split band when the original forest rejects it (``pso_limit.off_band``,
-    up to 1e-4 of a feature's range per changed feature, tens of MADs on LSVT), so its
-    proximity overstates the optimum. A proven query whose bound is 0 is left out (its
-    bound was not recorded). Unproven: best ÷ the bound (an upper bound on the ratio)."""
+    query is the MIP's bound (equal to its objective within the gap; MACE's answer, moved
+    onto the original forest's side of its splits by ``pso_limit.align``, is re-checked and
+    its proximity agrees to float32 steps). Unproven: best ÷ the bound (an upper bound on
+    the ratio)."""
     m = mace[["dataset", "split", "seed", "query", "proximity", "lower_bound", "proven", "status", "time", "valid"]]
     j = pso[pso.valid > 0].merge(m, on=["dataset", "split", "seed", "query"], suffixes=("", "_mace"))
     lines = ["| dataset | queries | MACE proven (bound > 0) | median exact optimum (proven) | median PSO best of 5 | "

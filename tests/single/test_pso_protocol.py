@@ -95,28 +95,57 @@ def test_score_and_choose(bench):
     assert bench.choose(s, max_time=3.0) == "B"
 
 
-def test_off_band_moves_a_threshold_answer_just_past_it_for_the_original_model(bench):
-    """A MIP answer sitting on the original tree's threshold (``x <= t`` goes left, the
-    rejected side) is moved just past it on its changed non-integer feature only; rows
-    the model accepts, immutable and integer features stay as they are."""
-    from sklearn.tree import DecisionTreeClassifier
+def _heavy(n=240, seed=0):
+    """Toy data with a heavy-tailed column (range / MAD in the thousands, as on LSVT)."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": rng.standard_cauchy(n) * 1e3, "b": rng.normal(size=n), "c": rng.normal(size=n) * 1e-4})
+    X["k"] = rng.integers(0, 3, n).astype(float)
+    y = pd.Series((np.tanh(X.a / 1e3) + X.b + 2e3 * X.c + 0.3 * X.k > 0.8).astype(int))
+    return X, y, ["k"], [], []
 
-    X = pd.DataFrame({"a": np.linspace(0.0, 1.0, 21) + 0.01, "n": np.arange(21.0) % 3, "i": np.ones(21)})
-    y = (X.a > 0.5).astype(int)
-    tree = DecisionTreeClassifier(random_state=0).fit(X, y)
-    t = float(tree.tree_.threshold[0])
-    assert tree.tree_.feature[0] == 0
-    case = SimpleNamespace(X_tr=X, pipe=tree, imm=["i"])
-    x = pd.Series({"a": 0.2, "n": 0.0, "i": 1.0})
-    on = np.float32(t)                                  # the tree reads float32: on its threshold
-    on = float(on if float(on) <= t else np.nextafter(on, np.float32(-1)))
-    cfs = pd.DataFrame({"a": [on, 0.9], "n": [2.0, 3.0], "i": [1.0, 1.0]})
-    assert list(tree.predict(cfs)) == [0, 1]
-    out, note = bench.off_band(case, x, cfs)
-    assert list(tree.predict(out)) == [1, 1]
-    assert t < out.a[0] <= t + 1e-4 * (X.a.max() - X.a.min())       # just past, on the far side
-    assert out.n[0] == 2.0 and out.i[0] == 1.0                        # integer / immutable: untouched
-    pd.testing.assert_series_equal(out.iloc[1], cfs.iloc[1])
-    assert note.startswith("1 of 1")
-    same, note = bench.off_band(case, x, cfs.iloc[[1]])
-    assert note == "" and same.a[0] == 0.9
+
+def test_align_puts_the_answer_on_the_original_forests_side_of_every_split(bench):
+    """Values within one float32 step of the original forest's splits: the re-scaled
+    float64 forest (:func:`mad_model`) sends some of them the other way; after
+    :func:`align` both forests reach the same leaf in every tree."""
+    case = bench.Case("toy", _heavy(), 0, 0, "rf100")
+    x = case.queries("eval", 1).iloc[0]
+    forest, space, c = bench.mad_model(case, x, 3.0)
+    assert c == 6.0
+    old_space, rows = case.pipe[0], []
+    for est in case.pipe[-1].estimators_[:20]:
+        t = est.tree_
+        for node in np.flatnonzero(t.feature >= 0)[:5]:
+            f = next(f for f in old_space if t.feature[node] in f.columns)
+            if f.encoding != "continuous":
+                continue
+            raw = f.low + (f.high - f.low) * t.threshold[node]
+            for k in np.linspace(-3, 3, 13):      # around the split, within float32 steps of it
+                r = x.copy()
+                r[f.name] = raw * (1 + k * 2.0 ** -25) if raw else k * 1e-12
+                rows.append(r)
+    cfs = pd.DataFrame(rows).reset_index(drop=True)
+
+    def disagree(frame):
+        zo = old_space.transform(frame).astype(np.float32)
+        leaves = forest.apply(space.transform(frame)) - forest.roots[None, :]
+        return sum(int((o.apply(zo) != leaves[:, k]).sum()) for k, o in enumerate(case.pipe[-1].estimators_))
+
+    assert disagree(cfs) > 0                           # the defect align repairs
+    out, note = bench.align(case, forest, space, cfs)
+    assert disagree(out) == 0 and note
+    rng = np.array([f.high - f.low if f.encoding == "continuous" else 0.0 for f in old_space])
+    assert (np.abs(out.to_numpy() - cfs.to_numpy()) <= 2.0 ** -22 * rng).all()   # float32 steps of the range
+
+
+def test_mace_limit_is_proven_positive_and_accepted_by_the_original_forest(bench):
+    """The exact limit on a heavy-tailed toy case: proven, its bound positive and equal to
+    the accepted answer's proximity, and no larger than the PSO point that sets the box."""
+    case = bench.Case("toy", _heavy(), 1, 0, "rf100")
+    run = bench.mace_runner(case, 40.0)
+    for i, (_, x) in enumerate(case.queries("eval", 3).iterrows()):
+        good = bench.valid_rows(case, x, run(x, i))
+        assert len(good) == 1 and run.proven and run.lower_bound > 0
+        prox = bench.per_cf_proximity(x, good, case.mad, case.cat)[0]
+        assert prox == pytest.approx(run.lower_bound, rel=1e-5)
+        assert run.lower_bound <= run.upper * (1 + 1e-6)       # (the MIP gap)

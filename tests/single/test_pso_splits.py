@@ -1,5 +1,5 @@
 """The threshold-aware search (groupcf.single.pso.splits): crossings just past a split point
-of a tree ensemble; nothing for models without split points."""
+of a tree ensemble; nothing for black boxes."""
 from __future__ import annotations
 
 import numpy as np
@@ -36,12 +36,14 @@ def test_split_search_finds_the_smallest_crossing_just_past_a_threshold():
     assert e.stats["rounds"][-1]["crossings"] >= 1
 
 
-def test_split_search_is_a_no_op_for_models_without_split_points(pso_rf):
-    from sklearn.neural_network import MLPClassifier
+def test_split_search_is_a_no_op_for_models_without_split_points_or_line_search(pso_rf):
+    """A black box (no embedding: no split points, no exact line search): the swarm alone
+    either way (networks get line crossings: ``test_pso_lines.py``)."""
+    from sklearn.neighbors import KNeighborsClassifier
 
     X, y, _, _ = pso_rf
     space = gcf.FeatureSpace(numeric="passthrough", immutable=["f2", "color"], increase_only=["count", "level"])
-    pipe = make_pipeline(space, MLPClassifier((8,), max_iter=300, random_state=0)).fit(X, y)
+    pipe = make_pipeline(space, KNeighborsClassifier(15)).fit(X, y)
     x = X[pipe.predict(X) == 0].iloc[0]
     a = gcf.explain(x, pipe, method="pso", data=X, n=2, random_state=0, progress=False, split_search=True)
     b = gcf.explain(x, pipe, method="pso", data=X, n=2, random_state=0, progress=False, split_search=False)

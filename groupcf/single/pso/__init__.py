@@ -30,6 +30,12 @@ included), in a ``Pipeline(FeatureSpace, clf)`` or bare with ``space=``.
    halve its own changes while the model still accepts, the score drops and the points
    stay apart).
 
+5. **Model-aware local search** (``split_search``): crossings just past the split points
+   of a tree ensemble (:mod:`.splits`), or, for a model without split points scored
+   through its embedding (a ReLU network: exact), one-feature moves to the decision
+   boundary by the embedding's line search (:mod:`.lines`), join the pool before the
+   selection; only the embedding protocol is used, never the model's type.
+
 Every returned counterfactual is re-checked on raw rows with the user's model and
 against immutable / increase-only rules. No valid point in the largest box with every
 actionable feature active raises :class:`~groupcf.exceptions.NoCounterfactualError`.
@@ -58,6 +64,7 @@ from ...solvers.base import Status
 from ..decode import decode
 from .box import Box
 from .iv import information_value, rank_features
+from .lines import line_crossings
 from .model import SwarmModel
 from .params import PSOOptions
 from .select import polish, select_diverse, unique_rows
@@ -171,6 +178,15 @@ def explain_pso(x, model, *, data=None, n: int = 5, space=None, threshold: float
             pool_cost.append(ca)
             pick, Z = _pick(box, pool_Z, pool_cost, n, prm)
         rounds[-1]["crossings"] = len(Pa)
+    elif prm.split_search and bb.embedded:     # no split points (networks): one-feature moves to the boundary
+        box = _line_box(box, bb, z0, order, mad_scale, prm)
+        Pl = line_crossings(box, bb)
+        if len(Pl):
+            Zl, cl = unique_rows(box.full(Pl), _costs(box, Pl, prm), box.cols)
+            pool_Z.append(Zl)
+            pool_cost.append(cl)
+            pick, Z = _pick(box, pool_Z, pool_cost, n, prm)
+        rounds[-1]["crossings"] = len(Pl)
     if len(Z) == 0:
         top = max(r["best_proba"] for r in rounds)
         raise NoCounterfactualError(
@@ -220,6 +236,21 @@ def _split_box(box, bb, z0, order, mad_scale, prm):
         mad = prm.scale == "mad"
         box = Box(bb.space, z0, order, prm.max_epsilon, prm.change_tol, mad_scale if mad else None, mad_units=mad)
     return box, box_splits(box, points)
+
+
+def _line_box(box, bb, z0, order, mad_scale, prm):
+    """The box of the line crossings and the polish: every actionable feature over its
+    whole range with ``ascent_scope="all"``, else the swarm's last box."""
+    if prm.ascent_scope != "all":
+        return box
+    mad = prm.scale == "mad"
+    return Box(bb.space, z0, order, prm.max_epsilon, prm.change_tol, mad_scale if mad else None, mad_units=mad)
+
+
+def _costs(box, P, prm):
+    """The objective of accepted points ``P`` (box columns)."""
+    l2, l3 = box.terms(P)
+    return prm.w_proximity * l2 + prm.w_sparsity * l3
 
 
 def _pick(box, pool_Z, pool_cost, n, prm):

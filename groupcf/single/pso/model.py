@@ -73,6 +73,21 @@ class SwarmModel:
         ``None`` for a black box or a model without them."""
         return None if self._clf is not None else self._embedding().path_splits(z)
 
+    def first_crossing(self, z: np.ndarray, d: np.ndarray, t_max: float) -> float | None:
+        """The smallest ``t`` in ``[0, t_max]`` where the encoded point ``z + t d`` reaches
+        the threshold, by the embedding's line search
+        (:meth:`~groupcf.embeddings.base.Embedding.first_crossing`: exact for ReLU networks,
+        a scan and bisection otherwise); ``None`` when there is none or for a black box."""
+        if self._clf is not None:
+            return None
+        emb = self._embedding()
+        return emb.first_crossing(z, d, t_max, emb.score_threshold(self.threshold))
+
+    @property
+    def embedded(self) -> bool:
+        """Whether the model is scored through its embedding (not a black box)."""
+        return self._clf is None
+
     def accepts(self, p: np.ndarray) -> np.ndarray:
         """Acceptance from probabilities; at threshold 0.5 a tie is a rejection (a
         scikit-learn classifier's ``predict`` takes the first class on a tie)."""

@@ -73,8 +73,11 @@ class PSOOptions(Options):
         After selection, undo changes greedily while the model still accepts the point
         and the selection score improves.
     split_search : bool, default True
-        Where the model exposes split points (tree ensembles), add greedy single-feature
-        moves to just past a split point, and polish towards them.
+        The model-aware local search: where the model exposes split points (tree
+        ensembles), add greedy single-feature moves to just past a split point, and polish
+        towards them; where it has an exact line search instead (ReLU networks), add each
+        one-feature move from the query to just past the decision boundary
+        (:mod:`~groupcf.single.pso.lines`).
     ascents : int, default 5
         Greedy crossing searches from the query with ``split_search`` (at most ``n``).
     ascent_scope : {"all", "box"}, default "all"
@@ -172,7 +175,11 @@ class PSOOptions(Options):
     its embedding), greedy single-feature moves to just past a split point from the query
     add counterfactuals to the pool, and the polish also tries moving each changed
     feature back to just past each split point it crosses
-    (:mod:`~groupcf.single.pso.splits`); no effect for other models. ``ascents``: how
+    (:mod:`~groupcf.single.pso.splits`); for a ReLU network (no split points, an exact
+    line search through its embedding) the one-feature moves from the query to the
+    decision boundary join the pool instead (:mod:`~groupcf.single.pso.lines`; 2026-11-26
+    afternoon: on Hill-Valley's MLP the best of five is then the exact optimum under the
+    MAD-l1, where the swarm alone was 1.5-3 times it); no effect for black boxes. ``ascents``: how
     many distinct crossings to look for (at most ``n``, in at most twice as many greedy
     searches from the query: the first takes the best gain per unit of distance at each
     step, each of the next ones the same with one feature of the first crossing banned,
