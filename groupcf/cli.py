@@ -40,7 +40,7 @@ def _common(p: argparse.ArgumentParser, *, tmax_help: str) -> None:
     p.add_argument("--solver", default="highs", help="optimisation backend: highs (default), gurobi, pyomo")
     p.add_argument("--time-limit", type=float, default=None, help="seconds (default: no limit)")
     p.add_argument("--threshold", type=float, default=0.5, help="probability from which a row is accepted")
-    p.add_argument("--index-col", default=None, help="column of --data to use as row identifier")
+    p.add_argument("--index-col", default=None, help="column of --data (name or 0-based position) to use as row identifier")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -95,9 +95,14 @@ def read_table(path, index_col=None):
         raise InvalidInputError(f"data file not found: {path}")
     X = pd.read_parquet(path) if path.suffix in (".parquet", ".pq") else pd.read_csv(path)
     if index_col is not None:
+        if index_col not in X.columns and str(index_col).isdigit() and int(index_col) < X.shape[1]:
+            index_col = X.columns[int(index_col)]      # a position, as pandas' index_col takes
         if index_col not in X.columns:
-            raise InvalidInputError(f"unknown column {index_col!r} in {path}")
+            raise InvalidInputError(f"unknown column {index_col!r} in {path}: give a name of "
+                                    f"{list(X.columns)} or a position 0 … {X.shape[1] - 1}")
         X = X.set_index(index_col)
+        if str(X.index.name).startswith("Unnamed: "):   # pandas' name for to_csv's unnamed index
+            X.index.name = None
     return X
 
 

@@ -212,3 +212,15 @@ def test_explain_a_column_transformer_pipeline(cli, files, tmp_path):
     assert r.returncode == 0, r.stderr
     t = pd.read_parquet(tmp_path / "o.parquet")
     assert len(t) == 3 and t["found"].all()
+
+
+def test_index_col_is_a_name_or_a_position(tmp_path):
+    from groupcf.cli import read_table
+    from groupcf.exceptions import InvalidInputError
+
+    pd.DataFrame({"a": [1, 2]}, index=pd.Index(["p", "q"])).to_csv(tmp_path / "t.csv")   # header ",a"
+    t = read_table(tmp_path / "t.csv", "0")               # pandas' own convention: a position
+    assert t.index.tolist() == ["p", "q"] and t.index.name is None and list(t.columns) == ["a"]
+    assert read_table(tmp_path / "t.csv", "a").index.tolist() == [1, 2]
+    with pytest.raises(InvalidInputError, match=r"unknown column 'b'.*position 0 … 1"):
+        read_table(tmp_path / "t.csv", "b")
