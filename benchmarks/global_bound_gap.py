@@ -36,7 +36,7 @@ import global_scorer as gs  # noqa: E402
 import groupcf as gcf  # noqa: E402
 
 
-def watched_call(S, pipe, Tmax, k, cost, time_limit):
+def watched_call(S, pipe, Tmax, k, cost, time_limit, **opts):
     """``explain_global`` with its column-generation runs and pricing MIPs recorded:
     ``(result, runs, mips, wall, cpu)``; ``runs``: one dict per run, in order."""
     import groupcf.global_actions.search as search_mod
@@ -72,7 +72,8 @@ def watched_call(S, pipe, Tmax, k, cost, time_limit):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = gcf.explain_global(S, pipe, Tmax=Tmax, k=k, cost=cost, time_limit=time_limit, progress=False)
+            res = gcf.explain_global(S, pipe, Tmax=Tmax, k=k, cost=cost, time_limit=time_limit, progress=False,
+                                     **opts)
     finally:
         search_mod.column_generation, ActionMIP.best = cg, best
     return res, runs, mips, time.perf_counter() - w0, time.process_time() - c0
@@ -88,12 +89,15 @@ def main(argv=None):
     ap.add_argument("--time-limit", type=float, default=300.0)
     ap.add_argument("--out", default="benchmarks/results/global_bound_gap.csv")
     ap.add_argument("--append", action="store_true")
+    ap.add_argument("--enumerate-work", type=int, default=None,
+                    help="explain_global's enumerate_work (0: the MIP pricing levels only; default: the library's)")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     _, S, pipe, rules, _ = ga.setup(args.dataset, args.model, args.max_people)
     load0 = os.getloadavg()[0]
     res, runs, mips, dt, cpu = watched_call(S, pipe, args.tmax, args.k, ga.scorer_weights(pipe, rules),
-                                            args.time_limit)
+                                            args.time_limit, **({} if args.enumerate_work is None else
+                                                                {"enumerate_work": args.enumerate_work}))
     curve_runs = [r for r in runs if "(k=" in r["phase"]]
     # MIPs outside column generation: the k = 1 best single action (additive models, <= 50 types)
     single = [x for x in mips if not x["in_cg"]]
@@ -114,6 +118,8 @@ def main(argv=None):
                      "best_single": ";".join(f"{x['status']} {x['s']:.0f}s bound {x['bound']}" for x in single)
                      if kk == 1 else "",
                      "scorer_covered_last_k": sc.n_covered if kk == args.k else math.nan,
+                     "enumerate_work": "default" if args.enumerate_work is None else args.enumerate_work,
+                     "enumeration": str(res.stats.get("enumeration", "")) if kk == 1 else "",
                      "time_s": dt, "cpu_s": cpu, "load_start": load0, "load_end": os.getloadavg()[0]})
         print(f"k={kk:2d} covered {rows[-1]['n_covered']:3d} bound {rows[-1]['upper_bound']:3d} "
               f"({rows[-1]['gap_pp']:4.1f} pp) {p['status']:10s} cg {rows[-1]['cg_stopped']:12s} "

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 import warnings
@@ -80,10 +81,11 @@ def main(argv=None):
             sc = gs.score(S, res.specs, pipe.predict, rules)
             rows.append(dict(r, method="groupcf-matched", n_actions=len(res.specs), coverage=sc.coverage,
                              mean_cost=sc.mean_cost, n_covered=sc.n_covered, status=res.status.value,
-                             time_s=dt, cpu_s=cpu))
+                             time_s=dt, cpu_s=cpu, load=os.getloadavg()[0]))
             print(f"{ds:7s} {m:4s} Tmax={r['Tmax']} k={int(r['k']):2d} {r['peer']:15s} "
                   f"{100 * r['peer_coverage']:5.1f} % / {r['peer_mean_cost']:.3f}  groupcf at that coverage: "
-                  f"{100 * sc.coverage:5.1f} % / {sc.mean_cost if sc.n_covered else math.nan:.3f}  {dt:.1f} s",
+                  f"{100 * sc.coverage:5.1f} % / {sc.mean_cost if sc.n_covered else math.nan:.3f}  "
+                  f"{dt:.1f} s wall, {cpu:.1f} s CPU, load {os.getloadavg()[0]:.1f}",
                   flush=True)
             ga.write_results(pd.DataFrame(rows), args.out, False, t0)
 

@@ -71,13 +71,18 @@ def table(g: pd.DataFrame, ks) -> str:
 
 
 def target_check(df: pd.DataFrame) -> pd.DataFrame:
-    """Per (dataset, model, Tmax): groupcf against the better-covering peer at each ``k``."""
+    """Per (dataset, model, Tmax): groupcf against the better-covering peer at each ``k``.
+
+    ``cov_ge``: the ``k`` where groupcf covers at least as many; ``dominates``: and at no
+    higher mean cost (or the peer covers nobody); of the others where coverage is at least
+    the peer's, ``dearer_covers_more`` (groupcf covers more people, the extra ones at a
+    higher mean cost) and ``dearer_same_coverage`` (as many people, dearer)."""
     out = []
     df = df.assign(Tmax=df["Tmax"].astype(str))
     for (ds, mo, t), g in df.groupby(["dataset", "model", "Tmax"], sort=False):
         mine = g[g["method"] == "groupcf"].set_index("k")
         peers = g[g["method"].isin(PEERS)]
-        cov_ge = dom = above = n = 0
+        cov_ge = dom = above = n = more = same = 0
         gap = 0.0
         notes = []
         for k, r in mine.iterrows():
@@ -92,11 +97,15 @@ def target_check(df: pd.DataFrame) -> pd.DataFrame:
             cov_ge += int(ge)
             ok = ge and (best["n_covered"] == 0 or r["mean_cost"] <= best["mean_cost"] + 1e-9)
             dom += int(ok)
+            if ge and not ok:       # dearer than the peer: while covering more people, or as many
+                more += int(r["coverage"] > best["coverage"] + 1e-12)
+                same += int(r["coverage"] <= best["coverage"] + 1e-12)
             if not ok:
-                notes.append(f"k={k}: {100 * r['coverage']:.1f}%/{r['mean_cost']:.2f} vs {best['method']} "
-                             f"{100 * best['coverage']:.1f}%/{best['mean_cost']:.2f}")
+                notes.append(f"k={k}: {100 * r['coverage']:.1f}%/{r['mean_cost']:.3f} vs {best['method']} "
+                             f"{100 * best['coverage']:.1f}%/{best['mean_cost']:.3f}")
         note = "; ".join(notes[:2]) + (f"; … ({len(notes)} k)" if len(notes) > 2 else "")
         out.append({"dataset": ds, "model": mo, "Tmax": t, "ks": n, "cov_ge": cov_ge, "dominates": dom,
+                    "dearer_covers_more": more, "dearer_same_coverage": same,
                     "bound_gap_pp": round(gap, 1), "above_bound": above, "notes": note})
     return pd.DataFrame(out)
 

@@ -60,6 +60,13 @@ class GlobalOptions(Options):
         seed covers yet.
     tree_depth
         Depth (0–2) of the assignment tree with ``assign="tree"``.
+    enumerate_work
+        Most rows (types × actions) the enumeration pricing level evaluates
+        (:mod:`~groupcf.global_actions.enumerate`: every action, when the action space is
+        finite — categories, integer shifts, tree-ensemble split intervals — priced exactly
+        without a MIP, the curve certified by the integer master); above it, or with a
+        continuous feature on a model without split points, the MIP levels price. ``0``:
+        never enumerate.
 
     Raises
     ------
@@ -81,12 +88,13 @@ class GlobalOptions(Options):
     max_seed_mips: int = 100
     pricing_time: float | None = None
     tree_depth: int = 2
+    enumerate_work: int = 5_000_000
 
     _constraints: ClassVar[dict] = {
         "n_solutions": N, "polish": [bool], "margin": [Interval(numbers.Real, 0, None)],
         "tie_break_time": [None, Interval(numbers.Real, 0, None)], "max_seed_mips": [Interval(numbers.Integral, 0, None)],
         "pricing_time": [None, Interval(numbers.Real, 0, None, closed="neither")],
-        "tree_depth": [Interval(numbers.Integral, 0, 2)]}
+        "tree_depth": [Interval(numbers.Integral, 0, 2)], "enumerate_work": [Interval(numbers.Integral, 0, None)]}
 
 
 def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | None = None, cost=None,
@@ -197,7 +205,8 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
     res = search(aspace, None if k is None else int(k), solver, deadline,
                  min_coverage=min_coverage if k is not None else None, n_solutions=opts.n_solutions,
                  tie_break_time=opts.tie_break_time, progress=bool(progress),
-                 max_seed_mips=opts.max_seed_mips, pricing_time=opts.pricing_time, fair=fair)
+                 max_seed_mips=opts.max_seed_mips, pricing_time=opts.pricing_time, fair=fair,
+                 enumerate_work=opts.enumerate_work)
     m, n = aspace.m, len(S)
     pool = res.pool
     if not res.curve:

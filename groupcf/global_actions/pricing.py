@@ -73,11 +73,12 @@ from typing import Any
 
 import numpy as np
 
+from ..colgen import Priced, PricingLevel
 from ..features.domain import InputDomain
 from ..formulations.rows import RowBuffer
 from ..solvers import make_backend
 from ..solvers.base import INF, Status, VarType
-from ..utils import Deadline
+from ..utils import EPS, Deadline
 from .actions import Action, ActionSpace
 
 BIG_SHIFT = 3.0   # |y - x - δ| <= 3 when uncovered (y, x in [0,1], δ in [-1,1]); wider for a wider box
@@ -469,3 +470,45 @@ class _Templates:
             M = sp.csr_matrix((A.ravel(), C.ravel(), np.arange(0, n * k + 1, k)), shape=(n, be.num_vars))
             be.add_rows(M, lo, hi)
         self.parts = []
+
+
+class ExactLevel(PricingLevel):
+    r"""The pricing MIP over the types with a positive dual, relaxed to the score
+    :math:`\tau - \varepsilon` (:mod:`~groupcf.global_actions.pricing`): exact, its dual
+    bound is β — valid also when ``time_cap`` stops it early (then it proves nothing).
+    Its columns enter on their real covers; when none of them really improves and
+    nothing is proven, the MIP is solved once more at :math:`\tau + \varepsilon` for
+    columns (``resolves`` counts these), the bound staying the relaxed one."""
+
+    name = "pricing-mip"
+    exact = True
+
+    def __init__(self, mip: ActionMIP, n_solutions: int = 5, time_cap: float | None = None):
+        super().__init__()
+        self.mip, self.n_solutions, self.time_cap = mip, n_solutions, time_cap
+        self.resolves = 0
+
+    def price(self, duals, ctx):
+        res = self.mip.best(duals.pi, time_limit=_cap(ctx.deadline, self.time_cap), n_solutions=self.n_solutions,
+                            relaxed=True)
+        if not res.status.has_solution:
+            if ctx.deadline.passed or res.bound is None:
+                return Priced(stop=Status.TIME_LIMIT if ctx.deadline.passed else res.status)
+            return Priced([], dual_bound=res.bound)
+        cols = [self.mip.a.column(act, "pricing") for act in res.actions]
+        proof = res.optimal and res.bound is not None and res.bound <= duals.price + EPS
+        if not proof and not ctx.deadline.passed and not any(duals.reduced(c) > EPS for c in cols):
+            # the relaxed optima improve only inside the band [τ - ε, τ): columns from the strict MIP
+            self.resolves += 1
+            strict = self.mip.best(duals.pi, time_limit=_cap(ctx.deadline, self.time_cap),
+                                   n_solutions=self.n_solutions)
+            seen = {c.key for c in cols}
+            cols += [self.mip.a.column(act, "pricing") for act in strict.actions if act.key not in seen]
+        return Priced(cols, dual_bound=res.bound, proof=proof)
+
+
+def _cap(deadline: Deadline, cap: float | None) -> float | None:
+    left = deadline.left()
+    if cap is None:
+        return left
+    return cap if left is None else min(left, cap)

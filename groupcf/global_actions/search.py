@@ -61,8 +61,6 @@ from ..colgen import (
     ColumnPool,
     MaxCoverageMaster,
     PoolLevel,
-    Priced,
-    PricingLevel,
     SetCoverMaster,
     column_generation,
     solve_integer_master,
@@ -76,58 +74,17 @@ from ..solvers.base import Status
 from ..utils import EPS, Deadline
 from .actions import Action, ActionSpace
 from .descent import descend_selection
+from .enumerate import Enumeration, EnumerationLevel, enumeration_for
 from .neighbours import NeighbourLevel, climb
-from .pricing import ActionMIP, PricingResult
+from .pricing import ActionMIP, ExactLevel, PricingResult, _cap
 
 log = logging.getLogger(__name__)
-
-
-class ExactLevel(PricingLevel):
-    r"""The pricing MIP over the types with a positive dual, relaxed to the score
-    :math:`\tau - \varepsilon` (:mod:`~groupcf.global_actions.pricing`): exact, its dual
-    bound is β — valid also when ``time_cap`` stops it early (then it proves nothing).
-    Its columns enter on their real covers; when none of them really improves and
-    nothing is proven, the MIP is solved once more at :math:`\tau + \varepsilon` for
-    columns (``resolves`` counts these), the bound staying the relaxed one."""
-
-    name = "pricing-mip"
-    exact = True
-
-    def __init__(self, mip: ActionMIP, n_solutions: int = 5, time_cap: float | None = None):
-        super().__init__()
-        self.mip, self.n_solutions, self.time_cap = mip, n_solutions, time_cap
-        self.resolves = 0
-
-    def price(self, duals, ctx):
-        res = self.mip.best(duals.pi, time_limit=_cap(ctx.deadline, self.time_cap), n_solutions=self.n_solutions,
-                            relaxed=True)
-        if not res.status.has_solution:
-            if ctx.deadline.passed or res.bound is None:
-                return Priced(stop=Status.TIME_LIMIT if ctx.deadline.passed else res.status)
-            return Priced([], dual_bound=res.bound)
-        cols = [self.mip.a.column(act, "pricing") for act in res.actions]
-        proof = res.optimal and res.bound is not None and res.bound <= duals.price + EPS
-        if not proof and not ctx.deadline.passed and not any(duals.reduced(c) > EPS for c in cols):
-            # the relaxed optima improve only inside the band [τ - ε, τ): columns from the strict MIP
-            self.resolves += 1
-            strict = self.mip.best(duals.pi, time_limit=_cap(ctx.deadline, self.time_cap),
-                                   n_solutions=self.n_solutions)
-            seen = {c.key for c in cols}
-            cols += [self.mip.a.column(act, "pricing") for act in strict.actions if act.key not in seen]
-        return Priced(cols, dual_bound=res.bound, proof=proof)
 
 
 def _seed_time_over(deadline: Deadline, share: float = 0.3) -> bool:
     """Nearest-action MIPs for types already covered (quality seeds) stop after this share
     of ``time_limit``."""
     return deadline.limit is not None and deadline.elapsed() > share * deadline.limit
-
-
-def _cap(deadline: Deadline, cap: float | None) -> float | None:
-    left = deadline.left()
-    if cap is None:
-        return left
-    return cap if left is None else min(left, cap)
 
 
 @dataclass
@@ -141,6 +98,7 @@ class CurvePoint:
     cost: float           # their total cost
     upper: float          # certified upper bound on people covered with k actions
     status: Status
+    ip_bound: float | None = None   # the integer master's bound over the pool
 
 
 @dataclass
@@ -175,7 +133,8 @@ class SearchResult:
 
 
 def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: Deadline,
-              max_frequent: int = 12, max_seed_mips: int = 100, progress: bool = False) -> Coverability:
+              max_frequent: int = 12, max_seed_mips: int = 100, progress: bool = False,
+              enum: Enumeration | None = None) -> Coverability:
     """Seed ``pool`` (module docstring, step 1) and decide each type's coverability.
     Types are taken by decreasing multiplicity; after ``max_seed_mips`` nearest-action
     MIPs, only types no seed covers yet get one (each type's coverability is still
@@ -206,9 +165,12 @@ def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: D
                 pool.add(aspace.column(act, "greedy", cover=cover))
             covered |= cover
     order = np.argsort(-aspace.m, kind="stable")
-    with Phase("nearest actions", progress, n, log, unit="types") as ph:
-        _nearest(aspace, mip, pool, deadline, order, max_seed_mips, seeds, covered, proven, band, ph)
-        ph.set(coverable=int(covered.sum()), columns=len(pool))
+    if enum is not None and enum.in_pool:           # every cover is known: no nearest-action MIP
+        proven = ~enum.coverable
+    else:
+        with Phase("nearest actions", progress, n, log, unit="types") as ph:
+            _nearest(aspace, mip, pool, deadline, order, max_seed_mips, seeds, covered, proven, band, ph)
+            ph.set(coverable=int(covered.sum()), columns=len(pool))
     cands = set()
     for act in seeds:
         for r in range(1, len(act)):
@@ -270,24 +232,29 @@ def _seed(aspace, pool, act, source, seeds, covered) -> None:
 
 def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, min_coverage: float | None = None,
            n_solutions: int = 5, progress: bool = False, tie_break_time: float | None = 2.0,
-           max_seed_mips: int = 100, pricing_time: float | None = None, fair=None) -> SearchResult:
+           max_seed_mips: int = 100, pricing_time: float | None = None, fair=None,
+           enumerate_work: int = 0) -> SearchResult:
     """Seeds, the fewest actions (``k=None``) and the curve ``1 … k`` (module docstring);
     with ``fair`` (:class:`~groupcf.global_actions.fairness.Fairness`) every curve point's
     integer master also bounds the coverage gap between groups."""
     mip = ActionMIP(aspace, solver)
     pool = ColumnPool(aspace.n_types)
-    cov = seed_pool(aspace, mip, pool, deadline, max_seed_mips=max_seed_mips, progress=progress)
+    enum = enumeration_for(aspace, enumerate_work, deadline, pool)
+    cov = seed_pool(aspace, mip, pool, deadline, max_seed_mips=max_seed_mips, progress=progress, enum=enum)
     coverable = cov.coverable
     m = aspace.m
     out = SearchResult(pool, coverable, cov.undecided, mip=mip)
     extra = _undecided(aspace, cov, out.stats)      # people every upper bound counts as covered
     out.stats["seed_columns"] = len(pool)
+    out.stats["enumeration"] = "declined" if enum is None else dict(
+        candidates=enum.candidates, columns=len(enum.actions), in_pool=enum.in_pool, seconds=round(enum.seconds, 3))
     exact = ExactLevel(mip, n_solutions, pricing_time)
-    levels = [PoolLevel(), NeighbourLevel(aspace), exact]
+    levels = [PoolLevel(), NeighbourLevel(aspace), exact] if enum is None else [PoolLevel(), EnumerationLevel(aspace, enum)]
+    complete = enum is not None and enum.in_pool     # the integer master over the pool is over every action
     n_cov = float(m[coverable].sum())
     if not coverable.any():
         return out
-    K = k if k is not None else _fewest(aspace, pool, levels, coverable, solver, deadline, out, progress)
+    K = k if k is not None else _fewest(aspace, pool, levels, coverable, solver, deadline, out, progress, complete)
     master = MaxCoverageMaster(aspace.n_types, solver, 1, active=coverable, weights=m)
     sync_master(master, pool)
     prev, single, prev_upper = None, n_cov, n_cov
@@ -306,7 +273,7 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
             full = _widest(pool, coverable, m) >= n_cov - 1e-9
         # the best single action by exact MIPs (a linear row per type; few types otherwise):
         # first whether one action covers everyone (small, lazy), else the max-coverage MIP
-        single_mip = kk == 1 and (aspace.embedding.additive() is not None or aspace.n_types <= 50)
+        single_mip = kk == 1 and enum is None and (aspace.embedding.additive() is not None or aspace.n_types <= 50)
         if single_mip and not full and not deadline.passed:     # the cheapest action covering all
             _enter(aspace, pool, master, mip.cheapest(np.flatnonzero(coverable), _cap(deadline, exact.time_cap)).actions,
                    "one-for-all")
@@ -336,6 +303,8 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
             if _enter(aspace, pool, master, acts, "climb"):
                 point = _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, deadline,
                                  tie_break_time, fair)
+        if complete and point.ip_bound is not None:      # over every action: a bound on the optimum
+            upper = min(upper, point.ip_bound)
         if fair is None and point.chosen and not deadline.passed:
             point = _descend(aspace, pool, master, coverable, point, deadline)
         prev_upper = float(math.floor(upper + EPS))       # on the coverable types
@@ -405,7 +374,7 @@ def _undecided(aspace: ActionSpace, cov: Coverability, stats: dict) -> float:
     return float(band + unknown)
 
 
-def _fewest(aspace, pool, levels, coverable, solver, deadline, out, progress=False) -> int:
+def _fewest(aspace, pool, levels, coverable, solver, deadline, out, progress=False, complete=False) -> int:
     """The set-cover phase (module docstring, step 2); returns the number of actions found."""
     m = aspace.m
     master = SetCoverMaster(aspace.n_types, solver, active=coverable, weights=m)
@@ -424,6 +393,8 @@ def _fewest(aspace, pool, levels, coverable, solver, deadline, out, progress=Fal
                  else len(greedy(pool.matrix() & coverable[None, :], m, len(pool))))
         ph.set(actions=found, bound=min(lower, found))
     out.min_k, out.min_k_bound = found, min(lower, found)
+    if complete and ip.status == Status.OPTIMAL:          # the set cover over every action, solved
+        out.min_k_bound = found
     return found
 
 
@@ -466,7 +437,7 @@ def _integer(pool, aspace, coverable, kk, k, K, min_coverage, prev, solver, dead
     if ip.status.has_solution:
         assert ip.assign is not None and ip.objective is not None   # a solution has both
         return CurvePoint(kk, ip.chosen, ip.assign, float(ip.objective), float(ip.cost), 0.0,
-                          Status.TIME_LIMIT if deadline.passed else Status.FEASIBLE)
+                          Status.TIME_LIMIT if deadline.passed else Status.FEASIBLE, ip.bound)
     Ca = C & coverable[None, :]
     chosen = greedy(Ca, m, kk)
     cands = [chosen] + starts

@@ -48,8 +48,12 @@ def test_target_check_counts_coverage_dominance_and_gap():
     gt = _load("global_tables")
     chk = gt.target_check(_grid()).iloc[0]
     assert (chk["cov_ge"], chk["dominates"], chk["above_bound"]) == (2, 0, 0)
+    assert (chk["dearer_covers_more"], chk["dearer_same_coverage"]) == (2, 0)
+    same = _grid()
+    same.loc[same["method"] == "globece", "coverage"] = 0.96       # k = 1: fewer covered; k = 2: as many, cheaper
+    assert gt.target_check(same).iloc[0][["dearer_covers_more", "dearer_same_coverage"]].tolist() == [0, 1]
     assert chk["bound_gap_pp"] == 5.0
-    assert "k=1: 90.0%/5.00 vs globece 50.0%/1.00" in chk["notes"]
+    assert "k=1: 90.0%/5.000 vs globece 50.0%/1.000" in chk["notes"]
     assert gt.markdown(pd.DataFrame({"a": [1], "b": ["x"]})) == "| a | b |\n|---|---|\n| 1 | x |"
 
 

@@ -87,7 +87,7 @@ def test_a_cover_inside_the_band_above_the_threshold_is_counted_by_the_bound(pla
 def test_a_person_just_below_the_threshold_is_undecided_and_counted_in_every_bound(placed):
     # c -> yes takes p2 to -0.0005 (inside [τ - margin, τ)): no MIP at solver tolerance can decide it
     S = people(6.0, 8.0, 4.995)
-    res, warned = explain(S, placed, k=2)
+    res, warned = explain(S, placed, k=2, enumerate_work=0)         # the MIP levels (no enumeration)
     assert any("1 person(s)" in w and "cannot be decided" in w for w in warned), warned
     assert res.stats["undecided"] == 1 and res.stats["undecided_types"] == 1
     assert res.n_covered == 2 and res.n_coverable == 2
@@ -96,6 +96,15 @@ def test_a_person_just_below_the_threshold_is_undecided_and_counted_in_every_bou
     assert (res.curve["upper_bound"] == 3).all()
     assert not (res.curve["status"] == "optimal").any()
     assert not res.is_optimal
+
+
+def test_the_enumeration_decides_a_person_just_below_the_threshold(placed):
+    # the same person, every action enumerated and scored by numpy at τ: proven uncoverable
+    S = people(6.0, 8.0, 4.995)
+    res, warned = explain(S, placed, k=2)
+    assert not warned and res.stats["enumeration"]["in_pool"]
+    assert res.stats["undecided"] == 0 and res.n_covered == 2 and res.n_coverable == 2
+    assert (res.curve["upper_bound"] == 2).all() and (res.curve["status"] == "optimal").all()
 
 
 def test_a_person_below_the_band_is_proven_uncoverable(placed):

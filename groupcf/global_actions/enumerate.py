@@ -1,0 +1,311 @@
+r"""Pricing by enumeration: every action, when the action space is finite and small.
+
+**The finite action space.** An action changes at most :math:`T_{\max}` mutable features
+(:mod:`~groupcf.global_actions.actions`). Per feature :math:`l` it takes its change from
+a finite set :math:`V_l` of *representatives*, chosen so that every real change of
+:math:`l` has a representative with the same cover of every type and, per type, a cost
+no higher:
+
+* one-hot and binary features: every category (every value);
+* an integer feature, ``numeric="shift"``: every integer shift :math:`r` (raw units;
+  scaled :math:`r/(\mathrm{high}_l - \mathrm{low}_l)`) that keeps some type inside the
+  domain, :math:`r > 0` when increase-only (a shift of an integer feature is an integer);
+  ``numeric="set"``: every integer value of the domain;
+* a non-integer continuous feature, ``numeric="shift"``, on a model whose score moves in
+  that column only at known split points (:meth:`Embedding.split_points
+  <groupcf.embeddings.base.Embedding.split_points>`: tree ensembles): the finite set below;
+* anything else (a continuous feature on a smooth model, ``numeric="set"`` of a
+  non-integer feature): infinitely many classes — the level **declines** (logged) and the
+  MIP levels price.
+
+**Proposition (shifts on a tree ensemble).** Let :math:`t_1 < \dots < t_q` be the split
+points of column :math:`l`: the score is constant on :math:`(-\infty, t_1], (t_1, t_2],
+\dots, (t_q, \infty)` when column :math:`l` alone moves (every test on :math:`l` reads
+:math:`x_l \le t_j`). Fix the rest of an action (its other changes). For type :math:`i`
+(scaled value :math:`x_{il}`) and shift :math:`\delta`, the applied row differs only in
+column :math:`l`, equal to :math:`x_{il} + \delta`; so its score changes only where
+:math:`x_{il} + \delta` crosses a :math:`t_j`, i.e. at :math:`\delta = t_j - x_{il}`, and
+its validity (domain :math:`[-\eta, 1 + \eta]`, :math:`\eta` = ``DOMAIN_TOL``; increase-only
+:math:`\delta \ge 0`) only at :math:`-x_{il} - \eta`, :math:`1 - x_{il} + \eta`, :math:`0`.
+Let :math:`B_l` be all these *breakpoints* over all types (finite: at most
+:math:`(q + 2)n + 1`). On each open interval between consecutive breakpoints, and at each
+breakpoint, the cover :math:`\{i : c_{i,a(\delta)} = 1\}` is constant — for every type at
+once, whatever the other changes are. Beyond the extreme breakpoints every type leaves the
+domain (nobody is covered). Hence one shift per interval and per breakpoint realises every
+cover, and the products :math:`\prod_{l \in F} V_l` over feature sets :math:`|F| \le
+T_{\max}` realise every cover of every action. The cost of a shift is
+:math:`w_l|\delta|` for every type, so inside an interval (on one side of 0, since
+:math:`0 \in B_l`) the representative closest to 0 is cheapest: :math:`b_j + \rho` on the
+positive side, :math:`b_{j+1} - \rho` on the negative one (:math:`\rho = \min(10^{-7},
+\text{gap}/2)`; any such shift has the same cover). An *integer* feature on a tree
+ensemble keeps, per interval, the integer shift closest to 0 (same cover, least cost for
+everyone), so its :math:`V_l` is at most :math:`2|B_l|` whatever its range.
+*Floating point*: shifts at least ``SIGNATURE_TOL`` (scaled) from every breakpoint are
+classified exactly; covers realised only within that distance of a breakpoint (several
+breakpoints coinciding up to rounding) may be missed, as the pricing MIP misses the
+slivers narrower than ``MERGE_TOL`` (:mod:`~groupcf.global_actions.pricing`).
+
+**Exact pricing.** Every candidate :math:`a` is evaluated over every type with the numpy
+model path (:meth:`ActionSpace.cover_many`); costs are additive over features, so a
+combination's cost vector is the sum of its changes'. Columns covering nobody are
+dropped, and so is every column :math:`a` *dominated* by another :math:`b`: :math:`C_a
+\subseteq C_b` and :math:`d_{ib} \le d_{ia}` for every :math:`i \in C_a` (of equal ones
+the first is kept). Swapping :math:`a` for :math:`b` in any selection covers no fewer
+people, each at no higher cost, so the integer master's lexicographic optimum (coverage,
+then total cost) over the kept columns is the one over every action. With duals
+:math:`\pi \ge 0`, :math:`\pi(C_a) \le \pi(C_b)` when :math:`C_a \subseteq C_b`, so
+:math:`\beta = \max_a \pi(C_a)` over the *maximal* covers is the best reduced cost over
+**all** actions — a valid dual bound, no MIP (:class:`EnumerationLevel`). With exact
+pricing, column generation's LP bound is the true LP bound. When the kept columns enter
+the pool (``in_pool``; if there are more than ``max_pool``, the maximal covers alone), any
+:math:`k` actions are covered by :math:`\le k` pool columns, so the integer master's
+optimum (its dual bound) over the pool is the optimum (a bound on it) over every action,
+for every :math:`k` — the curve's points are then certified by the integer master itself
+(:mod:`~groupcf.global_actions.search`); with every kept column in the pool, its
+least-cost stage also works over every action (within ``tie_break_time``).
+
+**Work cap.** The candidates :math:`\sum_{r \le T_{\max}} e_r(|V_l|)` times the types is
+counted first; above ``max_work`` (or past the deadline) the level declines, logged.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..colgen import Column, ColumnPool, Priced, PricingLevel
+from ..utils import EPS, Deadline
+from .actions import DOMAIN_TOL, Action, ActionSpace
+
+log = logging.getLogger(__name__)
+
+#: a shift this close (scaled) to a breakpoint is classified as lying on it
+SIGNATURE_TOL = 1e-10
+#: distance of a cell's representative shift from its breakpoint (scaled), at most half the cell
+REPRESENTATIVE_GAP = 1e-7
+
+
+@dataclass
+class Enumeration:
+    """The enumerated action space (module docstring): the columns kept (``actions``,
+    covers ``C``, costs ``D``; every cover maximal, cost-Pareto among equal covers),
+    ``coverable`` (types some action covers: exact), ``candidates`` evaluated and seconds."""
+
+    actions: list
+    C: np.ndarray
+    D: np.ndarray
+    maximal: np.ndarray          # per kept column: its cover is inside no other's
+    coverable: np.ndarray
+    candidates: int
+    seconds: float
+    in_pool: bool = False        # every kept column entered the pool: the integer master is exact
+
+
+def feature_values(aspace: ActionSpace, l: int) -> tuple[np.ndarray | None, str]:
+    """The representatives :math:`V_l` (scaled values of the change) of mutable feature
+    ``l`` (module docstring), or ``(None, reason)`` when they are not finite."""
+    f = aspace.feats[l]
+    if f.encoding == "onehot":
+        return np.arange(len(f.categories), dtype=float), ""
+    if f.encoding == "binary":
+        return np.array([0.0, 1.0]), ""
+    span = f.high - f.low
+    x = aspace.codes[:, l]
+    if aspace.numeric == "set":
+        if not f.integer:
+            return None, f"numeric='set' of the non-integer feature {f.name!r}"
+        return (np.arange(math.ceil(f.low - 1e-9), math.floor(f.high + 1e-9) + 1) - f.low) / span, ""
+    splits = aspace.embedding.split_points()
+    if f.integer:
+        lo = math.ceil(-x.max() * span - 1e-6)
+        hi = math.floor((1 - x.min()) * span + 1e-6)
+        if splits is None:
+            r = np.arange(lo, hi + 1, dtype=float)
+        else:                     # per interval, the integer shift closest to 0
+            b = _breakpoints(aspace, l, splits) * span
+            r = np.unique(np.concatenate([np.floor(b), np.ceil(b), np.floor(b) + 1, np.ceil(b) - 1]))
+            r = r[(r >= lo) & (r <= hi)]
+        r = r[r != 0]
+        if f.increase_only:
+            r = r[r > 0]
+        v = r / span
+        return (v if splits is None else _closest_per_cell(v, _breakpoints(aspace, l, splits))), ""
+    if splits is None:
+        return None, f"the continuous feature {f.name!r} on a model without split points"
+    B = _breakpoints(aspace, l, splits)
+    gaps = np.diff(B)
+    rho = np.minimum(REPRESENTATIVE_GAP, gaps / 2)
+    inner = np.where(B[1:] <= 0, B[1:] - rho, B[:-1] + rho)     # the cell's end nearer 0
+    v = np.concatenate([B, inner])
+    v = v[np.abs(v) > SIGNATURE_TOL]
+    if f.increase_only:
+        v = v[v > 0]
+    return np.unique(v), ""
+
+
+def _breakpoints(aspace: ActionSpace, l: int, splits) -> np.ndarray:
+    """:math:`B_l` of the module docstring (scaled shifts, sorted, distinct)."""
+    x = aspace.codes[:, l]
+    t = np.asarray(splits[aspace.feats[l].columns[0]], dtype=float)
+    return np.unique(np.concatenate([(t[:, None] - x[None, :]).ravel(), -x - DOMAIN_TOL, 1 - x + DOMAIN_TOL, [0.0]]))
+
+
+def _closest_per_cell(v: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Of the shifts ``v``, per cell of ``B`` (an open interval, or a breakpoint), the one
+    closest to 0 (module docstring: same cover, least cost)."""
+    lo = np.searchsorted(B, v - SIGNATURE_TOL, side="left")
+    hi = np.searchsorted(B, v + SIGNATURE_TOL, side="right")
+    keep: dict = {}
+    for j, (a, b) in enumerate(zip(lo.tolist(), hi.tolist())):
+        key = ("at", j) if b > a else ("in", a)
+        if key not in keep or abs(v[j]) < abs(v[keep[key]]):
+            keep[key] = j
+    return np.sort(v[list(keep.values())])
+
+
+def count_candidates(sizes, T: int) -> int:
+    """:math:`\\sum_{r=1}^{T} e_r(\\text{sizes})`: the actions of at most ``T`` features."""
+    e = [1] + [0] * T
+    for s in sizes:
+        for r in range(T, 0, -1):
+            e[r] += e[r - 1] * int(s)
+    return sum(e[1:])
+
+
+def enumerate_actions(aspace: ActionSpace, max_work: int, deadline: Deadline | None = None,
+                      batch: int = 2000) -> Enumeration | str:
+    """Every action of ``aspace`` (module docstring), or the reason it declines."""
+    t0 = time.perf_counter()
+    deadline = deadline or Deadline(None)
+    if max_work <= 0:
+        return "disabled (enumerate_work=0)"
+    values = {}
+    for l in aspace.mutable:
+        v, why = feature_values(aspace, l)
+        if v is None:
+            return why
+        _, first = np.unique(np.round(v, 9), return_index=True)      # one value per action key
+        values[l] = v[np.sort(first)]
+    T = aspace.Tmax or len(aspace.mutable)
+    n_cand = count_candidates([len(values[l]) for l in aspace.mutable], T)
+    if n_cand * aspace.n_types > max_work:
+        return f"{n_cand:,} actions x {aspace.n_types:,} types > enumerate_work={max_work:,}"
+    single_costs = {l: np.array([aspace.costs(Action(((l, float(x)),))) for x in values[l]]).reshape(len(values[l]), -1)
+                    for l in aspace.mutable}
+    acts: list = []
+    Cs: list[np.ndarray] = []
+    Ds: list[np.ndarray] = []
+    buf: list = []
+    for r in range(1, T + 1):
+        for F in itertools.combinations(aspace.mutable, r):
+            for idx in itertools.product(*[range(len(values[l])) for l in F]):
+                buf.append((F, idx))
+                if len(buf) >= batch:
+                    _evaluate(aspace, buf, values, single_costs, acts, Cs, Ds)
+                    buf = []
+                    if deadline.passed:
+                        return "time limit reached while enumerating"
+    if buf:
+        _evaluate(aspace, buf, values, single_costs, acts, Cs, Ds)
+    C = np.concatenate(Cs) if Cs else np.zeros((0, aspace.n_types), bool)
+    D = np.concatenate(Ds) if Ds else np.zeros((0, aspace.n_types))
+    keep, maximal = _non_dominated(C, D)
+    out = Enumeration([acts[j] for j in keep], C[keep], D[keep], maximal, np.asarray(C.any(axis=0), dtype=bool),
+                      n_cand, time.perf_counter() - t0)
+    log.info("enumeration: %d actions evaluated over %d types, %d columns kept (%.1f s)", n_cand, aspace.n_types,
+             len(keep), out.seconds)
+    return out
+
+
+def _evaluate(aspace, buf, values, single_costs, acts, Cs, Ds) -> None:
+    """Covers and costs of the candidates ``buf`` (``(features, value indices)``); those
+    covering someone are appended."""
+    cand = [Action(tuple((l, float(values[l][i])) for l, i in zip(F, idx))) for F, idx in buf]
+    C = aspace.cover_many(cand)
+    hit = np.flatnonzero(C.any(axis=1))
+    if not len(hit):
+        return
+    D = np.array([sum(single_costs[l][i] for l, i in zip(*buf[j])) for j in hit]).reshape(len(hit), -1)
+    acts.extend(cand[j] for j in hit)
+    Cs.append(C[hit])
+    Ds.append(D)
+
+
+def _non_dominated(C: np.ndarray, D: np.ndarray) -> tuple[list[int], np.ndarray]:
+    """Rows of ``C`` kept (module docstring: no other row covers a superset at a cost no
+    higher for each type it covers; of equal rows the first) and, per kept row, whether
+    its cover is maximal."""
+    if not len(C):
+        return [], np.zeros(0, dtype=bool)
+    size = C.sum(axis=1)
+    total = np.where(C, D, 0.0).sum(axis=1)
+    keep: list[int] = []
+    for a in np.lexsort((total, -size)):              # larger covers first, then cheaper
+        cov = C[a]
+        if keep:
+            K = np.asarray(keep)
+            sup = K[~(~C[K][:, cov]).any(axis=1)]         # kept rows covering a superset
+            if len(sup) and (D[sup][:, cov] <= D[a, cov][None, :] + 1e-12).all(axis=1).any():
+                continue
+        keep.append(int(a))
+    keep.sort()
+    Ck = C[keep]
+    maximal = np.ones(len(keep), dtype=bool)
+    for i in np.argsort(-size[keep], kind="stable"):    # a cover inside a larger (or equal, earlier) one
+        others = np.flatnonzero(maximal)
+        others = others[others != i]
+        maximal[i] = not (len(others) and (~(Ck[i][None, :] & ~Ck[others])).all(axis=1).any())
+    return keep, maximal
+
+
+def enumeration_for(aspace: ActionSpace, max_work: int, deadline: Deadline, pool: ColumnPool,
+                    max_pool: int = 3000) -> Enumeration | None:
+    """The enumeration of ``aspace`` for the search, ``None`` (logged) when it declines;
+    its columns enter ``pool`` when there are at most ``max_pool`` (``in_pool``)."""
+    enum = enumerate_actions(aspace, max_work, deadline)
+    if isinstance(enum, str):
+        log.info("enumeration pricing declines: %s; the MIP levels price", enum)
+        return None
+    level = EnumerationLevel(aspace, enum)
+    for cols in (np.arange(len(enum.actions)), np.flatnonzero(enum.maximal)):
+        if len(cols) <= max_pool:        # all non-dominated columns (else the maximal ones): every k is exact
+            for j in cols:
+                pool.add(level.column(int(j)))
+            enum.in_pool = True
+            break
+    return enum
+
+
+class EnumerationLevel(PricingLevel):
+    r"""Exact pricing over the enumerated columns (module docstring): :math:`\beta =
+    \max_a \pi(C_a)` is the dual bound, proof when :math:`\beta \le` the master's price;
+    the ``max_columns`` best improving columns enter."""
+
+    name = "enumeration"
+    exact = True
+
+    def __init__(self, aspace: ActionSpace, enum: Enumeration, max_columns: int = 20):
+        super().__init__()
+        self.a, self.enum, self.max_columns = aspace, enum, max_columns
+        self._cols: dict = {}
+
+    def price(self, duals, ctx):
+        e = self.enum
+        if not len(e.actions):
+            return Priced([], dual_bound=0.0, proof=True)
+        val = np.where(e.maximal, e.C.astype(float) @ duals.pi, -np.inf)    # β is reached on a maximal cover
+        beta = float(val.max())
+        order = [j for j in np.argsort(-val, kind="stable")[: self.max_columns] if val[j] - duals.price > EPS]
+        return Priced([self.column(j) for j in order], dual_bound=beta, proof=beta <= duals.price + EPS)
+
+    def column(self, j: int):
+        """The engine's column of kept action ``j`` (its cover and costs already known)."""
+        if j not in self._cols:
+            e = self.enum
+            self._cols[j] = Column(key=e.actions[j].key, cover=e.C[j], payload=e.actions[j], element_costs=e.D[j],
+                                   source="enumeration")
+        return self._cols[j]
