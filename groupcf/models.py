@@ -109,17 +109,38 @@ class TrainedModel:
 
     def is_positive(self, X: pd.DataFrame) -> np.ndarray:
         """Whether the real model accepts each row: probability ``>= threshold`` and, at
-        the default threshold, the model's own ``predict`` says positive too."""
+        the default threshold, the model's own ``predict`` says positive too (read from
+        the same ``predict_proba`` pass, its argmax, when the embedding's
+        ``predict_follows_proba`` states that ``predict`` follows it)."""
         return self.check(X)[1]
 
     def check(self, X: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         """``(proba, accepted)`` of each row by the real model: :meth:`proba` and
-        :meth:`is_positive` from one pass of it."""
+        :meth:`is_positive` from one pass of it (a pipeline's transforms run once; a
+        tree ensemble's ``predict_proba`` is called once, its argmax standing for
+        ``predict``)."""
+        m: Any = self.model
+        if self.threshold == 0.5 and not isinstance(m, Embedding) and hasattr(m, "predict") \
+                and hasattr(m, "classes_") and hasattr(_final_step(m), "predict_proba"):
+            # one pass of the pipeline's transforms; predict too unless the embedding
+            # states that predict follows predict_proba's argmax
+            X_in = self._inputs(X)
+            clf = _final_step(m)
+            if hasattr(m, "steps") and len(m.steps) > 1:
+                X_in = m[:-1].transform(X_in)
+            P = np.asarray(clf.predict_proba(X_in))
+            p = P[:, self.positive_class]
+            ok = p >= self.threshold
+            if self.embedding is not None and self.embedding.predict_follows_proba:
+                ok &= np.argmax(P, axis=1) == self.positive_class
+            else:
+                ok &= np.asarray(clf.predict(X_in)) == m.classes_[self.positive_class]
+            return p, ok
         p = self.proba(X)
         ok = p >= self.threshold
-        if self.threshold == 0.5 and hasattr(self.model, "predict") and hasattr(self.model, "classes_"):
-            pred = np.asarray(self.model.predict(self._inputs(X)))
-            ok &= pred == self.model.classes_[self.positive_class]
+        if self.threshold == 0.5 and hasattr(m, "predict") and hasattr(m, "classes_"):
+            pred = np.asarray(m.predict(self._inputs(X)))
+            ok &= pred == m.classes_[self.positive_class]
         return p, ok
 
 

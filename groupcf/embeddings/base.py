@@ -97,6 +97,13 @@ class Embedding(abc.ABC):
 
     #: optional structure the algorithms may use (default: none)
     capabilities: EmbeddingCapabilities = EmbeddingCapabilities()
+    #: ``True`` when the real model's ``predict`` says positive for every row whose
+    #: ``predict_proba`` row has the positive class as its first maximum (set by the
+    #: converters whose ``predict`` is that argmax, or implied by it: scikit-learn trees,
+    #: forests and boosting, XGBoost, LightGBM); then
+    #: :meth:`groupcf.models.TrainedModel.check` reads the verdict from one
+    #: ``predict_proba`` pass instead of calling ``predict`` as well
+    predict_follows_proba: bool = False
 
     @property
     @abc.abstractmethod

@@ -50,8 +50,12 @@ def _concat(trees: Sequence[TreeArrays], n_inputs: int, scale: float, base: floa
         parts[4].append(val)
         off += n
     feature, threshold, left, right, value = (np.concatenate(p) for p in parts)
-    return TreeEnsemble(n_inputs, feature, threshold, left, right, value, roots=np.array(roots), scale=scale,
-                        base=base, averaging=averaging, name=name)
+    ens = TreeEnsemble(n_inputs, feature, threshold, left, right, value, roots=np.array(roots), scale=scale,
+                       base=base, averaging=averaging, name=name)
+    # every converter here (scikit-learn, XGBoost, LightGBM) reads a model whose predict is
+    # the argmax of its predict_proba, or (GradientBoosting: decision_function > 0) implied by it
+    ens.predict_follows_proba = True
+    return ens
 
 
 def _sk_tree(tree: Any, value: FloatArray) -> TreeArrays:

@@ -59,6 +59,16 @@ class TreeDelta(DeltaEvaluator):
         feat = np.where(path >= 0, e.feature[np.maximum(path, 0)], -1)
         self._path_nodes = path
         self._path_feat = feat                                        # -1: leaf / past the leaf
+        # the walk's tables: a leaf tests column 0 against +inf and is its own child, so every
+        # pair takes the same number of steps with no per-step compaction (child[2n + 1]: left)
+        leaf = e.feature < 0
+        own = np.arange(len(e.feature), dtype=np.int64)
+        self._feat = np.where(leaf, 0, e.feature)
+        self._thr = np.where(leaf, np.inf, e.threshold)
+        child = np.empty(2 * len(e.feature), dtype=np.int64)
+        child[0::2] = np.where(leaf, own, e.right)
+        child[1::2] = np.where(leaf, own, e.left)
+        self._child = child
 
     by_rows = True
 
@@ -72,21 +82,20 @@ class TreeDelta(DeltaEvaluator):
         packed = np.ascontiguousarray(np.packbits(mask, axis=1))
         keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
         _, first_row, inv = np.unique(keys, return_index=True, return_inverse=True)
+        inv = inv.reshape(-1)
         pad = np.zeros((len(first_row), e.n_inputs + 1), dtype=bool)   # column -1 (past a leaf): False
         pad[:, :-1] = mask[first_row]
         hit = pad[:, self._path_feat]                          # (masks, trees, depth + 1)
         start = np.where(hit.any(axis=2), np.argmax(hit, axis=2), -1)   # (masks, trees)
-        row, tree = np.nonzero(start[inv.reshape(-1)] >= 0)
-        idx = self._path_nodes[tree, start[inv.reshape(-1)[row], tree]]
-        active = np.arange(len(idx))
-        while len(active):          # walk every (candidate, affected tree) pair to its leaf
-            n = idx[active]
-            f = e.feature[n]
-            split = f >= 0
-            active, n, f = active[split], n[split], f[split]
-            if len(active):
-                go_left = P[row[active], f] <= e.threshold[n]
-                idx[active] = np.where(go_left, e.left[n], e.right[n])
+        row, tree = np.nonzero(start[inv] >= 0)
+        level = start[inv[row], tree]
+        idx = self._path_nodes[tree, level]
+        # walk every (candidate, affected tree) pair to its leaf: from depth d, at most
+        # depth - d steps; a pair at its leaf stays there (the tables of __init__)
+        flat, at = P.ravel(), row * P.shape[1]
+        feat, thr, child = self._feat, self._thr, self._child
+        for _ in range(max(e.depth, 1) - (int(level.min()) if len(level) else 0)):
+            idx = child[2 * idx + (flat[at + feat[idx]] <= thr[idx])]
         delta = np.bincount(row, weights=e.value[idx] - self._leaf_value[tree], minlength=m)
         out: FloatArray = np.asarray(self._s0 + e.scale * delta, dtype=np.float64)
         return out

@@ -40,7 +40,8 @@ complete column set (:mod:`groupcf.group.complete`: every class of every maximal
 set, increase-only features by their thresholds; one set cover per connected component),
 for a network over every class (:mod:`groupcf.group.enumeration`), a relaxation whose
 chosen classes are verified lazily (with increase-only features only a bound unless
-every chosen class passes). Otherwise (or if that leaves a gap) **branch-and-price**
+every chosen class passes); with too many change sets to list, over the maximal classes
+found from the types (:mod:`groupcf.group.closed_classes`). Otherwise (or if that leaves a gap) **branch-and-price**
 (:mod:`groupcf.group.branching`, Ryan–Foster branching, seed pricing with the branching
 rows) runs until the tree is exhausted or the time limit passes (then the gap is
 reported).
@@ -73,6 +74,7 @@ from ..solvers import make_backend
 from ..solvers.base import Status
 from ..utils import EPS, Deadline
 from .branching import branch_and_price
+from .closed_classes import close_gap_by_maximal_classes
 from .common import GroupSolution, Stats, initial_columns, integer_master
 from .complete import CompleteColumns, complete_columns
 from .components import branch_and_price_by_component, split_by_components
@@ -382,7 +384,10 @@ def _close_gap(problem, full, completions, solver, deadline, stats, active, limi
     (:mod:`~groupcf.group.complete`), or
     :func:`~groupcf.group.enumeration.close_gap_by_enumeration` over every class when the
     maximal change sets number at most ``limit`` (with increase-only features a bound,
-    and the optimum only when the chosen classes pass); ``None`` when neither applies."""
+    and the optimum only when the chosen classes pass); with more change sets, the set
+    cover over the maximal classes found from the types
+    (:mod:`~groupcf.group.closed_classes`, a bound, the optimum when its classes pass a
+    greedy check); ``None`` when none applies."""
     t = time.perf_counter()
     if full is not None:
         try:
@@ -396,7 +401,10 @@ def _close_gap(problem, full, completions, solver, deadline, stats, active, limi
         return GapResult(lower, cols, 1, 0, 0)
     sets, _ = maximal_change_sets(problem, limit)
     if not sets:
-        return None
+        if not limit:
+            return None
+        # too many change sets to list: the maximal classes found from the types instead
+        return close_gap_by_maximal_classes(problem, completions, active, solver, deadline, incumbent, stats.extra)
     classes = enumerate_classes(problem, sets, deadline=deadline)
     stats.extra["time_enumeration"] = time.perf_counter() - t
     if classes is None:

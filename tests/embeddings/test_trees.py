@@ -609,3 +609,26 @@ def test_mace_keeps_a_value_outside_the_training_range(kind):
         cf = e.counterfactuals.iloc[0]
         assert e.is_optimal and pipe.predict(e.counterfactuals)[0] == 1
         assert e.changes[0] == ["a"] and cf["b"] == 1.5
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_check_reads_predict_from_predict_proba(name):
+    """Tree converters state that the model's ``predict`` follows ``predict_proba``'s argmax,
+    so ``TrainedModel.check`` makes one pass: its verdict is the two-call verdict
+    (probability >= 0.5 and ``predict`` positive) on every row, thresholds and exact ties
+    of a forest included, and it never accepts a row ``predict`` rejects."""
+    from groupcf.models import TrainedModel
+    model = MODELS[name]
+    _, emb = get_embedding(model)
+    assert emb.predict_follows_proba
+    rng = np.random.default_rng(7)
+    X = np.vstack([DOMAIN.sample(400, rng), threshold_points(model, emb, rng)])
+    p, ok = TrainedModel(model, None, emb).check(X)
+    p2 = model.predict_proba(X)[:, 1]
+    two_calls = (p2 >= 0.5) & (model.predict(X) == model.classes_[1])
+    np.testing.assert_array_equal(p, p2)
+    assert not (ok & ~two_calls).any()
+    decided = np.abs(p2 - 0.5) > 1e-12
+    np.testing.assert_array_equal(ok[decided], two_calls[decided])
+    if name in ("rf", "et", "xgb", "lgbm", "hgb"):          # predict is that argmax exactly
+        np.testing.assert_array_equal(ok, two_calls)

@@ -1,0 +1,98 @@
+"""Maximal classes found from the types, and their set cover as a lower bound (group/closed_classes.py)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import groupcf as gcf
+from groupcf.group.closed_classes import close_gap_by_maximal_classes, maximal_classes
+from groupcf.group.enumeration import enumerate_classes
+from groupcf.group.heuristics import maximal_change_sets
+from groupcf.utils import Deadline
+from tests.group.test_enumeration import problem_of
+from tests.reference import group as group_ref  # also used at collection time
+
+
+def all_cases(n: int):
+    """The first ``n`` random tiny cases, increase-only features and immutable ones included."""
+    out = []
+    for seed in range(5000):
+        case = group_ref.random_case(seed)
+        if case is not None:
+            out.append(case)
+            if len(out) == n:
+                return out
+    raise AssertionError("not enough random cases")
+
+
+def maximal_of(covers: np.ndarray) -> set[bytes]:
+    """The covers contained in no other (brute force)."""
+    out = set()
+    for c in covers:
+        if not any((c <= d).all() and (c != d).any() for d in covers):
+            out.add(c.tobytes())
+    return out
+
+
+@pytest.mark.parametrize("case", all_cases(40), ids=lambda c: f"{type(c[0][-1]).__name__}-T{c[2]}")
+def test_maximal_classes_are_the_maximal_classes_of_every_maximal_change_set(case):
+    """The same maximal covers as listing every change set of size min(Tmax, #mutable)
+    (enumeration.py), and each cover is the class of the change sets it names."""
+    p = problem_of(*case)
+    sets, _ = maximal_change_sets(p, 10**6)
+    expected = maximal_of(enumerate_classes(p, sets).covers)
+    found = maximal_classes(p)
+    assert found is not None
+    assert {c.tobytes() for c in found.covers} == expected and len(found) == len(expected)
+    mutable = np.array([not f.immutable for f in p.space])
+    need = p.n_features - min(p.Tmax, int(mutable.sum()))
+    imm = sum(1 << l for l in np.flatnonzero(~mutable).tolist())
+    for r in range(len(found)):
+        for F in found.change_sets(r, need, imm):
+            assert F in sets
+            outside = np.ones(p.n_features, dtype=bool)
+            outside[sorted(F)] = False
+            s = found.seeds[r]
+            assert np.array_equal(np.all(p.codes[:, outside] == p.codes[s, outside], axis=1), found.covers[r])
+
+
+@pytest.mark.slow
+def test_the_set_cover_over_maximal_classes_is_a_bound_and_its_verified_cover_optimal():
+    """Never above the brute-force optimum; a cover it returns is accepted, covers every
+    type within Tmax and has the brute-force size."""
+    done = returned = 0
+    for pipe, S, Tmax in all_cases(80):
+        best, _, explainable = group_ref.brute_force_group(pipe[0], group_ref.real_logit(pipe), S, Tmax)
+        if not explainable.all():
+            continue
+        p = problem_of(pipe, S, Tmax)
+        res = close_gap_by_maximal_classes(p, p.completions("highs"), np.ones(p.n_types, dtype=bool), "highs",
+                                           Deadline(None))
+        assert res is not None and 1 <= res.lower <= best
+        if res.columns is not None:
+            assert len(res.columns) == res.lower == best
+            assert np.any([c.cover for c in res.columns], axis=0).all()
+            assert all(p.is_positive(c.v) and len(c.F) <= Tmax for c in res.columns)
+            returned += 1
+        done += 1
+    assert done >= 40 and returned >= 20
+
+
+def test_too_many_intents_gives_up():
+    pipe, S, Tmax = all_cases(1)[0]
+    p = problem_of(pipe, S, Tmax)
+    assert maximal_classes(p, limit=0) is None
+
+
+def test_explain_group_closes_the_triangles_gap_with_them(triangles):
+    """LP 3, optimum 4 (test_branching): with the change sets over the enumeration limit
+    (max_enumerated_sets=1) the set cover over the maximal classes certifies 4 at once, no
+    branch and price (components=False: the bound per triangle would certify before)."""
+    S, models = triangles
+    res = gcf.explain_group(S, models["nn"], Tmax=2, progress=False, max_change_sets=0, max_enumerated_sets=1,
+                            components=False)
+    res.validate()
+    assert res.stats["lp_bound"] == pytest.approx(3.0)
+    assert res.stats["maximal_classes"] > 0 and res.stats["maximal_classes_bound"] == 4
+    assert res.stats["gap_closed_by_enumeration"] and res.stats.get("bp_nodes", 0) == 0
+    assert res.n_explanations == 4 and res.lower_bound == 4 and res.is_optimal
