@@ -96,6 +96,9 @@ def mad_model(case, x: pd.Series, radius: float):
     return forest, new_space, 2 * radius
 
 
+#: the threshold MACE gets: the smallest float above 0.5 (the original rejects p = 0.5)
+TIE = float(np.nextafter(0.5, 1.0))
+
 #: the box's half-width is this times the PSO upper bound's total MAD change (> 1: slack)
 BOX_SLACK = 1.01
 
@@ -114,8 +117,9 @@ def mace_runner(case, limit: float):
         radius = BOX_SLACK * run.upper * n_cont
         forest, space, c = mad_model(case, x, radius)
         to_eq8 = c * len(case.pipe[0]) / n_cont
+        # threshold just above 0.5: scikit-learn rejects a tie (p = 0.5), an embedding accepts it
         e = gcf.explain(x, forest, space=space, method="mace", distance="l1", time_limit=max(1.0, limit / 2),
-                        progress=False)
+                        threshold=TIE, progress=False)
         run.proven = bool(e.is_optimal)
         run.lower_bound = None if e.lower_bound is None else float(e.lower_bound) * to_eq8
         cfs, run.note = (align(case, forest, space, e.counterfactuals) if forest.capabilities.leaf_cells

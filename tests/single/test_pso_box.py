@@ -57,7 +57,7 @@ def test_mad_scale_measures_tolerance_and_separation_in_mads(pso_line):
     scale = np.full(3, 1.0 / mad)                   # _mad_scale's form: range / MAD (z units)
     prm_r, prm_m = PSOOptions(scale="range"), PSOOptions().validate()        # "mad" is the default
     assert (prm_r.change_tol, prm_r.min_separation) == (1e-3, 0.01)
-    assert (prm_m.change_tol, prm_m.min_separation) == (0.01, 0.1)
+    assert (prm_m.change_tol, prm_m.min_separation) == (1e-4, 0.1)
     moved = np.array([[0.2 + 0.2 * mad, 0.5, 0.5]])
     rng_box = Box(space, z0, np.arange(3), 0.25, prm_r.change_tol)
     mad_box = Box(space, z0, np.arange(3), 0.25, prm_m.change_tol, scale, mad_units=True)

@@ -56,9 +56,9 @@ def test_selection_trades_cost_against_spread_and_skips_near_duplicates(pso_line
                   [0.72, 0.5, 0.5],       # cheap, but close to the first
                   [0.8, 0.9, 0.1]])       # far from the first, dearer
     cost = np.array([0.30, 0.302, 0.31, 0.60])
-    near = select_diverse(box, P, cost, 3, PSOOptions(w_diversity=0.0, scale="range"))
+    near = select_diverse(box, P, cost, 3, PSOOptions(w_diversity=0.0, w_sparsity=0.1, scale="range"))
     assert list(near) == [0, 2, 3]
-    far = select_diverse(box, P, cost, 2, PSOOptions(w_diversity=0.9, scale="range"))
+    far = select_diverse(box, P, cost, 2, PSOOptions(w_diversity=0.9, w_sparsity=0.1, scale="range"))
     assert list(far) == [0, 3]
     assert list(select_diverse(box, P[:2], cost[:2], 5, PSOOptions(scale="range"))) == [0]   # only one separated point
 
