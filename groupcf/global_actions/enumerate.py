@@ -159,12 +159,11 @@ def _closest_per_cell(v: np.ndarray, B: np.ndarray) -> np.ndarray:
     closest to 0 (module docstring: same cover, least cost)."""
     lo = np.searchsorted(B, v - SIGNATURE_TOL, side="left")
     hi = np.searchsorted(B, v + SIGNATURE_TOL, side="right")
-    keep: dict = {}
-    for j, (a, b) in enumerate(zip(lo.tolist(), hi.tolist())):
-        key = ("at", j) if b > a else ("in", a)
-        if key not in keep or abs(v[j]) < abs(v[keep[key]]):
-            keep[key] = j
-    return np.sort(v[list(keep.values())])
+    at = hi > lo                                     # on a breakpoint: kept as they are
+    inside = np.flatnonzero(~at)
+    order = inside[np.lexsort((np.abs(v[inside]), lo[inside]))]
+    _, first = np.unique(lo[order], return_index=True)     # per interval, the closest to 0
+    return np.sort(np.concatenate([v[at], v[order[first]]]))
 
 
 def count_candidates(sizes, T: int) -> int:

@@ -29,7 +29,7 @@ import numpy as np
 from ..formulations.distances import CHANGE_TOL
 from .radius import deltas
 
-#: largest grid of one combination of features (cells); a larger one is not scanned
+#: largest grid scored at once (cells); a larger one is scanned in slabs of about this size
 MAX_CELLS = 2_000_000
 
 
@@ -88,8 +88,12 @@ def best_combination(space, emb, score, z0, cands, lb, ub, can_change, distance,
     """The cheapest point changing exactly ``size`` features that the ensemble accepts
     (``score >= score_lo``) and costs less than ``bound``: ``(point, objective, complete)``
     (``(None, inf, complete)`` when none); ``complete`` is false when ``deadline`` passed
-    (or a grid exceeded :data:`MAX_CELLS`) before every combination was scanned (then the
-    result is only an upper bound)."""
+    before every combination was scanned, or a combination's grid without its longest axis
+    exceeded :data:`MAX_CELLS` (then the result is only an upper bound).
+
+    A grid over more than :data:`MAX_CELLS` cells is scanned in slabs along its longest
+    axis, that feature's candidates by increasing cost; the slabs left once one costs at
+    least the incumbent are skipped (they cannot beat it), so the scan stays exact."""
     z0 = np.asarray(z0, dtype=float)
     opts = _options(space, z0, cands, lb, ub, can_change)
     n = max(len(space), 1)
@@ -102,36 +106,55 @@ def best_combination(space, emb, score, z0, cands, lb, ub, can_change, distance,
         floor = sum(cheapest[l] for l in combo)
         if floor >= best_obj:
             continue
-        if deadline is not None and deadline.passed:
-            return best, (best_obj if best is not None else math.inf), False
         keep = [np.flatnonzero(sep[l] + floor - cheapest[l] < best_obj) for l in combo]
         if any(len(kp) == 0 for kp in keep):
             continue
-        if math.prod(len(kp) for kp in keep) > MAX_CELLS:
+        a = int(np.argmax([len(kp) for kp in keep]))          # slabs along the longest axis
+        la, others = combo[a], [(l, kp) for j, (l, kp) in enumerate(zip(combo, keep)) if j != a]
+        first = keep[a][np.argsort(sep[la][keep[a]], kind="stable")]      # cheapest first
+        rest = math.prod(len(kp) for _, kp in others)
+        if rest > MAX_CELLS:
             complete = False
             continue
-        parts = [(opts[l][0], opts[l][1][kp], opts[l][2][kp]) for l, kp in zip(combo, keep)]
-        cost = np.zeros(tuple(len(kp) for kp in keep))
-        worst = np.zeros(cost.shape)
-        for j, (l, kp) in enumerate(zip(combo, keep)):
-            shape = [1] * size
-            shape[j] = len(kp)
-            cost = cost + sep[l][kp].reshape(shape)
-            worst = np.maximum(worst, parts[j][2].reshape(shape))
-        cost = cost + winf * worst
-        cheap = cost < best_obj
-        if not cheap.any():
-            continue
-        ok = cheap & (_grid(emb, score, z0, parts) >= score_lo)
-        if ok.any():
-            at = np.unravel_index(np.argmin(np.where(ok, cost, np.inf)), cost.shape)
-            best_obj = float(cost[at])
-            best = z0.copy()
-            for j, (cols, values, _) in enumerate(parts):
-                best[cols] = values[at[j]]
+        step = max(1, MAX_CELLS // max(rest, 1))
+        for lo in range(0, len(first), step):
+            slab = first[lo:lo + step]
+            if sep[la][slab[0]] + floor - cheapest[la] >= best_obj:
+                break                                  # this slab and the later ones cost more
+            if deadline is not None and deadline.passed:
+                return best, (best_obj if best is not None else math.inf), False
+            found = _scan(emb, score, z0, [(la, slab)] + others, opts, sep, winf, score_lo, best_obj)
+            if found is not None:
+                best, best_obj = found
     if best is None:
         return None, math.inf, complete
     return best, float(distance.aggregate(deltas(space, z0, best[None, :]))[0]), complete
+
+
+def _scan(emb, score, z0, chosen, opts, sep, winf, score_lo, best_obj):
+    """The cheapest accepted point of one grid (``chosen``: per feature its candidates'
+    indices) costing less than ``best_obj``: ``(point, cost)``, or ``None``."""
+    size = len(chosen)
+    parts = [(opts[l][0], opts[l][1][kp], opts[l][2][kp]) for l, kp in chosen]
+    cost = np.zeros(tuple(len(kp) for _, kp in chosen))
+    worst = np.zeros(cost.shape)
+    for j, (l, kp) in enumerate(chosen):
+        shape = [1] * size
+        shape[j] = len(kp)
+        cost = cost + sep[l][kp].reshape(shape)
+        worst = np.maximum(worst, parts[j][2].reshape(shape))
+    cost = cost + winf * worst
+    cheap = cost < best_obj
+    if not cheap.any():
+        return None
+    ok = cheap & (_grid(emb, score, z0, parts) >= score_lo)
+    if not ok.any():
+        return None
+    at = np.unravel_index(np.argmin(np.where(ok, cost, np.inf)), cost.shape)
+    point = z0.copy()
+    for j, (cols, values, _) in enumerate(parts):
+        point[cols] = values[at[j]]
+    return point, float(cost[at])
 
 
 def best_pair(space, emb, score, z0, cands, lb, ub, can_change, distance, score_lo, bound, deadline=None):

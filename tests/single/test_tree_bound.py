@@ -59,18 +59,24 @@ def test_single_change_scan_is_the_optimum(seed):
             assert exp.distances[0] <= dist.aggregate(feature_distances(space, x, P[ok])).min() + 1e-12
 
 
+@pytest.mark.parametrize("max_cells", [None, 30])
 @pytest.mark.parametrize("seed", range(4))
-def test_pair_scan_equals_brute_force(seed):
+def test_pair_scan_equals_brute_force(seed, max_cells, monkeypatch):
     """The exact scans of single and two-feature changes (tree_bound.best_single,
     tree_pairs.best_pair) together equal enumerating every pair of features over every
     value of each (all integers of the integer column, every threshold and the value just
     above it of the real one, every category; a pair with a change that crosses no
-    threshold costs more than the single change alone)."""
+    threshold costs more than the single change alone). With ``max_cells=30`` every grid
+    of the two numeric features (8–35 candidates each) is scanned in slabs."""
     import math
 
+    from groupcf.single import tree_pairs
     from groupcf.single.radius import deltas
     from groupcf.single.tree_bound import _scorer, best_single, single_changes
     from groupcf.single.tree_pairs import best_pair
+
+    if max_cells is not None:
+        monkeypatch.setattr(tree_pairs, "MAX_CELLS", max_cells)
 
     for space, emb, dist, lo_score, z0, lb, ub, can in _rejected(seed):
         options = _values(space, emb, z0, every_integer=True)
