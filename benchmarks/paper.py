@@ -92,7 +92,7 @@ def main(argv=None) -> int:
                 S = rejected.iloc[:n]
                 for Tmax in (args.tmax or TMAX[dataset]):
                     for method in args.methods:
-                        t = time.perf_counter()
+                        t, c = time.perf_counter(), time.process_time()
                         try:
                             res = gcf.explain_group(S, pipe, Tmax=Tmax, method=method, solver=args.solver,
                                                     time_limit=args.time_limit, progress=False)
@@ -113,7 +113,8 @@ def main(argv=None) -> int:
                             row = dict(y_star=None, lower_bound=None, certified=False, status="error",
                                        error=f"{type(err).__name__}: {err}")
                         row.update(dataset=dataset, model=model, S=len(S), Tmax=Tmax, method=method,
-                                   accuracy=round(acc, 4), time_s=round(time.perf_counter() - t, 3))
+                                   accuracy=round(acc, 4), time_s=round(time.perf_counter() - t, 3),
+                                   cpu_s=round(time.process_time() - c, 3), load=round(os.getloadavg()[0], 1))
                         if paper is not None:
                             p = paper[(paper.dataset == dataset) & (paper.model == model)
                                       & (n == paper.S) & (paper.Tmax == Tmax)]
@@ -130,7 +131,7 @@ def main(argv=None) -> int:
                         pd.DataFrame(rows).to_csv(out, index=False)     # keep partial results
     df = pd.DataFrame(rows)
     cols = ["dataset", "model", "S", "Tmax", "method", "accuracy", "y_star", "lower_bound", "certified",
-            "time_s", "paper_y", "paper_cg_s", "paper_mip_s", "speedup", "root_lp", "columns", "iterations",
+            "time_s", "cpu_s", "load", "paper_y", "paper_cg_s", "paper_mip_s", "speedup", "root_lp", "columns", "iterations",
             "cheap_pricing", "exact_pricing", "exact_level", "seed_solves", "bp_nodes",
             "gap_closed_by_enumeration", "status", "error"]
     df = df[[c for c in cols if c in df.columns]]
@@ -139,9 +140,16 @@ def main(argv=None) -> int:
     header = (f"Run {date.today()} on {platform.node()} ({os.cpu_count()} cores, {platform.processor() or platform.machine()}), "
               f"solver={args.solver}, time limit {args.time_limit:g}s\n\n"
               f"Command: `python benchmarks/paper.py {' '.join(sys.argv[1:] if argv is None else argv)}`\n\n")
-    md.write_text(header + df.drop(columns=["error"]).to_markdown(index=False) + "\n")
+    md.write_text(header + markdown(df.drop(columns=["error"])) + "\n")
     log.info("wrote %s and %s", out, md)
     return 0
+
+
+def markdown(df: pd.DataFrame) -> str:
+    """A markdown table (``DataFrame.to_markdown`` needs the optional ``tabulate``)."""
+    cells = [[("" if pd.isna(v) else str(v)) for v in row] for row in df.itertuples(index=False)]
+    lines = ["| " + " | ".join(map(str, df.columns)) + " |", "|" + "---|" * len(df.columns)]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in cells])
 
 
 if __name__ == "__main__":
