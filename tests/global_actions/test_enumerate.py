@@ -32,6 +32,14 @@ def test_curve_equals_brute_force_and_every_point_is_certified(model):
     assert all(certified), certified         # every curve point and the fewest actions: proven
 
 
+@pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
+def test_numeric_set_equals_brute_force_and_is_certified(model):
+    certified = []
+    for seed in range(4):
+        certified.extend(check_case(seed, model, 1, numeric="set") or [])
+    assert certified and all(certified), certified
+
+
 def test_the_curve_with_k_equals_brute_force_and_is_certified():
     from tests.reference.global_actions import best_coverage, brute_force, tiny_case
 
