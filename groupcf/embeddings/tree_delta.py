@@ -89,21 +89,13 @@ class TreeDelta(DeltaEvaluator):
         start = np.where(hit.any(axis=2), np.argmax(hit, axis=2), -1)   # (masks, trees)
         row, tree = np.nonzero(start[inv] >= 0)
         level = start[inv[row], tree]
-        # walk every (candidate, affected tree) pair to its leaf: from depth d, at most
-        # depth - d steps, so with the pairs sorted by d step j walks only those with
-        # d < depth - j (a prefix); a pair at its leaf stays there (the tables of __init__)
-        order = np.argsort(level, kind="stable")
-        row, tree, level = row[order], tree[order], level[order]
         idx = self._path_nodes[tree, level]
-        depth = max(e.depth, 1)
-        ends = np.searchsorted(level, depth - np.arange(depth), side="left")   # pairs with d < depth - j
+        # walk every (candidate, affected tree) pair to its leaf: from depth d, at most
+        # depth - d steps; a pair at its leaf stays there (the tables of __init__)
         flat, at = P.ravel(), row * P.shape[1]
         feat, thr, child = self._feat, self._thr, self._child
-        for n in ends.tolist():
-            if n == 0:
-                break
-            head = idx[:n]
-            idx[:n] = child[2 * head + (flat[at[:n] + feat[head]] <= thr[head])]
+        for _ in range(max(e.depth, 1) - (int(level.min()) if len(level) else 0)):
+            idx = child[2 * idx + (flat[at + feat[idx]] <= thr[idx])]
         delta = np.bincount(row, weights=e.value[idx] - self._leaf_value[tree], minlength=m)
         out: FloatArray = np.asarray(self._s0 + e.scale * delta, dtype=np.float64)
         return out

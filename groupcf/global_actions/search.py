@@ -18,7 +18,7 @@ r"""Column generation over actions (:mod:`groupcf.colgen` instantiated for globa
 2. **Fewest actions** (``k=None``): the set-cover master over the coverable types, priced
    by the pool, the neighbours of the best actions
    (:class:`~groupcf.global_actions.neighbours.NeighbourLevel`), then the exact pricing
-   MIP (:class:`ExactLevel`), Farley's bound each
+   MIP (:class:`~groupcf.global_actions.pricing.ExactLevel`), Farley's bound each
    round; the integer master over the pool, certified when it meets
    :math:`\lceil z_{LP} \rceil`.
 3. **The curve** ``k' = 1, 2, …``: one max-coverage master whose budget grows, its columns
@@ -34,6 +34,12 @@ r"""Column generation over actions (:mod:`groupcf.colgen` instantiated for globa
    (:mod:`~groupcf.global_actions.descent`, numpy): a cheaper action covering the same
    people replaces one when found, and joins the pool for the next ``k'`` — coverage
    pricing alone never prices cost once a column covers everyone assigned to it.
+
+**Enumeration** (:mod:`~groupcf.global_actions.enumerate`, ``enumerate_work``): when every
+action can be enumerated, its level prices exactly in place of the neighbour and MIP levels,
+coverability is exact (no nearest-action MIP, nothing undecided), and with its columns in the
+pool the integer master's bound at each ``k'`` is a bound over every action (``ip_bound``):
+the point is certified when the master is solved.
 
 **Why the bounds hold at the threshold.** Coverage is counted at :math:`\tau` with the
 numpy model. Every MIP whose value is used as a bound — the exact pricing level and the
