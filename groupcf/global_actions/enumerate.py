@@ -126,14 +126,15 @@ def feature_values(aspace: ActionSpace, l: int) -> tuple[np.ndarray | None, str]
         if splits is None:
             r = np.arange(lo, hi + 1, dtype=float)
         else:                     # per interval, the integer shift closest to 0
-            b = _breakpoints(aspace, l, splits) * span
+            B = _breakpoints(aspace, l, splits)
+            b = B * span
             r = np.unique(np.concatenate([np.floor(b), np.ceil(b), np.floor(b) + 1, np.ceil(b) - 1]))
             r = r[(r >= lo) & (r <= hi)]
         r = r[r != 0]
         if f.increase_only:
             r = r[r > 0]
         v = r / span
-        return (v if splits is None else _closest_per_cell(v, _breakpoints(aspace, l, splits))), ""
+        return (v if splits is None else _closest_per_cell(v, B)), ""
     if splits is None:
         return None, f"the continuous feature {f.name!r} on a model without split points"
     B = _breakpoints(aspace, l, splits)
@@ -262,9 +263,10 @@ def _non_dominated(C: np.ndarray, D: np.ndarray) -> tuple[list[int], np.ndarray]
 
 
 def enumeration_for(aspace: ActionSpace, max_work: int, deadline: Deadline, pool: ColumnPool,
-                    max_pool: int = 3000) -> Enumeration | None:
-    """The enumeration of ``aspace`` for the search, ``None`` (logged) when it declines;
-    its columns enter ``pool`` when there are at most ``max_pool`` (``in_pool``)."""
+                    max_pool: int = 3000) -> EnumerationLevel | None:
+    """The enumeration level of ``aspace`` for the search (its :class:`Enumeration` is
+    ``.enum``), ``None`` (logged) when it declines; its columns enter ``pool`` when there
+    are at most ``max_pool`` (``in_pool``)."""
     enum = enumerate_actions(aspace, max_work, deadline)
     if isinstance(enum, str):
         log.info("enumeration pricing declines: %s; the MIP levels price", enum)
@@ -276,7 +278,7 @@ def enumeration_for(aspace: ActionSpace, max_work: int, deadline: Deadline, pool
                 pool.add(level.column(int(j)))
             enum.in_pool = True
             break
-    return enum
+    return level
 
 
 class EnumerationLevel(PricingLevel):

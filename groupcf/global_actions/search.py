@@ -80,7 +80,7 @@ from ..solvers.base import Status
 from ..utils import EPS, Deadline
 from .actions import Action, ActionSpace
 from .descent import descend_selection
-from .enumerate import Enumeration, EnumerationLevel, enumeration_for
+from .enumerate import Enumeration, enumeration_for
 from .neighbours import NeighbourLevel, climb
 from .pricing import ActionMIP, ExactLevel, PricingResult, _cap
 
@@ -245,7 +245,8 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
     integer master also bounds the coverage gap between groups."""
     mip = ActionMIP(aspace, solver)
     pool = ColumnPool(aspace.n_types)
-    enum = enumeration_for(aspace, enumerate_work, deadline, pool)
+    enum_level = enumeration_for(aspace, enumerate_work, deadline, pool)
+    enum = None if enum_level is None else enum_level.enum
     cov = seed_pool(aspace, mip, pool, deadline, max_seed_mips=max_seed_mips, progress=progress, enum=enum)
     coverable = cov.coverable
     m = aspace.m
@@ -255,7 +256,7 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
     out.stats["enumeration"] = "declined" if enum is None else dict(
         candidates=enum.candidates, columns=len(enum.actions), in_pool=enum.in_pool, seconds=round(enum.seconds, 3))
     exact = ExactLevel(mip, n_solutions, pricing_time)
-    levels = [PoolLevel(), NeighbourLevel(aspace), exact] if enum is None else [PoolLevel(), EnumerationLevel(aspace, enum)]
+    levels = [PoolLevel(), NeighbourLevel(aspace), exact] if enum_level is None else [PoolLevel(), enum_level]
     complete = enum is not None and enum.in_pool     # the integer master over the pool is over every action
     n_cov = float(m[coverable].sum())
     if not coverable.any():
