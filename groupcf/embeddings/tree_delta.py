@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from groupcf.embeddings._typing import ArrayLike, FloatArray
+from groupcf.embeddings._typing import ArrayLike, FloatArray, IntArray
 from groupcf.embeddings.base import DeltaEvaluator
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -171,18 +171,17 @@ def pair_scores(ens: TreeEnsemble, z: ArrayLike, c1: int, values1: ArrayLike, c2
     return grid_scores(ens, z, [c1, c2], [values1, values2])
 
 
-def grid_scores(ens: TreeEnsemble, z: ArrayLike, cols: list[int], values: list[ArrayLike]) -> FloatArray:
-    """Scores of the point ``z`` with each column ``cols[j]`` set to each of ``values[j]``
-    (shape ``(m_1, ..., m_k)``), exactly: :func:`column_scores` in ``k`` dimensions. Every
-    tree is walked once from its root, following ``z`` at the nodes testing another column
-    and both ways at the nodes testing one of ``cols`` (each branch keeps the box of
-    intervals ``(lo_j, hi_j]`` that reaches it); each leaf's value is added to the grid
-    points in its box through a ``k``-dimensional difference array over the sorted values."""
+def reachable_boxes(ens: TreeEnsemble, z: ArrayLike, cols: list[int]) -> tuple[IntArray, FloatArray]:
+    """The leaves of ``ens`` reachable from the point ``z`` when the columns ``cols`` vary,
+    and each leaf's box: ``(leaves, B)``, ``B`` of shape ``(len(leaves), 2k)`` holding
+    ``lo_1, hi_1, ..., lo_k, hi_k`` (infinite when unbounded). Every tree is walked once from
+    its root, following ``z`` at the nodes testing another column and both ways at the nodes
+    testing one of ``cols`` (each branch keeps the box of intervals ``(lo_j, hi_j]`` that
+    reaches it, non-empty ones only); per tree the boxes partition the space of ``cols``."""
     point = np.asarray(z, dtype=np.float64).reshape(-1)
     k = len(cols)
     if len(set(int(c) for c in cols)) != k:
         raise ValueError("grid_scores needs distinct columns")
-    vals = [np.asarray(v, dtype=np.float64).reshape(-1) for v in values]
     col_of = np.full(ens.n_inputs, -1, dtype=np.int64)
     col_of[np.asarray(cols, dtype=np.int64)] = np.arange(k)
     node = ens.roots.copy()
@@ -216,7 +215,32 @@ def grid_scores(ens: TreeEnsemble, z: ArrayLike, cols: list[int], values: list[A
             parts_b += [bl, br]
         node = np.concatenate(parts_n)
         box = np.concatenate(parts_b)
-    leaves, B = np.concatenate(out_node), np.concatenate(out_box)
+    return np.concatenate(out_node), np.concatenate(out_box)
+
+
+def grid_edges(ens: TreeEnsemble, z: ArrayLike, cols: list[int]) -> list[FloatArray]:
+    """Per column ``cols[j]``, the sorted distinct finite ends of the intervals of the
+    leaves reachable from ``z`` when ``cols`` vary (:func:`reachable_boxes`). Two values
+    ``v < v'`` of ``cols[j]`` with no edge in ``[v, v')`` fall in the same interval
+    ``(lo, hi]`` of every such leaf, so the score is the same with either, whatever the
+    other columns of ``cols`` are set to."""
+    _, B = reachable_boxes(ens, z, cols)
+    out = []
+    for j in range(len(cols)):
+        e = np.unique(B[:, 2 * j:2 * j + 2])
+        out.append(e[np.isfinite(e)])
+    return out
+
+
+def grid_scores(ens: TreeEnsemble, z: ArrayLike, cols: list[int], values: list[ArrayLike]) -> FloatArray:
+    """Scores of the point ``z`` with each column ``cols[j]`` set to each of ``values[j]``
+    (shape ``(m_1, ..., m_k)``), exactly: :func:`column_scores` in ``k`` dimensions. Every
+    tree is walked once from its root (:func:`reachable_boxes`); each leaf's value is added
+    to the grid points in its box through a ``k``-dimensional difference array over the
+    sorted values."""
+    k = len(cols)
+    vals = [np.asarray(v, dtype=np.float64).reshape(-1) for v in values]
+    leaves, B = reachable_boxes(ens, z, cols)
     orders = [np.argsort(v, kind="stable") for v in vals]
     sorted_vals = [v[o] for v, o in zip(vals, orders)]
     edges = [(np.searchsorted(sv, B[:, 2 * j], side="right"), np.searchsorted(sv, B[:, 2 * j + 1], side="right"))
