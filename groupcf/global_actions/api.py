@@ -66,7 +66,8 @@ class GlobalOptions(Options):
         finite — categories, integer shifts, tree-ensemble split intervals — priced exactly
         without a MIP, the curve certified by the integer master); above it, or with a
         continuous feature on a model without split points, the MIP levels price. ``0``:
-        never enumerate.
+        never enumerate. With a ``time_limit`` it also declines when the time it would
+        take (extrapolated from its single-feature actions) passes half the time left.
 
     Raises
     ------
@@ -88,7 +89,7 @@ class GlobalOptions(Options):
     max_seed_mips: int = 100
     pricing_time: float | None = None
     tree_depth: int = 2
-    enumerate_work: int = 5_000_000
+    enumerate_work: int = 100_000_000
 
     _constraints: ClassVar[dict] = {
         "n_solutions": N, "polish": [bool], "margin": [Interval(numbers.Real, 0, None)],
