@@ -164,7 +164,9 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
         whose coverage the solvers cannot decide (their best score within ``margin`` of
         the threshold and no action found covering them: ``stats["undecided"]``; or not
         reached before ``time_limit``: ``stats["coverability_unknown"]``) are counted in
-        it, with a warning.
+        it, with a warning. When fewer than ``k`` actions already cover everyone the best
+        ``k`` cover, the actions no one is assigned to are left out (``n_actions < k``;
+        ``stats["unused_actions"]`` counts them).
 
     Raises
     ------
@@ -236,6 +238,13 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
         if fair is not None and fair.gap(new_assign[aspace.type_of_row] >= 0) > fair.max_gap + 1e-9:
             break                      # the polished actions would widen the gap: keep the master's
         acts, cols, assign_t, cost_t = new, new_cols, new_assign, new_cost
+    unused = 0
+    if assign == "best" and k is not None:  # k above what covers everyone: an action nobody is assigned to is noise
+        used = [j for j in range(len(acts)) if (assign_t == j).any()]
+        unused = len(acts) - len(used)
+        if unused:
+            acts, cols = [acts[j] for j in used], [cols[j] for j in used]
+            assign_t, cost_t = _assign(cols, len(m))
     # every person's counterfactual re-checked with the real model
     specs = [aspace.spec(a) for a in acts]
     idx = S.index
@@ -246,6 +255,8 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
     assignment = pd.Series(assign_r, index=idx, dtype="Int64", name="action")
     assignment[assignment < 0] = pd.NA
     result = _result(aspace, acts, specs, assignment, cost_r, res, point, k, solver, tm, time.perf_counter() - t0)
+    if unused:
+        result.stats["unused_actions"] = unused
     if tree is not None:
         free = int((assign_t[aspace.type_of_row] >= 0).sum())
         result.tree = tree.frame()
