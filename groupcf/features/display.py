@@ -21,7 +21,7 @@ import pandas as pd
 if TYPE_CHECKING:
     from .space import Feature
 
-__all__ = ["bin_bounds", "bin_label", "bin_value", "show_value"]
+__all__ = ["bin_bounds", "bin_label", "bin_value", "set_column", "show_value"]
 
 
 def _num(x: float) -> str:
@@ -90,3 +90,37 @@ def _integer(feature: Feature) -> bool:
         return dtype is not None and pd.api.types.is_integer_dtype(dtype)
     except TypeError:  # pragma: no cover - exotic dtypes
         return False
+
+
+def set_column(col: pd.Series, value: Any) -> pd.Series:
+    """``col`` with every row set to ``value`` (a categorical column keeps its dtype).
+
+    A bin (``pd.Interval``) set on a numeric column keeps the raw values already inside
+    it: that person's model input does not change, so, as everywhere in groupcf, their
+    own value stays; the others get the bin itself.
+
+    Parameters
+    ----------
+    col : pandas.Series
+        One raw feature column.
+    value : Any
+        The value (category, number or bin) every row is set to.
+
+    Returns
+    -------
+    pandas.Series
+        The new column, same index and name.
+    """
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return pd.Series(pd.Categorical([value] * len(col), dtype=col.dtype), index=col.index, name=col.name)
+    if isinstance(value, pd.Interval) and pd.api.types.is_numeric_dtype(col.dtype):
+        inside = np.array([not pd.isna(x) and x in value for x in col.tolist()], dtype=bool)
+        if inside.all():
+            return col.copy()
+        out = col.astype(object)
+        out[~inside] = [value] * int((~inside).sum())
+        return out
+    out = col.astype(object)
+    out[:] = [value] * len(col)
+    return out.infer_objects()
+

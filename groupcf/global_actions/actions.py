@@ -44,7 +44,7 @@ import pandas as pd
 
 from ..colgen import Column
 from ..exceptions import InvalidInputError, NotRejectedError
-from ..features.display import show_value
+from ..features.display import set_column, show_value
 from ..models import DEFAULT_MARGIN, TrainedModel
 
 #: a continuous value this far outside [0, 1] (scaled) still counts as inside (solver noise)
@@ -295,9 +295,7 @@ class ActionSpace:
         for l, val in action.changes:
             f = self.feats[l]
             if f.encoding in ("onehot", "binary"):
-                v = f.categories[int(val)]
-                out[f.name] = pd.Series([v] * len(out), index=out.index,
-                                        dtype=f.dtype if isinstance(f.dtype, pd.CategoricalDtype) else None)
+                out[f.name] = set_column(out[f.name], f.categories[int(val)])
             else:
                 span = f.high - f.low
                 if self.numeric == "shift":

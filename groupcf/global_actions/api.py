@@ -66,7 +66,8 @@ class GlobalOptions(Options):
         finite — categories, integer shifts, tree-ensemble split intervals — priced exactly
         without a MIP, the curve certified by the integer master); above it, or with a
         continuous feature on a model without split points, the MIP levels price. ``0``:
-        never enumerate.
+        never enumerate. With a ``time_limit`` it also declines when the time it would
+        take (extrapolated from its single-feature actions) passes half the time left.
 
     Raises
     ------
@@ -88,7 +89,7 @@ class GlobalOptions(Options):
     max_seed_mips: int = 100
     pricing_time: float | None = None
     tree_depth: int = 2
-    enumerate_work: int = 5_000_000
+    enumerate_work: int = 100_000_000
 
     _constraints: ClassVar[dict] = {
         "n_solutions": N, "polish": [bool], "margin": [Interval(numbers.Real, 0, None)],
@@ -163,7 +164,9 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
         whose coverage the solvers cannot decide (their best score within ``margin`` of
         the threshold and no action found covering them: ``stats["undecided"]``; or not
         reached before ``time_limit``: ``stats["coverability_unknown"]``) are counted in
-        it, with a warning.
+        it, with a warning. When fewer than ``k`` actions already cover everyone the best
+        ``k`` cover, the actions no one is assigned to are left out (``n_actions < k``;
+        ``stats["unused_actions"]`` counts them).
 
     Raises
     ------
@@ -235,6 +238,13 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
         if fair is not None and fair.gap(new_assign[aspace.type_of_row] >= 0) > fair.max_gap + 1e-9:
             break                      # the polished actions would widen the gap: keep the master's
         acts, cols, assign_t, cost_t = new, new_cols, new_assign, new_cost
+    unused = 0
+    if assign == "best" and k is not None:  # k above what covers everyone: an action nobody is assigned to is noise
+        used = [j for j in range(len(acts)) if (assign_t == j).any()]
+        unused = len(acts) - len(used)
+        if unused:
+            acts, cols = [acts[j] for j in used], [cols[j] for j in used]
+            assign_t, cost_t = _assign(cols, len(m))
     # every person's counterfactual re-checked with the real model
     specs = [aspace.spec(a) for a in acts]
     idx = S.index
@@ -245,6 +255,8 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
     assignment = pd.Series(assign_r, index=idx, dtype="Int64", name="action")
     assignment[assignment < 0] = pd.NA
     result = _result(aspace, acts, specs, assignment, cost_r, res, point, k, solver, tm, time.perf_counter() - t0)
+    if unused:
+        result.stats["unused_actions"] = unused
     if tree is not None:
         free = int((assign_t[aspace.type_of_row] >= 0).sum())
         result.tree = tree.frame()

@@ -45,10 +45,13 @@ classified exactly; covers realised only within that distance of a breakpoint (s
 breakpoints coinciding up to rounding) may be missed, as the pricing MIP misses the
 slivers narrower than ``MERGE_TOL`` (:mod:`~groupcf.global_actions.pricing`).
 
-**Exact pricing.** Every candidate :math:`a` is evaluated over every type with the numpy
-model path (:meth:`ActionSpace.cover_many`); costs are additive over features, so a
+**Exact pricing.** Every candidate :math:`a` is evaluated over every type, one feature set
+at a time (:mod:`~groupcf.global_actions.enum_grid`: the covers of the whole product
+:math:`\prod_{l \in F} V_l` at once, each distinct applied row — up to the model's split
+cells — scored once with the numpy model path); costs are additive over features, so a
 combination's cost vector is the sum of its changes'. Columns covering nobody are
-dropped, and so is every column :math:`a` *dominated* by another :math:`b`: :math:`C_a
+dropped, and so is every column :math:`a` *dominated* by another :math:`b`
+(:mod:`~groupcf.global_actions.enum_filter`, not quadratic in the actions): :math:`C_a
 \subseteq C_b` and :math:`d_{ib} \le d_{ia}` for every :math:`i \in C_a` (of equal ones
 the first is kept). Swapping :math:`a` for :math:`b` in any selection covers no fewer
 people, each at no higher cost, so the integer master's lexicographic optimum (coverage,
@@ -65,7 +68,11 @@ for every :math:`k` — the curve's points are then certified by the integer mas
 least-cost stage also works over every action (within ``tie_break_time``).
 
 **Work cap.** The candidates :math:`\sum_{r \le T_{\max}} e_r(|V_l|)` times the types is
-counted first; above ``max_work`` (or past the deadline) the level declines, logged.
+counted first; above ``max_work`` (or past the deadline) the level declines, logged. With a
+time limit, the actions of one feature are evaluated first and their rate (candidates per
+second, wall) extrapolated to the rest; when that estimate passes ``share`` of the time left
+the level declines, logged, and the MIP levels get the time. (The estimate is cautious on
+tree ensembles, where larger feature sets merge more rows into one cell.)
 """
 from __future__ import annotations
 
@@ -80,6 +87,8 @@ import numpy as np
 from ..colgen import Column, ColumnPool, Priced, PricingLevel
 from ..utils import EPS, Deadline
 from .actions import DOMAIN_TOL, Action, ActionSpace
+from .enum_filter import Found
+from .enum_grid import FeatureGrid
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +112,7 @@ class Enumeration:
     candidates: int
     seconds: float
     in_pool: bool = False        # every kept column entered the pool: the integer master is exact
+    scored: int = 0              # distinct rows the model scored (:mod:`~groupcf.global_actions.enum_grid`)
 
 
 def feature_values(aspace: ActionSpace, l: int) -> tuple[np.ndarray | None, str]:
@@ -177,9 +187,13 @@ def count_candidates(sizes, T: int) -> int:
 
 
 def enumerate_actions(aspace: ActionSpace, max_work: int, deadline: Deadline | None = None,
-                      batch: int = 2000) -> Enumeration | str:
-    """Every action of ``aspace`` (module docstring), or the reason it declines."""
-    t0 = time.perf_counter()
+                      batch_rows: int = 1_000_000, share: float = 0.5) -> Enumeration | str:
+    """Every action of ``aspace`` (module docstring), or the reason it declines.
+
+    ``max_work`` caps the types × candidates; with a time limit the level also declines
+    when the time it would take — extrapolated from its own single-feature actions —
+    passes ``share`` of the time left (module docstring, "Work cap")."""
+    t0, c0 = time.perf_counter(), time.process_time()
     deadline = deadline or Deadline(None)
     if max_work <= 0:
         return "disabled (enumerate_work=0)"
@@ -194,72 +208,32 @@ def enumerate_actions(aspace: ActionSpace, max_work: int, deadline: Deadline | N
     n_cand = count_candidates([len(values[l]) for l in aspace.mutable], T)
     if n_cand * aspace.n_types > max_work:
         return f"{n_cand:,} actions x {aspace.n_types:,} types > enumerate_work={max_work:,}"
+    grid = FeatureGrid(aspace, values)
     single_costs = {l: np.array([aspace.costs(Action(((l, float(x)),))) for x in values[l]]).reshape(len(values[l]), -1)
                     for l in aspace.mutable}
-    acts: list = []
-    Cs: list[np.ndarray] = []
-    Ds: list[np.ndarray] = []
-    buf: list = []
+    found = Found(aspace, values, single_costs)
+    done, scored = 0, 0
     for r in range(1, T + 1):
         for F in itertools.combinations(aspace.mutable, r):
-            for idx in itertools.product(*[range(len(values[l])) for l in F]):
-                buf.append((F, idx))
-                if len(buf) >= batch:
-                    _evaluate(aspace, buf, values, single_costs, acts, Cs, Ds)
-                    buf = []
-                    if deadline.passed:
-                        return "time limit reached while enumerating"
-    if buf:
-        _evaluate(aspace, buf, values, single_costs, acts, Cs, Ds)
-    C = np.concatenate(Cs) if Cs else np.zeros((0, aspace.n_types), bool)
-    D = np.concatenate(Ds) if Ds else np.zeros((0, aspace.n_types))
-    keep, maximal = _non_dominated(C, D)
-    out = Enumeration([acts[j] for j in keep], C[keep], D[keep], maximal, np.asarray(C.any(axis=0), dtype=bool),
-                      n_cand, time.perf_counter() - t0)
-    log.info("enumeration: %d actions evaluated over %d types, %d columns kept (%.1f s)", n_cand, aspace.n_types,
-             len(keep), out.seconds)
+            for J, C, n_scored in grid.covers(F, batch_rows):
+                found.add(F, J, C)
+                done += len(J)
+                scored += n_scored
+                if deadline.passed:
+                    return "time limit reached while enumerating"
+        left = deadline.left()
+        if r == 1 and left is not None and done < n_cand:
+            rate = done / max(time.perf_counter() - t0, 1e-3)          # candidates per second (wall)
+            need = (n_cand - done) / rate
+            if need > share * left:
+                return (f"{n_cand:,} actions x {aspace.n_types:,} types: about {need:.0f} s at the measured "
+                        f"{rate:,.0f} actions/s > {share:.0%} of the {left:.0f} s left")
+    acts, C, D, maximal = found.result()
+    out = Enumeration(acts, C, D, maximal, found.coverable, n_cand, time.perf_counter() - t0, scored=scored)
+    log.info("enumeration: %d actions over %d types (%d distinct rows scored), %d columns kept, %d maximal "
+             "(%.1f s, %.1f s CPU)", n_cand, aspace.n_types, scored, len(acts), int(maximal.sum()), out.seconds,
+             time.process_time() - c0)
     return out
-
-
-def _evaluate(aspace, buf, values, single_costs, acts, Cs, Ds) -> None:
-    """Covers and costs of the candidates ``buf`` (``(features, value indices)``); those
-    covering someone are appended."""
-    cand = [Action(tuple((l, float(values[l][i])) for l, i in zip(F, idx))) for F, idx in buf]
-    C = aspace.cover_many(cand)
-    hit = np.flatnonzero(C.any(axis=1))
-    if not len(hit):
-        return
-    D = np.array([sum(single_costs[l][i] for l, i in zip(*buf[j])) for j in hit]).reshape(len(hit), -1)
-    acts.extend(cand[j] for j in hit)
-    Cs.append(C[hit])
-    Ds.append(D)
-
-
-def _non_dominated(C: np.ndarray, D: np.ndarray) -> tuple[list[int], np.ndarray]:
-    """Rows of ``C`` kept (module docstring: no other row covers a superset at a cost no
-    higher for each type it covers; of equal rows the first) and, per kept row, whether
-    its cover is maximal."""
-    if not len(C):
-        return [], np.zeros(0, dtype=bool)
-    size = C.sum(axis=1)
-    total = np.where(C, D, 0.0).sum(axis=1)
-    keep: list[int] = []
-    for a in np.lexsort((total, -size)):              # larger covers first, then cheaper
-        cov = C[a]
-        if keep:
-            K = np.asarray(keep)
-            sup = K[~(~C[K][:, cov]).any(axis=1)]         # kept rows covering a superset
-            if len(sup) and (D[sup][:, cov] <= D[a, cov][None, :] + 1e-12).all(axis=1).any():
-                continue
-        keep.append(int(a))
-    keep.sort()
-    Ck = C[keep]
-    maximal = np.ones(len(keep), dtype=bool)
-    for i in np.argsort(-size[keep], kind="stable"):    # a cover inside a larger (or equal, earlier) one
-        others = np.flatnonzero(maximal)
-        others = others[others != i]
-        maximal[i] = not (len(others) and (~(Ck[i][None, :] & ~Ck[others])).all(axis=1).any())
-    return keep, maximal
 
 
 def enumeration_for(aspace: ActionSpace, max_work: int, deadline: Deadline, pool: ColumnPool,

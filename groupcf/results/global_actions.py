@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from ..features.display import set_column
 from ..solvers.base import Status
 from .base import ResultBase, Stats, ValidationReport, denoise, html_pre, space_of
 from .base import plain as _plain
@@ -44,14 +45,7 @@ def apply_spec(X: pd.DataFrame, spec: ActionSpec) -> pd.DataFrame:
     out = X.copy()
     for s in spec:
         f, v = s["feature"], s["value"]
-        if s["op"] == "shift":
-            out[f] = out[f] + v
-        elif isinstance(out[f].dtype, pd.CategoricalDtype):
-            out[f] = pd.Categorical([v] * len(out), dtype=out[f].dtype)
-        else:
-            col = out[f].astype(object)
-            col[:] = [v] * len(out)
-            out[f] = col.infer_objects()
+        out[f] = out[f] + v if s["op"] == "shift" else set_column(out[f], v)
     return out
 
 
@@ -297,8 +291,13 @@ class GlobalExplanation(ResultBase):
                 f"{self.n_actions} action(s) cover {self.n_covered} of {n} people "
                 f"({100 * self.coverage:.1f} %; {self.n_coverable} coverable), mean cost {self.mean_cost:.3f}.")
         lines = [head]
+        asked = self.k if self.k is not None else self.n_actions
+        if self.stats.get("unused_actions"):
+            lines.append(f"k = {asked} was asked; {self.n_actions} action(s) already cover everyone the best "
+                         f"{asked} cover, so the other {self.stats['unused_actions']} would help no one and "
+                         "are left out.")
         if self.upper_bound is not None:
-            lines.append(f"Certified: no {self.n_actions} action(s) cover more than {self.upper_bound} people"
+            lines.append(f"Certified: no {asked} action(s) cover more than {self.upper_bound} people"
                          + (" — optimal." if self.is_optimal else f" (status {self.status.value})."))
         if self.lower_bound is not None:
             lines.append(f"Fewest actions covering every coverable person: {self.n_actions} "

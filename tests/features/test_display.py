@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import groupcf as gcf
-from groupcf.features.display import bin_bounds, bin_label, bin_value, show_value
+from groupcf.features.display import bin_bounds, bin_label, bin_value, set_column, show_value
 
 
 @pytest.fixture(scope="module")
@@ -44,3 +44,19 @@ def test_plain_values():
     assert show_value(None, np.float64(-8.3e-17)) == "0"
     assert show_value(None, 2.5) == "2.5"
     assert show_value(None, "car (new)") == "car (new)"
+
+
+def test_set_column_keeps_values_already_in_the_bin():
+    ages = pd.Series([34, 55, np.nan, 42], index=list("abcd"), name="age")
+    b = pd.Interval(42.0, np.inf, closed="left")
+    out = set_column(ages, b)
+    assert out["a"] == b and pd.isna(out["c"]) is False and out["c"] == b
+    assert out["b"] == 55 and out["d"] == 42
+    assert list(out.index) == list("abcd") and out.name == "age"
+    same = set_column(ages.iloc[[1, 3]], b)              # everyone inside: unchanged, still numeric
+    assert pd.api.types.is_numeric_dtype(same.dtype) and list(same) == [55, 42]
+    cat = pd.Series(pd.Categorical(["x", "y"], categories=["x", "y", "z"]))
+    z = set_column(cat, "z")
+    assert isinstance(z.dtype, pd.CategoricalDtype) and list(z) == ["z", "z"]
+    assert list(set_column(pd.Series([1, 2]), 7)) == [7, 7]
+    assert list(set_column(pd.Series(["p", "q"]), b)) == [b, b]   # not numeric: set as is

@@ -42,3 +42,40 @@ def test_no_single_action_covers_people_who_need_different_ones(placed):
     assert res.status == Status.INFEASIBLE and not res.actions
     out = gcf.explain_global(S, placed, Tmax=1, k=1, progress=False)
     assert out.n_covered == 1 and out.curve["upper_bound"].tolist() == [1] and out.is_optimal
+
+
+
+def test_k_above_what_covers_everyone_leaves_out_actions_nobody_needs():
+    # COMPAS, LR, 60 rejected, Tmax 2: four actions cover all 22 coverable people, so at k = 5
+    # the master's fifth column is assigned to no one; it is left out, and the summary says why
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    ds = gcf.datasets.load("compas")
+    X_tr, X_te, y_tr, _ = ds.split(test_size=0.3, random_state=0)
+    pipe = make_pipeline(ds.space(), LogisticRegression(max_iter=2000)).fit(X_tr, y_tr)
+    S = X_te[pipe.predict(X_te) == 0].iloc[:60]
+    out = gcf.explain_global(S, pipe, Tmax=2, k=5, progress=False)
+    assert out.n_covered == out.n_coverable and out.k == 5
+    assert out.n_actions == len(out.actions) == len(out.specs) < 5
+    assert (out.actions["n_covered"] > 0).all()
+    assert set(out.assignment.dropna().astype(int)) == set(range(out.n_actions))
+    assert out.stats["unused_actions"] >= 1
+    text = out.summary()
+    assert "k = 5 was asked" in text and "no 5 action(s) cover more" in text
+    cf = out.apply()
+    assert (pipe.predict(cf[out.covered.to_numpy()]) == 1).all()
+
+
+def test_a_bin_set_by_an_action_keeps_the_values_already_inside_it():
+    from groupcf.results.global_actions import apply_spec
+
+    S = pd.DataFrame({"age": [34, 55, 23], "charge": pd.Categorical(["F", "F", "M"], categories=["F", "M"])},
+                     index=[7, 8, 9])
+    spec = [{"feature": "age", "op": "set", "value": pd.Interval(42.0, np.inf, closed="left")},
+            {"feature": "charge", "op": "set", "value": "M"}]
+    cf = apply_spec(S, spec)
+    assert cf.at[7, "age"] == spec[0]["value"] and cf.at[9, "age"] == spec[0]["value"]
+    assert cf.at[8, "age"] == 55                      # already in [42, inf): unchanged
+    assert list(cf["charge"]) == ["M", "M", "M"] and isinstance(cf["charge"].dtype, pd.CategoricalDtype)
+    assert list(cf.index) == [7, 8, 9]
