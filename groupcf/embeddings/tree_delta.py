@@ -21,8 +21,9 @@ of a call are walked together in one vectorised pass.
 """
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -32,6 +33,48 @@ from groupcf.embeddings.base import DeltaEvaluator
 if TYPE_CHECKING:  # pragma: no cover
     from groupcf.embeddings.trees import TreeEnsemble
 
+
+
+
+#: the walk's tables of each ensemble (they do not depend on z0; built once per model)
+_TABLES: weakref.WeakKeyDictionary[TreeEnsemble, tuple[IntArray, FloatArray, FloatArray, IntArray]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _walk_tables(e: TreeEnsemble) -> tuple[IntArray, FloatArray, FloatArray, IntArray]:
+    """``(feature, threshold, value, child)`` indexed by ``2 * node``: a leaf tests column 0
+    against +inf and is its own child, so every walk takes the same number of steps with no
+    per-step compaction (``child[2n + 1]``: ``2 * left``, ``child[2n]``: ``2 * right``)."""
+    hit = _TABLES.get(e)
+    if hit is None:
+        leaf = e.feature < 0
+        own = np.arange(len(e.feature), dtype=np.int64)
+        child = np.empty(2 * len(e.feature), dtype=np.int64)
+        child[0::2] = 2 * np.where(leaf, own, e.right)
+        child[1::2] = 2 * np.where(leaf, own, e.left)
+        hit = (np.repeat(np.where(leaf, 0, e.feature), 2), np.repeat(np.where(leaf, np.inf, e.threshold), 2),
+               np.repeat(e.value, 2), child)
+        _TABLES[e] = hit
+    return hit
+
+
+class TreeAnchors(NamedTuple):
+    """Rows with their path through every tree (:meth:`TreeDelta.anchors`)."""
+
+    Z: FloatArray                 #: the rows, ``(m, n_inputs)``
+    paths: np.ndarray             #: node of each row's path per tree and level, ``(m, trees, depth + 1)``
+    first: np.ndarray             #: first level testing each column, ``(m, n_inputs, trees)`` (depth + 1: none)
+    leaf_value: FloatArray        #: the value of each row's leaf per tree, ``(m, trees)``
+    score: FloatArray             #: each row's score, ``(m,)``
+
+    def take(self, idx: ArrayLike) -> TreeAnchors:
+        """The anchors ``idx``."""
+        i = np.asarray(idx, dtype=np.int64)
+        return TreeAnchors(*(f[i] for f in self))
+
+    def join(self, other: TreeAnchors) -> TreeAnchors:
+        """These anchors, then ``other``'s."""
+        return TreeAnchors(*(np.concatenate([f, g]) for f, g in zip(self, other)))
 
 class TreeDelta(DeltaEvaluator):
     """:meth:`TreeEnsemble.delta_evaluator <groupcf.embeddings.trees.TreeEnsemble.delta_evaluator>`:
@@ -66,18 +109,7 @@ class TreeDelta(DeltaEvaluator):
         for d in range(depth, -1, -1):
             first[feat[:, d], trees] = d                              # -1 (past a leaf): the last row
         self._first = first[:-1]
-        # the walk's tables, indexed by 2 * node: a leaf tests column 0 against +inf and is its
-        # own child, so every pair takes the same number of steps with no per-step compaction
-        # (child[2n + 1]: 2 * left, child[2n]: 2 * right)
-        leaf = e.feature < 0
-        own = np.arange(len(e.feature), dtype=np.int64)
-        self._feat = np.repeat(np.where(leaf, 0, e.feature), 2)
-        self._thr = np.repeat(np.where(leaf, np.inf, e.threshold), 2)
-        self._value = np.repeat(e.value, 2)
-        child = np.empty(2 * len(e.feature), dtype=np.int64)
-        child[0::2] = 2 * np.where(leaf, own, e.right)
-        child[1::2] = 2 * np.where(leaf, own, e.left)
-        self._child = child
+        self._feat, self._thr, self._value, self._child = _walk_tables(e)
 
     by_rows = True
 
@@ -110,6 +142,60 @@ class TreeDelta(DeltaEvaluator):
             idx = child[idx + (flat[at + feat[idx]] <= thr[idx])]
         delta = np.bincount(row, weights=self._value[idx] - self._leaf_value[tree], minlength=m)
         out: FloatArray = np.asarray(self._s0 + e.scale * delta, dtype=np.float64)
+        return out
+
+    by_anchor = True
+
+    def anchors(self, Z: ArrayLike) -> TreeAnchors:
+        """The paths of the rows ``Z`` (shape ``(m, n_inputs)``) through every tree, from
+        which :meth:`score_from` scores rows near them (GeCo's parents)."""
+        e = self.embedding
+        A = np.asarray(Z, dtype=np.float64).reshape(-1, e.n_inputs)
+        m, T, depth = len(A), e.n_trees, self._path_feat.shape[1] - 1
+        paths = np.empty((m, T, depth + 1), dtype=np.int64)
+        idx = np.repeat(2 * e.roots[None, :], m, axis=0)
+        flat, at = A.ravel(), np.arange(m)[:, None] * e.n_inputs
+        for d in range(depth + 1):
+            paths[:, :, d] = idx // 2
+            if d < depth:
+                idx = self._child[idx + (flat[at + self._feat[idx]] <= self._thr[idx])]
+        feat = np.maximum(e.feature[paths], -1)                     # a leaf (repeated): -1
+        first = np.full((m, e.n_inputs + 1, T), depth + 1, dtype=np.int8)
+        rows, trees = np.arange(m)[:, None], np.arange(T)[None, :]
+        for d in range(depth, -1, -1):
+            first[rows, feat[:, :, d], trees] = d
+        leaf_value = e.value[paths[:, :, depth]]
+        return TreeAnchors(A.copy(), paths, first[:, :-1], leaf_value, e.base + e.scale * leaf_value.sum(axis=1))
+
+    def score_from(self, Z: ArrayLike, anchors: TreeAnchors, ids: ArrayLike) -> FloatArray:
+        """Scores of the rows ``Z``, each walked from its anchor ``anchors[ids[i]]``: the
+        module's argument with the anchor in place of ``z0`` (the trees whose path of the
+        anchor tests a column where the row differs from it, each from the first such node)."""
+        e = self.embedding
+        P = np.asarray(Z, dtype=np.float64).reshape(-1, e.n_inputs)
+        a = np.asarray(ids, dtype=np.int64).reshape(-1)
+        m, none = len(P), self._path_feat.shape[1]
+        start = np.full((m, e.n_trees), none, dtype=np.int8)
+        r, c = np.nonzero(anchors.Z[a] != P)
+        if len(r):
+            cut = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
+            start[r[cut]] = np.minimum.reduceat(anchors.first[a[r], c], cut, axis=0)
+        row, tree = np.nonzero(start < none)
+        level = start[row, tree]
+        # pairs by start level, shallowest first: at depth d only the prefix starting at or
+        # above d steps (a parent's path is left deep in the trees, unlike z0's)
+        order = np.argsort(level, kind="stable")
+        row, tree, level = row[order], tree[order], level[order]
+        idx = 2 * anchors.paths[a[row], tree, level]
+        ends = np.searchsorted(level, np.arange(none), side="right")
+        flat, at = P.ravel(), row * e.n_inputs
+        feat, thr, child = self._feat, self._thr, self._child
+        for d in range(int(level[0]) if len(level) else none, none - 1):
+            k = ends[d]
+            i = idx[:k]
+            idx[:k] = child[i + (flat[at[:k] + feat[i]] <= thr[i])]
+        delta = np.bincount(row, weights=self._value[idx] - anchors.leaf_value[a[row], tree], minlength=m)
+        out: FloatArray = np.asarray(anchors.score[a] + e.scale * delta, dtype=np.float64)
         return out
 
     def score_groups(self, groups: Iterable[tuple[ArrayLike, ArrayLike]]) -> list[FloatArray]:

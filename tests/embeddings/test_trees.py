@@ -664,3 +664,24 @@ def test_delta_score_rows_leaves_marked_below_minus_one():
     Z = np.array([[0.2, 0.9], [0.9, 0.2], [0.9, 0.9]])
     for changed in ([[False, True], [True, False], [True, True]], [[True, True]] * 3):
         np.testing.assert_allclose(ev.score_rows(Z, np.array(changed)), ens.score(Z), atol=1e-12, rtol=0)
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_delta_score_from_anchors_matches_full_rows(name):
+    """``TreeDelta.score_from``: rows walked from other reference rows than ``z0`` (GeCo's
+    parents; each row differs from its anchor in a few columns, on / around thresholds
+    included, or not at all) score exactly as full rows on every tree type; the anchors'
+    own scores too, and ``take`` / ``join`` keep them."""
+    _, emb = get_embedding(MODELS[name])
+    rng = np.random.default_rng(5)
+    points = np.vstack([DOMAIN.sample(60, rng), threshold_points(MODELS[name], emb, rng)])
+    ev = emb.delta_evaluator(DOMAIN.sample(1, rng)[0])
+    A = points[rng.choice(len(points), 6, replace=False)]
+    anchors = ev.anchors(A[:4]).join(ev.anchors(A[4:])).take([5, 0, 3, 1, 2, 4])
+    A = A[[5, 0, 3, 1, 2, 4]]
+    np.testing.assert_allclose(anchors.score, emb.score(A), atol=1e-12, rtol=0)
+    m = 400
+    ids = rng.integers(len(A), size=m)
+    moved = rng.random((m, 7)) < rng.choice([0.0, 0.15, 0.5], size=(m, 1))
+    Z = np.where(moved, points[rng.integers(len(points), size=m)], A[ids])
+    np.testing.assert_allclose(ev.score_from(Z, anchors, ids), emb.score(Z), atol=1e-12, rtol=0)

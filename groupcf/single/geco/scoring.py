@@ -35,6 +35,9 @@ class _Scorer:
         self.logit_threshold = embedding.score_threshold(threshold) if embedding is not None else logit(threshold)
         self.evaluation = evaluation
         self._sets: dict = {}
+        self._anchors = None      # the parents' paths (tree ensembles), see set_parents
+        self._anchor_of: dict = {}
+        self._parent_ids = np.zeros(0, dtype=np.int64)
         self.delta = embedding.delta_evaluator(z0) if embedding is not None else None
         self.n_sets = 0
         self.n_scored = 0
@@ -47,10 +50,10 @@ class _Scorer:
         else:
             self.kind = "black-box/raw"
 
-    def __call__(self, M: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def __call__(self, M: np.ndarray, V: np.ndarray, parent: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         self.n_scored += len(M)
         if self.embedding is not None:
-            s = self.partial_scores(M, V) if self.evaluation == "partial" else \
+            s = self.partial_scores(M, V, parent) if self.evaluation == "partial" else \
                 self.embedding.score(self.encode(M, V))
             return self.embedding.score_to_proba(s), s >= self.logit_threshold
         if self.proba_clf is not None:
@@ -101,18 +104,49 @@ class _Scorer:
             self.n_sets += 1
         return hit
 
-    def partial_scores(self, M, V) -> np.ndarray:
+    def set_parents(self, M, V, h) -> None:
+        """The population the next candidates come from (``parent`` of :meth:`__call__`
+        indexes it): with a tree ensemble, the path of each member through every tree is
+        kept (computed once per member, ``h`` its hash) so that a child is walked from its
+        parent, only in the trees whose path of the parent tests a column the child changed."""
+        delta = self.delta
+        if delta is None or not delta.by_anchor or self.evaluation != "partial":
+            return
+        have = np.array([self._anchor_of.get(k, -1) for k in h.tolist()], dtype=np.int64)
+        new = np.flatnonzero(have < 0)
+        kept = np.flatnonzero(have >= 0)
+        ids = np.empty(len(h), dtype=np.int64)
+        ids[kept] = np.arange(len(kept))
+        ids[new] = len(kept) + np.arange(len(new))
+        old = self._anchors.take(have[kept]) if self._anchors is not None and len(kept) else None
+        fresh = delta.anchors(self.encode(M[new], V[new])) if len(new) else None
+        self._anchors = fresh if old is None else old if fresh is None else old.join(fresh)
+        self._anchor_of = dict(zip(h.tolist(), ids.tolist()))
+        self._parent_ids = ids
+
+    def partial_scores(self, M, V, parent=None) -> np.ndarray:
         """Scores of the candidates: per changed-feature set, the changed columns only,
         all sets scored in one batch by the embedding's
         :meth:`~groupcf.embeddings.base.Embedding.delta_evaluator` (for a ReLU network
         the instance folds into the first layer and the hidden layers run once; a tree
         ensemble takes the full rows and their changed columns at once and walks only the
-        trees whose path of the instance tests a changed column)."""
+        trees whose path of the instance tests a changed column; a candidate with a
+        ``parent`` (index into :meth:`set_parents`' population) is walked from its parent's
+        paths instead, in the trees whose path of the parent tests a column it changed)."""
         delta = self.delta
         if delta is None:
             raise ValueError("partial evaluation needs the model's embedding")
         if delta.by_rows:
-            return delta.score_rows(self.encode(M, V), self._changed_columns(M))
+            Z = self.encode(M, V)
+            if parent is None or self._anchors is None:
+                return delta.score_rows(Z, self._changed_columns(M))
+            out = np.empty(len(M))                 # children: from their parents; the rest from z0
+            child = parent >= 0
+            if child.any():
+                out[child] = delta.score_from(Z[child], self._anchors, self._parent_ids[parent[child]])
+            if not child.all():
+                out[~child] = delta.score_rows(Z[~child], self._changed_columns(M[~child]))
+            return out
         keys, inv = self.set_ids(M)
         order = np.argsort(inv, kind="stable")
         bounds = np.concatenate([[0], np.cumsum(np.bincount(inv, minlength=len(keys)))])
