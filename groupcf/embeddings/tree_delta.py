@@ -56,18 +56,27 @@ class TreeDelta(DeltaEvaluator):
             idx = np.where(split, np.where(go_left, e.left[idx], e.right[idx]), idx)
         self._leaf_value = e.value[idx]                               # z0's leaf per tree
         self._s0 = float(e.base + e.scale * self._leaf_value.sum())
-        feat = np.where(path >= 0, e.feature[np.maximum(path, 0)], -1)
+        feat = np.where(path >= 0, np.maximum(e.feature[np.maximum(path, 0)], -1), -1)   # any leaf: -1
         self._path_nodes = path
         self._path_feat = feat                                        # -1: leaf / past the leaf
-        # the walk's tables: a leaf tests column 0 against +inf and is its own child, so every
-        # pair takes the same number of steps with no per-step compaction (child[2n + 1]: left)
+        # first[c, k]: the first level of z0's path in tree k that tests column c (depth + 1:
+        # none); a mask's start level in tree k is the least over its changed columns
+        first = np.full((e.n_inputs + 1, e.n_trees), depth + 1, dtype=np.int64)
+        trees = np.arange(e.n_trees)
+        for d in range(depth, -1, -1):
+            first[feat[:, d], trees] = d                              # -1 (past a leaf): the last row
+        self._first = first[:-1]
+        # the walk's tables, indexed by 2 * node: a leaf tests column 0 against +inf and is its
+        # own child, so every pair takes the same number of steps with no per-step compaction
+        # (child[2n + 1]: 2 * left, child[2n]: 2 * right)
         leaf = e.feature < 0
         own = np.arange(len(e.feature), dtype=np.int64)
-        self._feat = np.where(leaf, 0, e.feature)
-        self._thr = np.where(leaf, np.inf, e.threshold)
+        self._feat = np.repeat(np.where(leaf, 0, e.feature), 2)
+        self._thr = np.repeat(np.where(leaf, np.inf, e.threshold), 2)
+        self._value = np.repeat(e.value, 2)
         child = np.empty(2 * len(e.feature), dtype=np.int64)
-        child[0::2] = np.where(leaf, own, e.right)
-        child[1::2] = np.where(leaf, own, e.left)
+        child[0::2] = 2 * np.where(leaf, own, e.right)
+        child[1::2] = 2 * np.where(leaf, own, e.left)
         self._child = child
 
     by_rows = True
@@ -83,20 +92,23 @@ class TreeDelta(DeltaEvaluator):
         keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
         _, first_row, inv = np.unique(keys, return_index=True, return_inverse=True)
         inv = inv.reshape(-1)
-        pad = np.zeros((len(first_row), e.n_inputs + 1), dtype=bool)   # column -1 (past a leaf): False
-        pad[:, :-1] = mask[first_row]
-        hit = pad[:, self._path_feat]                          # (masks, trees, depth + 1)
-        start = np.where(hit.any(axis=2), np.argmax(hit, axis=2), -1)   # (masks, trees)
-        row, tree = np.nonzero(start[inv] >= 0)
+        U = mask[first_row]
+        none = self._path_feat.shape[1]                        # depth + 1: the tree is not affected
+        start = np.full((len(U), e.n_trees), none, dtype=np.int64)      # (masks, trees)
+        r, c = np.nonzero(U)
+        if len(r):
+            cut = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
+            start[r[cut]] = np.minimum.reduceat(self._first[c], cut, axis=0)
+        row, tree = np.nonzero(start[inv] < none)
         level = start[inv[row], tree]
-        idx = self._path_nodes[tree, level]
+        idx = 2 * self._path_nodes[tree, level]
         # walk every (candidate, affected tree) pair to its leaf: from depth d, at most
         # depth - d steps; a pair at its leaf stays there (the tables of __init__)
         flat, at = P.ravel(), row * P.shape[1]
         feat, thr, child = self._feat, self._thr, self._child
         for _ in range(max(e.depth, 1) - (int(level.min()) if len(level) else 0)):
-            idx = child[2 * idx + (flat[at + feat[idx]] <= thr[idx])]
-        delta = np.bincount(row, weights=e.value[idx] - self._leaf_value[tree], minlength=m)
+            idx = child[idx + (flat[at + feat[idx]] <= thr[idx])]
+        delta = np.bincount(row, weights=self._value[idx] - self._leaf_value[tree], minlength=m)
         out: FloatArray = np.asarray(self._s0 + e.scale * delta, dtype=np.float64)
         return out
 
