@@ -1,6 +1,8 @@
 """Scoring GeCo's candidates (Δ-representation) with the model, and decoding them to raw rows."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -35,8 +37,8 @@ class _Scorer:
         self.logit_threshold = embedding.score_threshold(threshold) if embedding is not None else logit(threshold)
         self.evaluation = evaluation
         self._sets: dict = {}
-        self._anchors = None      # the parents' paths (tree ensembles), see set_parents
-        self._pop = None
+        self._anchors: Any = None      # the parents' paths (tree ensembles), see set_parents
+        self._pop: tuple | None = None
         self._anchor_of: dict = {}
         self._parent_ids = np.zeros(0, dtype=np.int64)
         self.delta = embedding.delta_evaluator(z0) if embedding is not None else None
@@ -124,6 +126,7 @@ class _Scorer:
 
     def _parents(self, parent) -> np.ndarray:
         """Anchor ids of the population members ``parent`` (their paths computed if new)."""
+        assert self._pop is not None and self.delta is not None
         M, V, h = self._pop
         new = np.unique(parent[self._parent_ids[parent] < 0])
         if len(new):
