@@ -420,7 +420,7 @@ def test_tree_partial_scores_equal_full_rows(geco_toy, model):
 
 
 @pytest.mark.parametrize("model", ["rf", "gbt"])
-def test_tree_children_scored_from_their_parents(geco_toy, model):
+def test_tree_children_scored_from_their_parents(geco_toy, model, monkeypatch):
     """With a tree ensemble, a child with a ``parent`` in the population given to
     ``set_parents`` is walked from the parent's paths: its score equals the full-row score
     (the population changed between calls: kept members reuse their paths), and a whole
@@ -437,6 +437,7 @@ def test_tree_children_scored_from_their_parents(geco_toy, model):
     z0 = pipe[0].transform(x.to_frame().T)[0]
     sc = _Scorer(geco.domain, x, z0, geco.embedding, None, None, 0.5, "partial")
     assert sc.delta.by_anchor
+    sc.FROM_PARENT = 1                                            # off by default (speed only)
     M, V = _random_candidates(geco, rng)
     h = np.arange(len(M), dtype=np.int64)
     for members in (np.arange(0, 30), np.r_[10:40, 55:70]):       # the second keeps 10..29
@@ -454,6 +455,11 @@ def test_tree_children_scored_from_their_parents(geco_toy, model):
         row = geco_toy.rejected(pipe).iloc[i]
         a = geco.explain(row, random_state=i)
         b = GeCo(pipe, X, evaluation="full").explain(row, random_state=i)
+        monkeypatch.setattr(_Scorer, "FROM_PARENT", 2)
+        c = geco.explain(row, random_state=i)
+        monkeypatch.setattr(_Scorer, "FROM_PARENT", None)
+        assert c.distances == pytest.approx(b.distances, abs=1e-12)
+        pd.testing.assert_frame_equal(c.counterfactuals, b.counterfactuals)
         assert a.distances == pytest.approx(b.distances, abs=1e-12)
         pd.testing.assert_frame_equal(a.counterfactuals, b.counterfactuals)
 

@@ -107,14 +107,20 @@ class _Scorer:
             self.n_sets += 1
         return hit
 
+    #: a tree-ensemble child of at least this many changed features is walked from its
+    #: parent (None: never). Off: measured (BENCHMARKS, issue 26 item 2, evening) -10 % CPU on
+    #: Credit RF 500x10 / German GBT 500x6 but +25 % on Adult XGBoost, where the parents' paths
+    #: cost more than the shorter walks save
+    FROM_PARENT: int | None = None
+
     def set_parents(self, M, V, h) -> None:
         """The population the next candidates come from (``parent`` of :meth:`__call__`
-        indexes it). With a tree ensemble, a child that changes two or more features is
+        indexes it). With a tree ensemble, a child that changes ``FROM_PARENT`` or more features is
         walked from its parent's paths (computed once per member, ``h`` its hash, when a
         first such child needs them): only in the trees whose path of the parent tests a
         column the child changed."""
         delta = self.delta
-        if delta is None or not delta.by_anchor or self.evaluation != "partial":
+        if delta is None or not delta.by_anchor or self.evaluation != "partial" or self.FROM_PARENT is None:
             return
         self._pop = (M, V, h)
         have = np.array([self._anchor_of.get(k, -1) for k in h.tolist()], dtype=np.int64)
@@ -143,15 +149,16 @@ class _Scorer:
         :meth:`~groupcf.embeddings.base.Embedding.delta_evaluator` (for a ReLU network
         the instance folds into the first layer and the hidden layers run once; a tree
         ensemble takes the full rows and their changed columns at once and walks only the
-        trees whose path of the instance tests a changed column; a candidate of two or more
-        changed features with a ``parent`` (index into :meth:`set_parents`' population) is walked from its parent's
+        trees whose path of the instance tests a changed column; a candidate of ``FROM_PARENT``
+        or more changed features with a ``parent`` (index into :meth:`set_parents`' population) is walked from its parent's
         paths instead, in the trees whose path of the parent tests a column it changed)."""
         delta = self.delta
         if delta is None:
             raise ValueError("partial evaluation needs the model's embedding")
         if delta.by_rows:
             Z = self.encode(M, V)
-            child = (parent >= 0) & (M.sum(axis=1) >= 2) if parent is not None and self._pop is not None else None
+            child = None if parent is None or self._pop is None or self.FROM_PARENT is None else \
+                (parent >= 0) & (M.sum(axis=1) >= self.FROM_PARENT)
             if child is None or not child.any():
                 return delta.score_rows(Z, self._changed_columns(M))
             out = np.empty(len(M))                 # children of 2+ changes: from their parents; the rest from z0
