@@ -69,7 +69,8 @@ least-cost stage also works over every action (within ``tie_break_time``).
 
 **Work cap.** The candidates :math:`\sum_{r \le T_{\max}} e_r(|V_l|)` times the types is
 counted first; above ``max_work`` (or past the deadline) the level declines, logged. With a
-time limit, the actions of one feature are evaluated first and their rate (candidates per
+time limit the time decides instead (the cap is ``TIMED_CAP`` times ``max_work``, for
+memory): the actions of one feature are evaluated first and their rate (candidates per
 second, wall) extrapolated to the rest; when that estimate passes ``share`` of the time left
 the level declines, logged, and the MIP levels get the time. (The estimate is cautious on
 tree ensembles, where larger feature sets merge more rows into one cell.)
@@ -96,6 +97,8 @@ log = logging.getLogger(__name__)
 SIGNATURE_TOL = 1e-10
 #: distance of a cell's representative shift from its breakpoint (scaled), at most half the cell
 REPRESENTATIVE_GAP = 1e-7
+#: with a time limit the work cap is this many times ``max_work`` (memory), the time estimate decides
+TIMED_CAP = 10
 
 
 @dataclass
@@ -206,8 +209,9 @@ def enumerate_actions(aspace: ActionSpace, max_work: int, deadline: Deadline | N
         values[l] = v[np.sort(first)]
     T = aspace.Tmax or len(aspace.mutable)
     n_cand = count_candidates([len(values[l]) for l in aspace.mutable], T)
-    if n_cand * aspace.n_types > max_work:
-        return f"{n_cand:,} actions x {aspace.n_types:,} types > enumerate_work={max_work:,}"
+    cap = max_work if deadline.left() is None else TIMED_CAP * max_work      # with a time limit, time decides
+    if n_cand * aspace.n_types > cap:
+        return f"{n_cand:,} actions x {aspace.n_types:,} types > {cap:,} (enumerate_work={max_work:,})"
     grid = FeatureGrid(aspace, values)
     single_costs = {l: np.array([aspace.costs(Action(((l, float(x)),))) for x in values[l]]).reshape(len(values[l]), -1)
                     for l in aspace.mutable}
