@@ -70,9 +70,10 @@ least-cost stage also works over every action (within ``tie_break_time``).
 **Work cap.** The candidates :math:`\sum_{r \le T_{\max}} e_r(|V_l|)` times the types is
 counted first; above ``max_work`` (or past the deadline) the level declines, logged. With a
 time limit the time decides instead (the cap is ``TIMED_CAP`` times ``max_work``, for
-memory): the actions of one feature are evaluated first and their rate (candidates per
-second, wall) extrapolated to the rest; when that estimate passes ``share`` of the time left
-the level declines, logged, and the MIP levels get the time. (The estimate is cautious on
+memory): after ``MIN_ESTIMATE_S`` seconds the rate so far (candidates per second, wall;
+one feature, then pairs, …) is extrapolated to the rest after every chunk; when that
+estimate passes ``share`` of the time left the level declines, logged, and the MIP levels
+get the time. (The estimate is cautious on
 tree ensembles, where larger feature sets merge more rows into one cell.)
 """
 from __future__ import annotations
@@ -99,6 +100,8 @@ SIGNATURE_TOL = 1e-10
 REPRESENTATIVE_GAP = 1e-7
 #: with a time limit the work cap is this many times ``max_work`` (memory), the time estimate decides
 TIMED_CAP = 10
+#: seconds of enumeration before its rate is trusted for the time estimate
+MIN_ESTIMATE_S = 1.0
 
 
 @dataclass
@@ -193,9 +196,9 @@ def enumerate_actions(aspace: ActionSpace, max_work: int, deadline: Deadline | N
                       batch_rows: int = 1_000_000, share: float = 0.5) -> Enumeration | str:
     """Every action of ``aspace`` (module docstring), or the reason it declines.
 
-    ``max_work`` caps the types × candidates; with a time limit the level also declines
-    when the time it would take — extrapolated from its own single-feature actions —
-    passes ``share`` of the time left (module docstring, "Work cap")."""
+    ``max_work`` caps the types × candidates; with a time limit the level declines when
+    the time it would take — extrapolated from its own rate so far — passes ``share`` of
+    the time left (module docstring, "Work cap")."""
     t0, c0 = time.perf_counter(), time.process_time()
     deadline = deadline or Deadline(None)
     if max_work <= 0:
@@ -225,19 +228,27 @@ def enumerate_actions(aspace: ActionSpace, max_work: int, deadline: Deadline | N
                 scored += n_scored
                 if deadline.passed:
                     return "time limit reached while enumerating"
-        left = deadline.left()
-        if r == 1 and left is not None and done < n_cand:
-            rate = done / max(time.perf_counter() - t0, 1e-3)          # candidates per second (wall)
-            need = (n_cand - done) / rate
-            if need > share * left:
-                return (f"{n_cand:,} actions x {aspace.n_types:,} types: about {need:.0f} s at the measured "
-                        f"{rate:,.0f} actions/s > {share:.0%} of the {left:.0f} s left")
+                why = _too_slow(deadline, time.perf_counter() - t0, done, n_cand, share)
+                if why:
+                    return f"{n_cand:,} actions x {aspace.n_types:,} types: {why}"
     acts, C, D, maximal = found.result()
     out = Enumeration(acts, C, D, maximal, found.coverable, n_cand, time.perf_counter() - t0, scored=scored)
     log.info("enumeration: %d actions over %d types (%d distinct rows scored), %d columns kept, %d maximal "
              "(%.1f s, %.1f s CPU)", n_cand, aspace.n_types, scored, len(acts), int(maximal.sum()), out.seconds,
              time.process_time() - c0)
     return out
+
+
+def _too_slow(deadline: Deadline, elapsed: float, done: int, n_cand: int, share: float) -> str:
+    """Why the rest would take more than ``share`` of the time left at the rate so far
+    (after ``MIN_ESTIMATE_S`` seconds: shorter samples are mostly fixed costs), or ``""``."""
+    left = deadline.left()
+    if left is None or elapsed < MIN_ESTIMATE_S or done >= n_cand:
+        return ""
+    rate = done / elapsed
+    need = (n_cand - done) / rate
+    return (f"about {need:.0f} s more at the measured {rate:,.0f} actions/s > {share:.0%} of the {left:.0f} s left"
+            if need > share * left else "")
 
 
 def enumeration_for(aspace: ActionSpace, max_work: int, deadline: Deadline, pool: ColumnPool,
