@@ -70,10 +70,10 @@ least-cost stage also works over every action (within ``tie_break_time``).
 **Work cap.** The candidates :math:`\sum_{r \le T_{\max}} e_r(|V_l|)` times the types is
 counted first; above ``max_work`` (or past the deadline) the level declines, logged. With a
 time limit the time decides instead (the cap is ``TIMED_CAP`` times ``max_work``, for
-memory): after ``MIN_ESTIMATE_S`` seconds the rate so far (candidates per second, wall;
-one feature, then pairs, …) is extrapolated to the rest after every chunk; when that
-estimate passes ``share`` of the time left the level declines, logged, and the MIP levels
-get the time. (The estimate is cautious on
+memory): the rate (candidates per second, wall), measured from ``MIN_ESTIMATE_S`` seconds
+in (setting up and the first, small feature sets are mostly fixed costs) over at least as
+long again, is extrapolated to the rest after every chunk; when that estimate passes
+``share`` of the time left the level declines, logged, and the MIP levels get the time. (The estimate is cautious on
 tree ensembles, where larger feature sets merge more rows into one cell.)
 """
 from __future__ import annotations
@@ -220,6 +220,7 @@ def enumerate_actions(aspace: ActionSpace, max_work: int, deadline: Deadline | N
                     for l in aspace.mutable}
     found = Found(aspace, values, single_costs)
     done, scored = 0, 0
+    clock = _Clock(deadline, n_cand, share)
     for r in range(1, T + 1):
         for F in itertools.combinations(aspace.mutable, r):
             for J, C, n_scored in grid.covers(F, batch_rows):
@@ -228,7 +229,7 @@ def enumerate_actions(aspace: ActionSpace, max_work: int, deadline: Deadline | N
                 scored += n_scored
                 if deadline.passed:
                     return "time limit reached while enumerating"
-                why = _too_slow(deadline, time.perf_counter() - t0, done, n_cand, share)
+                why = clock.too_slow(done)
                 if why:
                     return f"{n_cand:,} actions x {aspace.n_types:,} types: {why}"
     acts, C, D, maximal = found.result()
@@ -239,16 +240,32 @@ def enumerate_actions(aspace: ActionSpace, max_work: int, deadline: Deadline | N
     return out
 
 
-def _too_slow(deadline: Deadline, elapsed: float, done: int, n_cand: int, share: float) -> str:
-    """Why the rest would take more than ``share`` of the time left at the rate so far
-    (after ``MIN_ESTIMATE_S`` seconds: shorter samples are mostly fixed costs), or ``""``."""
-    left = deadline.left()
-    if left is None or elapsed < MIN_ESTIMATE_S or done >= n_cand:
-        return ""
-    rate = done / elapsed
-    need = (n_cand - done) / rate
-    return (f"about {need:.0f} s more at the measured {rate:,.0f} actions/s > {share:.0%} of the {left:.0f} s left"
-            if need > share * left else "")
+class _Clock:
+    """The time estimate (module docstring, "Work cap"): the rate is measured from the first
+    moment ``MIN_ESTIMATE_S`` seconds have passed (setting up and the first, small feature
+    sets are mostly fixed costs), over at least ``MIN_ESTIMATE_S`` more."""
+
+    def __init__(self, deadline: Deadline, n_cand: int, share: float):
+        self.deadline, self.n_cand, self.share = deadline, n_cand, share
+        self.t0 = time.perf_counter()
+        self.mark: tuple[float, int] | None = None
+
+    def too_slow(self, done: int) -> str:
+        """Why the rest would take more than ``share`` of the time left, or ``""``."""
+        left = self.deadline.left()
+        now = time.perf_counter()
+        if left is None or done >= self.n_cand or now - self.t0 < MIN_ESTIMATE_S:
+            return ""
+        if self.mark is None:
+            self.mark = (now, done)
+            return ""
+        t1, d1 = self.mark
+        if now - t1 < MIN_ESTIMATE_S or done <= d1:
+            return ""
+        rate = (done - d1) / (now - t1)
+        need = (self.n_cand - done) / rate
+        return (f"about {need:.0f} s more at the measured {rate:,.0f} actions/s > {self.share:.0%} of the "
+                f"{left:.0f} s left" if need > self.share * left else "")
 
 
 def enumeration_for(aspace: ActionSpace, max_work: int, deadline: Deadline, pool: ColumnPool,

@@ -114,7 +114,7 @@ def test_declines_when_the_time_estimate_passes_its_share(monkeypatch):
 
     pipe, S, *_ = tiny_case(0, "lr")
     aspace = ActionSpace(resolve_model(pipe), S, 2)
-    monkeypatch.setattr(enumerate_mod, "MIN_ESTIMATE_S", 0.0)      # trust the rate from the first chunk
+    monkeypatch.setattr(enumerate_mod, "MIN_ESTIMATE_S", 0.0)      # trust the rate from the second chunk
     why = enumerate_actions(aspace, 10**9, Deadline(60.0), share=1e-9)
     assert isinstance(why, str) and "s left" in why
     ok = enumerate_actions(aspace, 10**9, Deadline(60.0))
