@@ -436,6 +436,29 @@ class Embedding(abc.ABC):
         out: FloatArray = self.score(Z).reshape(shape)
         return out
 
+    def grid_edges(self, z: ArrayLike, cols: list[int]) -> list[FloatArray] | None:
+        """Where the score can change along each of ``cols`` when they vary from ``z``.
+
+        Two values ``v < v'`` of ``cols[j]`` with no edge in ``[v, v')`` give the same score
+        whatever the other columns of ``cols`` are set to (the rest of ``z`` fixed), so a
+        grid over ``cols`` needs one value per class. Tree ensembles return the ends of the
+        intervals of the leaves reachable when ``cols`` vary.
+
+        Parameters
+        ----------
+        z : array-like
+            The point.
+        cols : list of int
+            The columns that vary (distinct).
+
+        Returns
+        -------
+        list of numpy.ndarray or None
+            Per column, its sorted edges; ``None`` (the default): not known (every value
+            its own class).
+        """
+        return None
+
     def first_crossing(self, z: ArrayLike, d: ArrayLike, t_max: float, lo: float) -> float | None:
         """The smallest ``t`` in ``[0, t_max]`` with ``score(z + t d) >= lo``.
 
@@ -689,6 +712,9 @@ class DeltaEvaluator:
     #: ``True`` when :meth:`score_rows` (full rows and a mask of changed columns) is
     #: cheaper than grouping the rows by their set of changed columns
     by_rows = False
+    #: ``True`` when the evaluator also scores rows from other reference rows than ``z0``
+    #: (``anchors(Z)`` / ``score_from(Z, anchors, ids)``; tree ensembles)
+    by_anchor = False
 
     def score_rows(self, Z: ArrayLike, changed: ArrayLike) -> FloatArray:
         """Scores of full rows that equal ``z0`` outside the columns marked in ``changed``.

@@ -82,7 +82,7 @@ from groupcf.embeddings._typing import ArrayLike, FloatArray, IntArray
 from groupcf.embeddings.base import Embedding, EmbeddingCapabilities
 from groupcf.embeddings.split_rules import le_threshold_f32, lt_threshold_f32  # noqa: F401 (re-export)
 from groupcf.embeddings.tree_constr import TreeConstr
-from groupcf.embeddings.tree_delta import TreeDelta, column_scores, grid_scores, pair_scores
+from groupcf.embeddings.tree_delta import TreeDelta, column_scores, grid_edges, grid_scores, pair_scores
 from groupcf.embeddings.tree_mip import add_ensemble
 from groupcf.embeddings.tree_splits import leaf_boxes, node_depths, path_splits, split_points
 
@@ -220,6 +220,11 @@ class TreeEnsemble(Embedding):
         grid): one walk of the leaves reachable when those columns vary
         (:func:`groupcf.embeddings.tree_delta.grid_scores`)."""
         return grid_scores(self, z, cols, values)
+
+    def grid_edges(self, z: ArrayLike, cols: list[int]) -> list[FloatArray]:
+        """Per column of ``cols``, the ends of the intervals of the leaves reachable from
+        ``z`` when ``cols`` vary (:func:`groupcf.embeddings.tree_delta.grid_edges`)."""
+        return grid_edges(self, z, cols)
 
     def delta_evaluator(self, z0: ArrayLike) -> TreeDelta:
         """Scores of points equal to ``z0`` except on a few columns: only the trees whose

@@ -109,6 +109,7 @@ def best_combination(space, emb, score, z0, cands, lb, ub, can_change, distance,
         keep = [np.flatnonzero(sep[l] + floor - cheapest[l] < best_obj) for l in combo]
         if any(len(kp) == 0 for kp in keep):
             continue
+        keep = _representatives(emb, z0, combo, keep, opts)
         a = int(np.argmax([len(kp) for kp in keep]))          # slabs along the longest axis
         la, others = combo[a], [(l, kp) for j, (l, kp) in enumerate(zip(combo, keep)) if j != a]
         first = keep[a][np.argsort(sep[la][keep[a]], kind="stable")]      # cheapest first
@@ -129,6 +130,31 @@ def best_combination(space, emb, score, z0, cands, lb, ub, can_change, distance,
     if best is None:
         return None, math.inf, complete
     return best, float(distance.aggregate(deltas(space, z0, best[None, :]))[0]), complete
+
+
+def _representatives(emb, z0, combo, keep, opts):
+    """``keep`` (per feature of ``combo``, its candidates' indices) with one candidate per
+    class of equal scores: along a one-column feature, the values between two consecutive
+    edges of the leaves reachable when the combination's columns vary
+    (:meth:`~groupcf.embeddings.base.Embedding.grid_edges`) score the same whatever the
+    other features of the combination are set to, and the one nearest the instance costs
+    least with every other change (MACE's distance grows with each feature's move), so it
+    is the only one that can be the cheapest accepted point of the grid."""
+    cols = [int(c) for l in combo for c in opts[l][0]]
+    edges = emb.grid_edges(z0, cols)
+    if edges is None:
+        return keep
+    out, pos = [], 0
+    for l, kp in zip(combo, keep):
+        if len(opts[l][0]) == 1:
+            cls = np.searchsorted(edges[pos], opts[l][1][kp, 0], side="left")
+            order = np.lexsort((opts[l][2][kp], cls))          # by class, then by distance
+            first = np.ones(len(order), dtype=bool)
+            first[1:] = cls[order][1:] != cls[order][:-1]
+            kp = np.sort(kp[order[first]])
+        out.append(kp)
+        pos += len(opts[l][0])
+    return out
 
 
 def _scan(emb, score, z0, chosen, opts, sep, winf, score_lo, best_obj):

@@ -83,3 +83,32 @@ def test_grid_scores_of_three_columns_equal_row_scores():
             for j, c in enumerate(cols):
                 Z[:, c] = vals[j][grid[j]]
             assert np.allclose(got.ravel(), emb.score(Z), rtol=0, atol=1e-9), name
+
+
+def test_values_between_the_same_grid_edges_score_alike():
+    """Values of a column with no edge of ``grid_edges`` in ``[v, v')`` give the same score
+    for every setting of the other varying columns (on every tree type, 2 and 3 columns,
+    values on, just above and around the thresholds); the edges are thresholds of the
+    ensemble on that column."""
+    from tests.embeddings.test_trees import DOMAIN, MODELS
+
+    rng = np.random.default_rng(5)
+    for name, model in MODELS.items():
+        _, emb = get_embedding(model)
+        for z in DOMAIN.sample(3, rng):
+            for k in (2, 3):
+                cols = [int(c) for c in rng.choice(emb.n_inputs, k, replace=False)]
+                edges = emb.grid_edges(z, cols)
+                vals = []
+                for j, c in enumerate(cols):
+                    t = emb.threshold[emb.feature == c]
+                    assert np.all(np.isin(edges[j], t)), name
+                    vals.append(np.concatenate([rng.uniform(-0.2, 1.2, 12), t, np.nextafter(t, 2.0),
+                                                np.nextafter(t, -2.0), [z[c]]]))
+                got = emb.grid_scores(z, cols, vals)
+                for j in range(k):
+                    cls = np.searchsorted(edges[j], vals[j], side="left")
+                    moved = np.moveaxis(got, j, 0).reshape(len(vals[j]), -1)
+                    for c in np.unique(cls):
+                        rows = moved[cls == c]
+                        assert np.allclose(rows, rows[0], rtol=0, atol=1e-12), (name, cols, j)

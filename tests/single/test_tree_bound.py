@@ -181,3 +181,41 @@ def _values(space, emb, z0, every_integer: bool) -> list:
             vals = np.unique(np.clip(v, 0, 1))[:, None]
         options.append((cols, vals))
     return options
+
+
+@pytest.mark.parametrize("size", [2, 3])
+@pytest.mark.parametrize("seed", range(4))
+def test_one_candidate_per_score_class_keeps_the_optimum(seed, size, monkeypatch):
+    """The pair / triple scan over one candidate per class of equal scores (the values of a
+    column between two consecutive edges of the leaves reachable when the combination
+    varies, the nearest one kept) finds the same optimum as the scan over every candidate,
+    and, for pairs, the classes are fewer than the candidates on some combination (so the
+    reduction is exercised); pairs with ``MAX_CELLS = 30`` too (the reduced grids scanned in slabs)."""
+    import math
+
+    from groupcf.single import tree_pairs
+    from groupcf.single.tree_bound import _scorer, single_changes
+
+    reduced = []
+    representatives = tree_pairs._representatives
+
+    def counting(emb, z0, combo, keep, opts):
+        out = representatives(emb, z0, combo, keep, opts)
+        reduced.append(sum(len(k) for k in out) < sum(len(k) for k in keep))
+        return out
+
+    for space, emb, dist, lo_score, z0, lb, ub, can in _rejected(seed):
+        one = single_changes(space, emb, z0, lb, ub, can)
+        args = (space, emb, _scorer(emb, z0), z0, one[0], lb, ub, can, dist, lo_score, math.inf, size)
+        monkeypatch.setattr(tree_pairs, "_representatives", lambda emb, z0, combo, keep, opts: keep)
+        _, every, done = tree_pairs.best_combination(*args)
+        assert done
+        monkeypatch.setattr(tree_pairs, "_representatives", counting)
+        for cap in (None, 30) if size == 2 else (None,):
+            if cap is not None:
+                monkeypatch.setattr(tree_pairs, "MAX_CELLS", cap)
+            point, obj, done = tree_pairs.best_combination(*args)
+            assert done and obj == pytest.approx(every, abs=1e-12)
+            if point is not None:
+                assert emb.score(point[None, :])[0] >= lo_score
+    assert any(reduced) or size == 3
