@@ -4,6 +4,7 @@
 prints, per (dataset, model): one table (a row per ``k``; per ``Tmax`` groupcf's coverage /
 mean cost with its certified bound, then GLOBE-CE and GLOBE-CE frozen), the wall / CPU
 seconds and load, and the check of the issue's target against the better-covering peer.
+``--seeds CSV ...``: GLOBE-CE over several seeds beside groupcf (:func:`seed_summary`).
 """
 from __future__ import annotations
 
@@ -110,6 +111,30 @@ def target_check(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def seed_summary(runs: pd.DataFrame, grid: pd.DataFrame, ks) -> pd.DataFrame:
+    """GLOBE-CE over several seeds beside groupcf's one run, per (dataset, Tmax, k).
+
+    ``runs``: the peers' rows of several ``--seed`` runs, with a ``seed`` column; ``grid``:
+    rows holding groupcf's. Coverage in %: each variant's mean (min–max) over the seeds, the
+    better of the two per seed, and in how many seeds that better one covers more than groupcf."""
+    runs = runs.assign(Tmax=runs["Tmax"].map(_tmax_text))
+    grid = grid.assign(Tmax=grid["Tmax"].map(_tmax_text))
+    mine = grid[grid["method"] == "groupcf"].set_index(["dataset", "Tmax", "k"])["coverage"]
+    out = []
+    for (ds, t), g in runs.groupby(["dataset", "Tmax"], sort=False):
+        for k in ks:
+            x = g[g["k"] == k]
+            cov = {m: x[x["method"] == m].set_index("seed")["coverage"] * 100 for m in PEERS}
+            best = pd.concat(list(cov.values()), axis=1).max(axis=1)
+            gc = 100 * mine.get((ds, t, k), math.nan)
+            row = {"dataset": ds, "Tmax": t, "k": k, "groupcf": f"{gc:.1f} %"}
+            for m, v in [*cov.items(), ("better of the two", best)]:
+                row[m] = f"{v.mean():.1f} % ({v.min():.1f}–{v.max():.1f})"
+            row["seeds above groupcf"] = f"{int((best > gc + 1e-9).sum())} of {len(best)}"
+            out.append(row)
+    return pd.DataFrame(out)
+
+
 def markdown(df: pd.DataFrame) -> str:
     """A frame as a markdown table (no ``tabulate`` needed)."""
     lines = ["| " + " | ".join(map(str, df.columns)) + " |", "|" + "---|" * len(df.columns)]
@@ -121,7 +146,18 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("csv", nargs="+")
     ap.add_argument("--k", nargs="+", type=int, default=[1, 2, 3, 5, 10])
+    ap.add_argument("--seeds", nargs="+", default=None, metavar="CSV",
+                    help="GLOBE-CE runs of several --seed (one CSV per seed, the seed read from the name's "
+                         "trailing number): their mean / min / max beside groupcf's rows in the positional CSVs")
     args = ap.parse_args(argv)
+    if args.seeds:
+        import re
+        runs = pd.concat([pd.read_csv(f, dtype={"Tmax": str}, keep_default_na=False, na_values=[""]).assign(
+            seed=int(re.findall(r"(\d+)\.csv$", f)[0])) for f in args.seeds], ignore_index=True)
+        grid = pd.concat([pd.read_csv(f, dtype={"Tmax": str}, keep_default_na=False, na_values=[""])
+                          for f in args.csv], ignore_index=True)
+        print(markdown(seed_summary(runs, grid, args.k)))
+        return
     df = pd.concat([pd.read_csv(f, dtype={"Tmax": str}, keep_default_na=False, na_values=[""]) for f in args.csv],
                    ignore_index=True)
     df["Tmax"] = df["Tmax"].map(_tmax_text)

@@ -712,6 +712,9 @@ class DeltaEvaluator:
     #: ``True`` when :meth:`score_rows` (full rows and a mask of changed columns) is
     #: cheaper than grouping the rows by their set of changed columns
     by_rows = False
+    #: ``True`` when the evaluator also scores rows from other reference rows than ``z0``
+    #: (``anchors(Z)`` / ``score_from(Z, anchors, ids)``; tree ensembles)
+    by_anchor = False
 
     def score_rows(self, Z: ArrayLike, changed: ArrayLike) -> FloatArray:
         """Scores of full rows that equal ``z0`` outside the columns marked in ``changed``.

@@ -21,8 +21,9 @@ of a call are walked together in one vectorised pass.
 """
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -32,6 +33,48 @@ from groupcf.embeddings.base import DeltaEvaluator
 if TYPE_CHECKING:  # pragma: no cover
     from groupcf.embeddings.trees import TreeEnsemble
 
+
+
+
+#: the walk's tables of each ensemble (they do not depend on z0; built once per model)
+_TABLES: weakref.WeakKeyDictionary[TreeEnsemble, tuple[IntArray, FloatArray, FloatArray, IntArray]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _walk_tables(e: TreeEnsemble) -> tuple[IntArray, FloatArray, FloatArray, IntArray]:
+    """``(feature, threshold, value, child)`` indexed by ``2 * node``: a leaf tests column 0
+    against +inf and is its own child, so every walk takes the same number of steps with no
+    per-step compaction (``child[2n + 1]``: ``2 * left``, ``child[2n]``: ``2 * right``)."""
+    hit = _TABLES.get(e)
+    if hit is None:
+        leaf = e.feature < 0
+        own = np.arange(len(e.feature), dtype=np.int64)
+        child = np.empty(2 * len(e.feature), dtype=np.int64)
+        child[0::2] = 2 * np.where(leaf, own, e.right)
+        child[1::2] = 2 * np.where(leaf, own, e.left)
+        hit = (np.repeat(np.where(leaf, 0, e.feature), 2), np.repeat(np.where(leaf, np.inf, e.threshold), 2),
+               np.repeat(e.value, 2), child)
+        _TABLES[e] = hit
+    return hit
+
+
+class TreeAnchors(NamedTuple):
+    """Rows with their path through every tree (:meth:`TreeDelta.anchors`)."""
+
+    Z: FloatArray                 #: the rows, ``(m, n_inputs)``
+    paths: np.ndarray             #: node of each row's path per tree and level, ``(m, trees, depth + 1)``
+    first: np.ndarray             #: first level testing each column, ``(m, n_inputs, trees)`` (depth + 1: none)
+    leaf_value: FloatArray        #: the value of each row's leaf per tree, ``(m, trees)``
+    score: FloatArray             #: each row's score, ``(m,)``
+
+    def take(self, idx: ArrayLike) -> TreeAnchors:
+        """The anchors ``idx``."""
+        i = np.asarray(idx, dtype=np.int64)
+        return TreeAnchors(*(f[i] for f in self))
+
+    def join(self, other: TreeAnchors) -> TreeAnchors:
+        """These anchors, then ``other``'s."""
+        return TreeAnchors(*(np.concatenate([f, g]) for f, g in zip(self, other)))
 
 class TreeDelta(DeltaEvaluator):
     """:meth:`TreeEnsemble.delta_evaluator <groupcf.embeddings.trees.TreeEnsemble.delta_evaluator>`:
@@ -56,19 +99,17 @@ class TreeDelta(DeltaEvaluator):
             idx = np.where(split, np.where(go_left, e.left[idx], e.right[idx]), idx)
         self._leaf_value = e.value[idx]                               # z0's leaf per tree
         self._s0 = float(e.base + e.scale * self._leaf_value.sum())
-        feat = np.where(path >= 0, e.feature[np.maximum(path, 0)], -1)
+        feat = np.where(path >= 0, np.maximum(e.feature[np.maximum(path, 0)], -1), -1)   # any leaf: -1
         self._path_nodes = path
         self._path_feat = feat                                        # -1: leaf / past the leaf
-        # the walk's tables: a leaf tests column 0 against +inf and is its own child, so every
-        # pair takes the same number of steps with no per-step compaction (child[2n + 1]: left)
-        leaf = e.feature < 0
-        own = np.arange(len(e.feature), dtype=np.int64)
-        self._feat = np.where(leaf, 0, e.feature)
-        self._thr = np.where(leaf, np.inf, e.threshold)
-        child = np.empty(2 * len(e.feature), dtype=np.int64)
-        child[0::2] = np.where(leaf, own, e.right)
-        child[1::2] = np.where(leaf, own, e.left)
-        self._child = child
+        # first[c, k]: the first level of z0's path in tree k that tests column c (depth + 1:
+        # none); a mask's start level in tree k is the least over its changed columns
+        first = np.full((e.n_inputs + 1, e.n_trees), depth + 1, dtype=np.int64)
+        trees = np.arange(e.n_trees)
+        for d in range(depth, -1, -1):
+            first[feat[:, d], trees] = d                              # -1 (past a leaf): the last row
+        self._first = first[:-1]
+        self._feat, self._thr, self._value, self._child = _walk_tables(e)
 
     by_rows = True
 
@@ -83,21 +124,78 @@ class TreeDelta(DeltaEvaluator):
         keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
         _, first_row, inv = np.unique(keys, return_index=True, return_inverse=True)
         inv = inv.reshape(-1)
-        pad = np.zeros((len(first_row), e.n_inputs + 1), dtype=bool)   # column -1 (past a leaf): False
-        pad[:, :-1] = mask[first_row]
-        hit = pad[:, self._path_feat]                          # (masks, trees, depth + 1)
-        start = np.where(hit.any(axis=2), np.argmax(hit, axis=2), -1)   # (masks, trees)
-        row, tree = np.nonzero(start[inv] >= 0)
+        U = mask[first_row]
+        none = self._path_feat.shape[1]                        # depth + 1: the tree is not affected
+        start = np.full((len(U), e.n_trees), none, dtype=np.int64)      # (masks, trees)
+        r, c = np.nonzero(U)
+        if len(r):
+            cut = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
+            start[r[cut]] = np.minimum.reduceat(self._first[c], cut, axis=0)
+        row, tree = np.nonzero(start[inv] < none)
         level = start[inv[row], tree]
-        idx = self._path_nodes[tree, level]
+        idx = 2 * self._path_nodes[tree, level]
         # walk every (candidate, affected tree) pair to its leaf: from depth d, at most
         # depth - d steps; a pair at its leaf stays there (the tables of __init__)
         flat, at = P.ravel(), row * P.shape[1]
         feat, thr, child = self._feat, self._thr, self._child
         for _ in range(max(e.depth, 1) - (int(level.min()) if len(level) else 0)):
-            idx = child[2 * idx + (flat[at + feat[idx]] <= thr[idx])]
-        delta = np.bincount(row, weights=e.value[idx] - self._leaf_value[tree], minlength=m)
+            idx = child[idx + (flat[at + feat[idx]] <= thr[idx])]
+        delta = np.bincount(row, weights=self._value[idx] - self._leaf_value[tree], minlength=m)
         out: FloatArray = np.asarray(self._s0 + e.scale * delta, dtype=np.float64)
+        return out
+
+    by_anchor = True
+
+    def anchors(self, Z: ArrayLike) -> TreeAnchors:
+        """The paths of the rows ``Z`` (shape ``(m, n_inputs)``) through every tree, from
+        which :meth:`score_from` scores rows near them (GeCo's parents)."""
+        e = self.embedding
+        A = np.asarray(Z, dtype=np.float64).reshape(-1, e.n_inputs)
+        m, T, depth = len(A), e.n_trees, self._path_feat.shape[1] - 1
+        paths = np.empty((m, T, depth + 1), dtype=np.int64)
+        idx = np.repeat(2 * e.roots[None, :], m, axis=0)
+        flat, at = A.ravel(), np.arange(m)[:, None] * e.n_inputs
+        for d in range(depth + 1):
+            paths[:, :, d] = idx // 2
+            if d < depth:
+                idx = self._child[idx + (flat[at + self._feat[idx]] <= self._thr[idx])]
+        feat = np.maximum(e.feature[paths], -1)                     # a leaf (repeated): -1
+        first = np.full((m, e.n_inputs + 1, T), depth + 1, dtype=np.int8)
+        rows, trees = np.arange(m)[:, None], np.arange(T)[None, :]
+        for d in range(depth, -1, -1):
+            first[rows, feat[:, :, d], trees] = d
+        leaf_value = e.value[paths[:, :, depth]]
+        return TreeAnchors(A.copy(), paths, first[:, :-1], leaf_value, e.base + e.scale * leaf_value.sum(axis=1))
+
+    def score_from(self, Z: ArrayLike, anchors: TreeAnchors, ids: ArrayLike) -> FloatArray:
+        """Scores of the rows ``Z``, each walked from its anchor ``anchors[ids[i]]``: the
+        module's argument with the anchor in place of ``z0`` (the trees whose path of the
+        anchor tests a column where the row differs from it, each from the first such node)."""
+        e = self.embedding
+        P = np.asarray(Z, dtype=np.float64).reshape(-1, e.n_inputs)
+        a = np.asarray(ids, dtype=np.int64).reshape(-1)
+        m, none = len(P), self._path_feat.shape[1]
+        start = np.full((m, e.n_trees), none, dtype=np.int8)
+        r, c = np.nonzero(anchors.Z[a] != P)
+        if len(r):
+            cut = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
+            start[r[cut]] = np.minimum.reduceat(anchors.first[a[r], c], cut, axis=0)
+        row, tree = np.nonzero(start < none)
+        level = start[row, tree]
+        # pairs by start level, shallowest first: at depth d only the prefix starting at or
+        # above d steps (a parent's path is left deep in the trees, unlike z0's)
+        order = np.argsort(level, kind="stable")
+        row, tree, level = row[order], tree[order], level[order]
+        idx = 2 * anchors.paths[a[row], tree, level]
+        ends = np.searchsorted(level, np.arange(none), side="right")
+        flat, at = P.ravel(), row * e.n_inputs
+        feat, thr, child = self._feat, self._thr, self._child
+        for d in range(int(level[0]) if len(level) else none, none - 1):
+            k = ends[d]
+            i = idx[:k]
+            idx[:k] = child[i + (flat[at[:k] + feat[i]] <= thr[i])]
+        delta = np.bincount(row, weights=self._value[idx] - anchors.leaf_value[a[row], tree], minlength=m)
+        out: FloatArray = np.asarray(anchors.score[a] + e.scale * delta, dtype=np.float64)
         return out
 
     def score_groups(self, groups: Iterable[tuple[ArrayLike, ArrayLike]]) -> list[FloatArray]:

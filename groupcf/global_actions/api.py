@@ -66,8 +66,9 @@ class GlobalOptions(Options):
         finite — categories, integer shifts, tree-ensemble split intervals — priced exactly
         without a MIP, the curve certified by the integer master); above it, or with a
         continuous feature on a model without split points, the MIP levels price. ``0``:
-        never enumerate. With a ``time_limit`` it also declines when the time it would
-        take (extrapolated from its single-feature actions) passes half the time left.
+        never enumerate. With a ``time_limit`` the time decides instead (up to 10 times
+        this many rows): it declines when the time it would take, extrapolated from its
+        single-feature actions, passes half the time left.
 
     Raises
     ------

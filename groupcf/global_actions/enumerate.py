@@ -69,9 +69,11 @@ least-cost stage also works over every action (within ``tie_break_time``).
 
 **Work cap.** The candidates :math:`\sum_{r \le T_{\max}} e_r(|V_l|)` times the types is
 counted first; above ``max_work`` (or past the deadline) the level declines, logged. With a
-time limit, the actions of one feature are evaluated first and their rate (candidates per
-second, wall) extrapolated to the rest; when that estimate passes ``share`` of the time left
-the level declines, logged, and the MIP levels get the time. (The estimate is cautious on
+time limit the time decides instead (the cap is ``TIMED_CAP`` times ``max_work``, for
+memory): the rate (candidates per second, wall), measured from ``MIN_ESTIMATE_S`` seconds
+in (setting up and the first, small feature sets are mostly fixed costs) over at least as
+long again, is extrapolated to the rest after every chunk; when that estimate passes
+``share`` of the time left the level declines, logged, and the MIP levels get the time. (The estimate is cautious on
 tree ensembles, where larger feature sets merge more rows into one cell.)
 """
 from __future__ import annotations
@@ -96,6 +98,10 @@ log = logging.getLogger(__name__)
 SIGNATURE_TOL = 1e-10
 #: distance of a cell's representative shift from its breakpoint (scaled), at most half the cell
 REPRESENTATIVE_GAP = 1e-7
+#: with a time limit the work cap is this many times ``max_work`` (memory), the time estimate decides
+TIMED_CAP = 10
+#: seconds of enumeration before its rate is trusted for the time estimate
+MIN_ESTIMATE_S = 1.0
 
 
 @dataclass
@@ -190,9 +196,9 @@ def enumerate_actions(aspace: ActionSpace, max_work: int, deadline: Deadline | N
                       batch_rows: int = 1_000_000, share: float = 0.5) -> Enumeration | str:
     """Every action of ``aspace`` (module docstring), or the reason it declines.
 
-    ``max_work`` caps the types × candidates; with a time limit the level also declines
-    when the time it would take — extrapolated from its own single-feature actions —
-    passes ``share`` of the time left (module docstring, "Work cap")."""
+    ``max_work`` caps the types × candidates; with a time limit the level declines when
+    the time it would take — extrapolated from its own rate so far — passes ``share`` of
+    the time left (module docstring, "Work cap")."""
     t0, c0 = time.perf_counter(), time.process_time()
     deadline = deadline or Deadline(None)
     if max_work <= 0:
@@ -206,13 +212,15 @@ def enumerate_actions(aspace: ActionSpace, max_work: int, deadline: Deadline | N
         values[l] = v[np.sort(first)]
     T = aspace.Tmax or len(aspace.mutable)
     n_cand = count_candidates([len(values[l]) for l in aspace.mutable], T)
-    if n_cand * aspace.n_types > max_work:
-        return f"{n_cand:,} actions x {aspace.n_types:,} types > enumerate_work={max_work:,}"
+    cap = max_work if deadline.left() is None else TIMED_CAP * max_work      # with a time limit, time decides
+    if n_cand * aspace.n_types > cap:
+        return f"{n_cand:,} actions x {aspace.n_types:,} types > {cap:,} (enumerate_work={max_work:,})"
     grid = FeatureGrid(aspace, values)
     single_costs = {l: np.array([aspace.costs(Action(((l, float(x)),))) for x in values[l]]).reshape(len(values[l]), -1)
                     for l in aspace.mutable}
     found = Found(aspace, values, single_costs)
     done, scored = 0, 0
+    clock = _Clock(deadline, n_cand, share)
     for r in range(1, T + 1):
         for F in itertools.combinations(aspace.mutable, r):
             for J, C, n_scored in grid.covers(F, batch_rows):
@@ -221,19 +229,43 @@ def enumerate_actions(aspace: ActionSpace, max_work: int, deadline: Deadline | N
                 scored += n_scored
                 if deadline.passed:
                     return "time limit reached while enumerating"
-        left = deadline.left()
-        if r == 1 and left is not None and done < n_cand:
-            rate = done / max(time.perf_counter() - t0, 1e-3)          # candidates per second (wall)
-            need = (n_cand - done) / rate
-            if need > share * left:
-                return (f"{n_cand:,} actions x {aspace.n_types:,} types: about {need:.0f} s at the measured "
-                        f"{rate:,.0f} actions/s > {share:.0%} of the {left:.0f} s left")
+                why = clock.too_slow(done)
+                if why:
+                    return f"{n_cand:,} actions x {aspace.n_types:,} types: {why}"
     acts, C, D, maximal = found.result()
     out = Enumeration(acts, C, D, maximal, found.coverable, n_cand, time.perf_counter() - t0, scored=scored)
     log.info("enumeration: %d actions over %d types (%d distinct rows scored), %d columns kept, %d maximal "
              "(%.1f s, %.1f s CPU)", n_cand, aspace.n_types, scored, len(acts), int(maximal.sum()), out.seconds,
              time.process_time() - c0)
     return out
+
+
+class _Clock:
+    """The time estimate (module docstring, "Work cap"): the rate is measured from the first
+    moment ``MIN_ESTIMATE_S`` seconds have passed (setting up and the first, small feature
+    sets are mostly fixed costs), over at least ``MIN_ESTIMATE_S`` more."""
+
+    def __init__(self, deadline: Deadline, n_cand: int, share: float):
+        self.deadline, self.n_cand, self.share = deadline, n_cand, share
+        self.t0 = time.perf_counter()
+        self.mark: tuple[float, int] | None = None
+
+    def too_slow(self, done: int) -> str:
+        """Why the rest would take more than ``share`` of the time left, or ``""``."""
+        left = self.deadline.left()
+        now = time.perf_counter()
+        if left is None or done >= self.n_cand or now - self.t0 < MIN_ESTIMATE_S:
+            return ""
+        if self.mark is None:
+            self.mark = (now, done)
+            return ""
+        t1, d1 = self.mark
+        if now - t1 < MIN_ESTIMATE_S or done <= d1:
+            return ""
+        rate = (done - d1) / (now - t1)
+        need = (self.n_cand - done) / rate
+        return (f"about {need:.0f} s more at the measured {rate:,.0f} actions/s > {self.share:.0%} of the "
+                f"{left:.0f} s left" if need > self.share * left else "")
 
 
 def enumeration_for(aspace: ActionSpace, max_work: int, deadline: Deadline, pool: ColumnPool,

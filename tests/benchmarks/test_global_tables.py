@@ -72,3 +72,18 @@ def test_tmax_read_back_from_a_csv_with_none(tmp_path):
     gt = _load("global_tables")
     assert [gt._tmax_text(t) for t in ["1", 2.0, "None", float("nan"), None]] == ["1", "2", "None", "None", "None"]
     assert gt._tmax_order(["None", "3", "1"]) == ["1", "3", "None"]
+
+
+def test_seed_summary_mean_min_max_and_seeds_above_groupcf():
+    gt = _load("global_tables")
+    grid = _grid()
+    runs = []
+    for seed, (a, b) in enumerate([(0.5, 0.2), (0.97, 0.1), (0.3, 0.4)]):     # k = 1: globece, globece-frozen
+        for m, c in [("globece", a), ("globece-frozen", b)]:
+            runs.append(dict(dataset="d", Tmax="1", k=1, method=m, coverage=c, seed=seed))
+    out = gt.seed_summary(pd.DataFrame(runs), grid, [1]).iloc[0]
+    assert out["groupcf"] == "90.0 %"
+    assert out["globece"] == "59.0 % (30.0–97.0)"
+    assert out["globece-frozen"] == "23.3 % (10.0–40.0)"
+    assert out["better of the two"] == "62.3 % (40.0–97.0)"            # 50, 97, 40
+    assert out["seeds above groupcf"] == "1 of 3"

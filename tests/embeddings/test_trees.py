@@ -632,3 +632,56 @@ def test_check_reads_predict_from_predict_proba(name):
     np.testing.assert_array_equal(ok[decided], two_calls[decided])
     if name in ("rf", "et", "xgb", "lgbm", "hgb"):          # predict is that argmax exactly
         np.testing.assert_array_equal(ok, two_calls)
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_delta_score_rows_mixed_masks_match_full_rows(name):
+    """``TreeDelta.score_rows`` with a different changed-column mask per row in one call
+    (GeCo's batches): empty masks, masks that mark unchanged columns too, and rows sharing
+    a mask; the start level per tree is the least over the mask's columns. Scores equal
+    the full-row scores on every tree type (up to summation order)."""
+    _, emb = get_embedding(MODELS[name])
+    rng = np.random.default_rng(11)
+    points = np.vstack([DOMAIN.sample(60, rng), threshold_points(MODELS[name], emb, rng)])
+    for z0 in DOMAIN.sample(3, rng):
+        ev = emb.delta_evaluator(z0)
+        m = 300
+        changed = rng.random((m, 7)) < rng.choice([0.0, 0.15, 0.4, 0.8], size=(m, 1))
+        changed[1::2] = changed[::2]                          # rows sharing a mask
+        moved = changed & (rng.random((m, 7)) < 0.8)          # some marked columns keep z0's value
+        Z = np.where(moved, points[rng.integers(len(points), size=m)], z0[None, :])
+        np.testing.assert_allclose(ev.score_rows(Z, changed), emb.score(Z), atol=1e-12, rtol=0)
+
+
+def test_delta_score_rows_leaves_marked_below_minus_one():
+    """A leaf may be marked by any negative feature (scikit-learn writes -2): the scores
+    stay exact whichever columns are marked changed."""
+    # one stump on column 1 and one bare leaf (feature -2), two inputs
+    ens = TreeEnsemble(2, feature=[1, -2, -2, -2], threshold=[0.5, 0, 0, 0], left=[1, -1, -1, -1],
+                       right=[2, -1, -1, -1], value=[0.0, 1.0, 3.0, 7.0], roots=[0, 3])
+    z0 = np.array([0.2, 0.2])
+    ev = ens.delta_evaluator(z0)
+    Z = np.array([[0.2, 0.9], [0.9, 0.2], [0.9, 0.9]])
+    for changed in ([[False, True], [True, False], [True, True]], [[True, True]] * 3):
+        np.testing.assert_allclose(ev.score_rows(Z, np.array(changed)), ens.score(Z), atol=1e-12, rtol=0)
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_delta_score_from_anchors_matches_full_rows(name):
+    """``TreeDelta.score_from``: rows walked from other reference rows than ``z0`` (GeCo's
+    parents; each row differs from its anchor in a few columns, on / around thresholds
+    included, or not at all) score exactly as full rows on every tree type; the anchors'
+    own scores too, and ``take`` / ``join`` keep them."""
+    _, emb = get_embedding(MODELS[name])
+    rng = np.random.default_rng(5)
+    points = np.vstack([DOMAIN.sample(60, rng), threshold_points(MODELS[name], emb, rng)])
+    ev = emb.delta_evaluator(DOMAIN.sample(1, rng)[0])
+    A = points[rng.choice(len(points), 6, replace=False)]
+    anchors = ev.anchors(A[:4]).join(ev.anchors(A[4:])).take([5, 0, 3, 1, 2, 4])
+    A = A[[5, 0, 3, 1, 2, 4]]
+    np.testing.assert_allclose(anchors.score, emb.score(A), atol=1e-12, rtol=0)
+    m = 400
+    ids = rng.integers(len(A), size=m)
+    moved = rng.random((m, 7)) < rng.choice([0.0, 0.15, 0.5], size=(m, 1))
+    Z = np.where(moved, points[rng.integers(len(points), size=m)], A[ids])
+    np.testing.assert_allclose(ev.score_from(Z, anchors, ids), emb.score(Z), atol=1e-12, rtol=0)

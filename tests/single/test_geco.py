@@ -419,6 +419,51 @@ def test_tree_partial_scores_equal_full_rows(geco_toy, model):
         np.testing.assert_allclose(grouped, partial, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("model", ["rf", "gbt"])
+def test_tree_children_scored_from_their_parents(geco_toy, model, monkeypatch):
+    """With a tree ensemble, a child with a ``parent`` in the population given to
+    ``set_parents`` is walked from the parent's paths: its score equals the full-row score
+    (the population changed between calls: kept members reuse their paths), and a whole
+    GeCo run gives the same answers as with full evaluation."""
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    X, y = geco_toy.toy()
+    clf = RandomForestClassifier(n_estimators=25, max_depth=5, random_state=0) if model == "rf" else \
+        GradientBoostingClassifier(n_estimators=20, max_depth=3, random_state=0)
+    pipe = make_pipeline(gcf.FeatureSpace(), clf).fit(X, y)
+    geco = GeCo(pipe, X)
+    rng = np.random.default_rng(4)
+    x = geco_toy.rejected(pipe).iloc[0]
+    z0 = pipe[0].transform(x.to_frame().T)[0]
+    sc = _Scorer(geco.domain, x, z0, geco.embedding, None, None, 0.5, "partial")
+    assert sc.delta.by_anchor
+    sc.FROM_PARENT = 1                                            # off by default (speed only)
+    M, V = _random_candidates(geco, rng)
+    h = np.arange(len(M), dtype=np.int64)
+    for members in (np.arange(0, 30), np.r_[10:40, 55:70]):       # the second keeps 10..29
+        sc.set_parents(M[members], V[members], h[members])
+        Mc, Vc = _random_candidates(geco, rng)
+        parent = rng.integers(-1, len(members), size=len(Mc))
+        Mk, Vk = M[members][np.maximum(parent, 0)], V[members][np.maximum(parent, 0)]
+        half = rng.random(len(Mc)) < 0.5                          # children: the parent, half the features resampled
+        take = (rng.random(Mc.shape) < 0.3) & (parent >= 0)[:, None] & half[:, None]
+        Mc = np.where(take, Mc, np.where((parent >= 0)[:, None], Mk, Mc))
+        Vc = np.where(take, Vc, np.where((parent >= 0)[:, None], Vk, Vc))
+        s = sc.partial_scores(Mc, Vc, parent)
+        np.testing.assert_allclose(s, geco.embedding.score(sc.encode(Mc, Vc)), rtol=0, atol=1e-12)
+    for i in range(3):
+        row = geco_toy.rejected(pipe).iloc[i]
+        a = geco.explain(row, random_state=i)
+        b = GeCo(pipe, X, evaluation="full").explain(row, random_state=i)
+        monkeypatch.setattr(_Scorer, "FROM_PARENT", 2)
+        c = geco.explain(row, random_state=i)
+        monkeypatch.setattr(_Scorer, "FROM_PARENT", None)
+        assert c.distances == pytest.approx(b.distances, abs=1e-12)
+        pd.testing.assert_frame_equal(c.counterfactuals, b.counterfactuals)
+        assert a.distances == pytest.approx(b.distances, abs=1e-12)
+        pd.testing.assert_frame_equal(a.counterfactuals, b.counterfactuals)
+
+
 def test_instance_check_deferred_to_the_final_pass(geco_toy, monkeypatch):
     """When the embedding rejects the instance, the real model's verdict on it comes in the
     same pass as the final re-check: an instance the real model accepts still raises

@@ -1,6 +1,8 @@
 """Scoring GeCo's candidates (Δ-representation) with the model, and decoding them to raw rows."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -35,6 +37,10 @@ class _Scorer:
         self.logit_threshold = embedding.score_threshold(threshold) if embedding is not None else logit(threshold)
         self.evaluation = evaluation
         self._sets: dict = {}
+        self._anchors: Any = None      # the parents' paths (tree ensembles), see set_parents
+        self._pop: tuple | None = None
+        self._anchor_of: dict = {}
+        self._parent_ids = np.zeros(0, dtype=np.int64)
         self.delta = embedding.delta_evaluator(z0) if embedding is not None else None
         self.n_sets = 0
         self.n_scored = 0
@@ -47,10 +53,10 @@ class _Scorer:
         else:
             self.kind = "black-box/raw"
 
-    def __call__(self, M: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def __call__(self, M: np.ndarray, V: np.ndarray, parent: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         self.n_scored += len(M)
         if self.embedding is not None:
-            s = self.partial_scores(M, V) if self.evaluation == "partial" else \
+            s = self.partial_scores(M, V, parent) if self.evaluation == "partial" else \
                 self.embedding.score(self.encode(M, V))
             return self.embedding.score_to_proba(s), s >= self.logit_threshold
         if self.proba_clf is not None:
@@ -101,18 +107,66 @@ class _Scorer:
             self.n_sets += 1
         return hit
 
-    def partial_scores(self, M, V) -> np.ndarray:
+    #: a tree-ensemble child of at least this many changed features is walked from its
+    #: parent (None: never). Off: measured (BENCHMARKS, issue 26 item 2, evening) -10 % CPU on
+    #: Credit RF 500x10 / German GBT 500x6 but +25 % on Adult XGBoost, where the parents' paths
+    #: cost more than the shorter walks save
+    FROM_PARENT: int | None = None
+
+    def set_parents(self, M, V, h) -> None:
+        """The population the next candidates come from (``parent`` of :meth:`__call__`
+        indexes it). With a tree ensemble, a child that changes ``FROM_PARENT`` or more features is
+        walked from its parent's paths (computed once per member, ``h`` its hash, when a
+        first such child needs them): only in the trees whose path of the parent tests a
+        column the child changed."""
+        delta = self.delta
+        if delta is None or not delta.by_anchor or self.evaluation != "partial" or self.FROM_PARENT is None:
+            return
+        self._pop = (M, V, h)
+        have = np.array([self._anchor_of.get(k, -1) for k in h.tolist()], dtype=np.int64)
+        kept = np.flatnonzero(have >= 0)
+        self._anchors = self._anchors.take(have[kept]) if self._anchors is not None and len(kept) else None
+        self._parent_ids = np.full(len(h), -1, dtype=np.int64)
+        self._parent_ids[kept] = np.arange(len(kept))
+        self._anchor_of = {int(h[i]): j for j, i in enumerate(kept.tolist())}
+
+    def _parents(self, parent) -> np.ndarray:
+        """Anchor ids of the population members ``parent`` (their paths computed if new)."""
+        assert self._pop is not None and self.delta is not None
+        M, V, h = self._pop
+        new = np.unique(parent[self._parent_ids[parent] < 0])
+        if len(new):
+            fresh = self.delta.anchors(self.encode(M[new], V[new]))
+            base = 0 if self._anchors is None else len(self._anchors.score)
+            self._anchors = fresh if self._anchors is None else self._anchors.join(fresh)
+            self._parent_ids[new] = base + np.arange(len(new))
+            self._anchor_of.update(zip(h[new].tolist(), self._parent_ids[new].tolist()))
+        return self._parent_ids[parent]
+
+    def partial_scores(self, M, V, parent=None) -> np.ndarray:
         """Scores of the candidates: per changed-feature set, the changed columns only,
         all sets scored in one batch by the embedding's
         :meth:`~groupcf.embeddings.base.Embedding.delta_evaluator` (for a ReLU network
         the instance folds into the first layer and the hidden layers run once; a tree
         ensemble takes the full rows and their changed columns at once and walks only the
-        trees whose path of the instance tests a changed column)."""
+        trees whose path of the instance tests a changed column; a candidate of ``FROM_PARENT``
+        or more changed features with a ``parent`` (index into :meth:`set_parents`' population) is walked from its parent's
+        paths instead, in the trees whose path of the parent tests a column it changed)."""
         delta = self.delta
         if delta is None:
             raise ValueError("partial evaluation needs the model's embedding")
         if delta.by_rows:
-            return delta.score_rows(self.encode(M, V), self._changed_columns(M))
+            Z = self.encode(M, V)
+            child = None if parent is None or self._pop is None or self.FROM_PARENT is None else \
+                (parent >= 0) & (M.sum(axis=1) >= self.FROM_PARENT)
+            if child is None or not child.any():
+                return delta.score_rows(Z, self._changed_columns(M))
+            out = np.empty(len(M))                 # children of 2+ changes: from their parents; the rest from z0
+            ids = self._parents(parent[child])
+            out[child] = delta.score_from(Z[child], self._anchors, ids)
+            if not child.all():
+                out[~child] = delta.score_rows(Z[~child], self._changed_columns(M[~child]))
+            return out
         keys, inv = self.set_ids(M)
         order = np.argsort(inv, kind="stable")
         bounds = np.concatenate([[0], np.cumsum(np.bincount(inv, minlength=len(keys)))])

@@ -63,6 +63,11 @@ class _GroupSampler:
 
 
 
+def a_empty() -> np.ndarray:
+    """No parents (an empty index array)."""
+    return np.zeros(0, dtype=np.int64)
+
+
 def _rank_within(inv: np.ndarray) -> np.ndarray:
     """Position of each element among the earlier elements with the same label."""
     order = np.argsort(inv, kind="stable")
@@ -128,7 +133,7 @@ class _Run:
             if len(rows):
                 changed = M[rows[:, None], np.asarray(smp.members)[None, :]].any(axis=1)
                 smp.apply(M, V, rows, self.rng, changed)
-        return M, V
+        return M, V, parents
 
     def crossover(self, pop: _Population):
         """Children of pairs of parents (the best candidate of each changed-feature set,
@@ -139,7 +144,7 @@ class _Run:
         budget = self.P.n_crossover if self.P.n_crossover is not None else self.P.q
         R = min(len(reps), int((1 + math.isqrt(1 + 8 * budget)) // 2))
         if R < 2:
-            return pop.M[:0], pop.V[:0]
+            return pop.M[:0], pop.V[:0], a_empty()
         i, j = np.triu_indices(R, 1)
         a, b = reps[i], reps[j]
         G = self.membership                                   # features x groups
@@ -148,7 +153,7 @@ class _Run:
         a, b, from_a = a[new], b[new], from_a[new]
         M = np.where(from_a, pop.M[a], pop.M[b])
         V = np.where(from_a, pop.V[a], pop.V[b]).astype(np.int32)
-        return M, V
+        return M, V, a
 
     def _first_per_set(self, M):
         keys, inv = self.scorer.set_ids(M)
@@ -160,17 +165,21 @@ class _Run:
     def hashes(self, M, V) -> np.ndarray:
         return (np.where(M, V.astype(np.int64) + 1, 0)) @ self.g._hash_w
 
-    def prepare(self, M, V, known: np.ndarray | None = None) -> _Population | None:
-        """Cascade, check, drop no-ops / duplicates / known candidates, evaluate."""
+    def prepare(self, M, V, known: np.ndarray | None = None, parent: np.ndarray | None = None) -> _Population | None:
+        """Cascade, check, drop no-ops / duplicates / known candidates, evaluate (``parent``:
+        each candidate's parent in the population last given to the scorer's
+        ``set_parents``, or ``-1``; only where the score is computed from, not what it is)."""
+        if parent is None:
+            parent = np.full(len(M), -1, dtype=np.int64)
         if self.g._has_rules and len(M):
             cand = Candidates(M, V, self.g.domain.keys, self.xkeys)
             self.g.bound.cascade(cand, self.allowed)
             ok = self.g.bound.check(cand)
-            M, V = M[ok], V[ok]
+            M, V, parent = M[ok], V[ok], parent[ok]
         keep = M.any(axis=1)
         if self.P.Tmax is not None:                  # at most Tmax changed features
             keep &= M.sum(axis=1) <= self.P.Tmax
-        M, V = M[keep], V[keep]
+        M, V, parent = M[keep], V[keep], parent[keep]
         if not len(M):
             return None
         h = self.hashes(M, V)
@@ -181,7 +190,7 @@ class _Run:
         if not len(first):
             return None
         M, V, h = M[first], V[first], h[first]
-        p, pos = self.scorer(M, V)
+        p, pos = self.scorer(M, V, parent[first])
         dist = self.distance(M, V)
         fit = np.where(pos, dist, dist + self.penalty + (1.0 - p))
         return _Population(M, V, h, p, pos, dist, fit)
@@ -304,9 +313,11 @@ class _Run:
         pop = self.select(pop)
         top, stable = None, 0
         for gen in range(1, P.max_generations + 1):
-            Mm, Vm = self.mutate(pop)
-            Mc, Vc = self.crossover(pop)
-            new = self.prepare(np.concatenate([Mc, Mm]), np.concatenate([Vc, Vm]), known=pop.h)
+            self.scorer.set_parents(pop.M, pop.V, pop.h)
+            Mm, Vm, pm = self.mutate(pop)
+            Mc, Vc, pc = self.crossover(pop)
+            new = self.prepare(np.concatenate([Mc, Mm]), np.concatenate([Vc, Vm]), known=pop.h,
+                               parent=np.concatenate([pc, pm]))
             if new is not None:
                 pop = self.select(_Population.concat(pop, new))
             stats["generations"] = gen
