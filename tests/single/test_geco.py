@@ -394,15 +394,9 @@ def test_tree_partial_scores_equal_full_rows(geco_toy, model):
     """Trees take the candidates' full rows and changed columns at once
     (``DeltaEvaluator.score_rows``): the scores equal the embedding's and the real model's
     on full rows, and the default grouping path of ``score_rows`` gives the same."""
-    from sklearn.ensemble import GradientBoostingClassifier
-
     from groupcf.embeddings.base import DeltaEvaluator
 
-    X, y = geco_toy.toy()
-    clf = RandomForestClassifier(n_estimators=25, max_depth=5, random_state=0) if model == "rf" else \
-        GradientBoostingClassifier(n_estimators=20, max_depth=3, random_state=0)
-    pipe = make_pipeline(gcf.FeatureSpace(), clf).fit(X, y)
-    geco = GeCo(pipe, X)
+    pipe, geco = _tree_geco(geco_toy, model)
     rng = np.random.default_rng(2)
     for x in (geco_toy.rejected(pipe).iloc[i] for i in range(3)):
         z0 = pipe[0].transform(x.to_frame().T)[0]
@@ -425,13 +419,7 @@ def test_tree_children_scored_from_their_parents(geco_toy, model, monkeypatch):
     ``set_parents`` is walked from the parent's paths: its score equals the full-row score
     (the population changed between calls: kept members reuse their paths), and a whole
     GeCo run gives the same answers as with full evaluation."""
-    from sklearn.ensemble import GradientBoostingClassifier
-
-    X, y = geco_toy.toy()
-    clf = RandomForestClassifier(n_estimators=25, max_depth=5, random_state=0) if model == "rf" else \
-        GradientBoostingClassifier(n_estimators=20, max_depth=3, random_state=0)
-    pipe = make_pipeline(gcf.FeatureSpace(), clf).fit(X, y)
-    geco = GeCo(pipe, X)
+    pipe, geco = _tree_geco(geco_toy, model)
     rng = np.random.default_rng(4)
     x = geco_toy.rejected(pipe).iloc[0]
     z0 = pipe[0].transform(x.to_frame().T)[0]
@@ -454,7 +442,7 @@ def test_tree_children_scored_from_their_parents(geco_toy, model, monkeypatch):
     for i in range(3):
         row = geco_toy.rejected(pipe).iloc[i]
         a = geco.explain(row, random_state=i)
-        b = GeCo(pipe, X, evaluation="full").explain(row, random_state=i)
+        b = GeCo(pipe, geco_toy.toy()[0], evaluation="full").explain(row, random_state=i)
         monkeypatch.setattr(_Scorer, "FROM_PARENT", 2)
         c = geco.explain(row, random_state=i)
         monkeypatch.setattr(_Scorer, "FROM_PARENT", None)
@@ -480,3 +468,14 @@ def test_instance_check_deferred_to_the_final_pass(geco_toy, monkeypatch):
     x = X[rf.predict(X) == 0].iloc[0]
     exp = geco.explain(x, random_state=0)
     np.testing.assert_allclose(exp.probabilities, rf.predict_proba(exp.counterfactuals)[:, 1], atol=1e-12)
+
+
+def _tree_geco(geco_toy, model):
+    """The toy data's pipeline with a small forest (``"rf"``) or boosting, and its GeCo."""
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    X, y = geco_toy.toy()
+    clf = RandomForestClassifier(n_estimators=25, max_depth=5, random_state=0) if model == "rf" else \
+        GradientBoostingClassifier(n_estimators=20, max_depth=3, random_state=0)
+    pipe = make_pipeline(gcf.FeatureSpace(), clf).fit(X, y)
+    return pipe, GeCo(pipe, X)
