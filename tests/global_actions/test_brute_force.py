@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import groupcf as gcf
-from tests.reference.global_actions import best_coverage, brute_force, tiny_case
+from tests.reference.global_actions import best_coverage, brute_force, tiny_case, tiny_cases
 
 FAST = [(s, m) for s in range(7) for m in ("lr", "mlp", "forest")]
 SLOW = [(s, m) for s in range(7, 77) for m in ("lr", "mlp", "forest")]
@@ -108,11 +108,7 @@ def test_a_value_outside_the_training_range_matches_brute_force(model):
     range and missed such a person: with ``Tmax=1, k=2`` on seeds 0–11, 18 of 30 such
     cases had a bound below the coverage found)."""
     certified = []
-    for seed in range(4):
-        case = tiny_case(seed, model)
-        if case is None:
-            continue
-        pipe, S, X, imm, inc = case
+    for seed, _, (pipe, S, X, imm, inc) in tiny_cases(range(4), [model]):
         for val in (-2, 5):
             for i in range(len(S)):
                 S2 = S.copy()

@@ -10,7 +10,7 @@ import pytest
 from groupcf.global_actions.actions import Action, ActionSpace
 from groupcf.global_actions.pricing import ActionMIP
 from groupcf.models import resolve_model
-from tests.reference.global_actions import tiny_case
+from tests.reference.global_actions import tiny_cases
 
 
 def random_action(aspace: ActionSpace, rng) -> Action:
@@ -68,11 +68,7 @@ def mip_cost(aspace, mip, action, types, form):
 def test_numpy_cost_equals_both_mip_forms(numeric):
     """On random tiny cases, actions and weights: numpy == per-type MIP form == action form."""
     checked = 0
-    for seed in range(12):
-        case = tiny_case(seed, "lr", n_S=7)
-        if case is None:
-            continue
-        pipe, S, *_ = case
+    for seed, _, (pipe, S, *_) in tiny_cases(range(12)):
         rng = np.random.default_rng(seed)
         weights = {c: float(rng.uniform(0.2, 3.0)) for c in S.columns}
         aspace = ActionSpace(resolve_model(pipe), S, numeric=numeric, cost=weights)

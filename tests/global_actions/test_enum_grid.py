@@ -18,7 +18,7 @@ from groupcf.global_actions.enumerate import enumerate_actions, feature_values
 from groupcf.models import resolve_model
 from groupcf.utils import Deadline
 from tests.global_actions.test_enumerate import _continuous_case
-from tests.reference.global_actions import best_coverage, brute_force, tiny_case
+from tests.reference.global_actions import best_coverage, brute_force, tiny_case, tiny_cases
 
 
 def _grid_matches_cover_many(aspace) -> int:
@@ -38,11 +38,7 @@ def _grid_matches_cover_many(aspace) -> int:
 @pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
 def test_grid_covers_equal_cover_many(model):
     seen = 0
-    for seed in range(6):
-        case = tiny_case(seed, model)
-        if case is None:
-            continue
-        pipe, S, *_ = case
+    for _, _, (pipe, S, *_) in tiny_cases(range(6), [model]):
         for numeric in ("shift", "set"):
             seen += _grid_matches_cover_many(ActionSpace(resolve_model(pipe), S, None, numeric))
     assert seen > 100
@@ -93,11 +89,7 @@ def test_filter_equals_pairwise_dominance():
 @pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
 def test_curve_equals_brute_force_at_tmax_3_and_none(model):
     seen = 0
-    for seed in range(5):
-        case = tiny_case(seed, model)
-        if case is None:
-            continue
-        pipe, S, X, imm, inc = case
+    for seed, _, (pipe, S, X, imm, inc) in tiny_cases(range(5), [model]):
         for Tmax in (3, None):
             _, C, _ = brute_force(pipe, S, X, imm, inc, Tmax)
             res = gcf.explain_global(S, pipe, Tmax=Tmax, k=3, progress=False)

@@ -41,14 +41,10 @@ def test_numeric_set_equals_brute_force_and_is_certified(model):
 
 
 def test_the_curve_with_k_equals_brute_force_and_is_certified():
-    from tests.reference.global_actions import best_coverage, brute_force, tiny_case
+    from tests.reference.global_actions import best_coverage, brute_force, tiny_cases
 
     seen = 0
-    for seed, model in itertools.product(range(12), ("lr", "mlp", "forest")):
-        case = tiny_case(seed, model)
-        if case is None:
-            continue
-        pipe, S, X, imm, inc = case
+    for seed, model, (pipe, S, X, imm, inc) in tiny_cases(range(12), ("lr", "mlp", "forest")):
         for Tmax in (1, 2):
             _, C, _ = brute_force(pipe, S, X, imm, inc, Tmax)
             res = gcf.explain_global(S, pipe, Tmax=Tmax, k=3, progress=False)

@@ -54,6 +54,15 @@ def tiny_case(seed: int, model: str = "lr", n_S: int = 7):
     return pipe, S, X, imm, inc
 
 
+def tiny_cases(seeds, models=("lr",), n_S: int = 7):
+    """``(seed, model, case)`` for every seed × model whose :func:`tiny_case` exists
+    (cases with too few rejected are skipped)."""
+    for seed, model in itertools.product(seeds, models):
+        case = tiny_case(seed, model, n_S)
+        if case is not None:
+            yield seed, model, case
+
+
 def all_actions(X: pd.DataFrame, imm, inc, Tmax, numeric="shift"):
     """Every action in raw terms: ``{feature: ("set", value) | ("shift", amount)}``."""
     choices = {
