@@ -44,8 +44,9 @@ import pandas as pd
 
 from ..colgen import Column
 from ..exceptions import InvalidInputError, NotRejectedError
-from ..features.display import set_column, show_value
+from ..features.display import show_value
 from ..models import DEFAULT_MARGIN, TrainedModel
+from ..results.global_actions import apply_spec
 
 #: a continuous value this far outside [0, 1] (scaled) still counts as inside (solver noise)
 DOMAIN_TOL = 1e-9
@@ -290,20 +291,9 @@ class ActionSpace:
 
     # ------------------------------------------------------------------ raw rows
     def apply_raw(self, action: Action, X: pd.DataFrame) -> pd.DataFrame:
-        """Raw rows of ``X`` after ``action`` (same index and columns)."""
-        out = X.copy()
-        for l, val in action.changes:
-            f = self.feats[l]
-            if f.encoding in ("onehot", "binary"):
-                out[f.name] = set_column(out[f.name], f.categories[int(val)])
-            else:
-                span = f.high - f.low
-                if self.numeric == "shift":
-                    new = out[f.name].to_numpy(dtype=float) + val * span
-                else:
-                    new = np.full(len(out), f.low + val * span)
-                out[f.name] = np.round(new).astype(np.int64) if f.integer else new
-        return out
+        """Raw rows of ``X`` after ``action`` (same index and columns): its :meth:`spec`
+        applied as the result's ``apply`` does."""
+        return apply_spec(X, self.spec(action))
 
     def spec(self, action: Action) -> list[dict]:
         """The action in raw terms: ``[{"feature", "op", "value"}]`` (``op`` ``"set"`` or
