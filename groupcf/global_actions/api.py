@@ -246,10 +246,8 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
     share_stats = None
     if min_coverage is not None and k is not None and point is not None and not deadline.passed:
         # the cheapest actions reaching the share: the action and the people counted chosen together
-        enum = res.stats.get("enumeration")
-        complete = isinstance(enum, dict) and bool(enum.get("in_pool"))       # every action in the pool
         acts, share_stats = reach_share(aspace, pmip, acts, math.ceil(float(min_coverage) * n - 1e-9), res.coverable,
-                                        deadline, int(k), pool if complete else None)
+                                        deadline, int(k), res.enum)
         cols = [aspace.column(a) for a in acts]
         assign_t, cost_t = _assign(cols, len(m))
     unused = 0
