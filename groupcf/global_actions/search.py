@@ -145,6 +145,7 @@ class SearchResult:
     min_k_bound: int | None = None     # its certified lower bound
     stats: dict = field(default_factory=dict)
     mip: ActionMIP | None = None       # the pricing MIP builder (its per-type embeddings cached)
+    enum: Enumeration | None = None    # every action, when the enumeration ran
 
 
 def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: Deadline,
@@ -259,7 +260,7 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
     cov = seed_pool(aspace, mip, pool, deadline, max_seed_mips=max_seed_mips, progress=progress, enum=enum)
     coverable = cov.coverable
     m = aspace.m
-    out = SearchResult(pool, coverable, cov.undecided, mip=mip)
+    out = SearchResult(pool, coverable, cov.undecided, mip=mip, enum=enum)
     extra = _undecided(aspace, cov, out.stats)      # people every upper bound counts as covered
     out.stats["seed_columns"] = len(pool)
     out.stats["enumeration"] = "declined" if enum is None else dict(
