@@ -138,7 +138,8 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
         (falls back to the most covered when unreachable); the actions and the people
         counted are chosen together by a MIP (:mod:`~groupcf.global_actions.cheapest`),
         ``stats["min_coverage"]`` says whether the mean cost is proven least and its
-        lower bound. With ``k=None``: the fewest
+        lower bound. That MIP runs until it proves its optimum or ``time_limit``: without a
+        time limit this can take minutes or more on tree ensembles. With ``k=None``: the fewest
         actions reaching this share (then the cheapest such).
     fair_by
         A column of ``S`` or a Series indexed like ``S`` (e.g. ``X["sex"]``): with ``k``,
@@ -247,7 +248,7 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
     if min_coverage is not None and k is not None and point is not None and not deadline.passed:
         # the cheapest actions reaching the share: the action and the people counted chosen together
         acts, share_stats = reach_share(aspace, pmip, acts, math.ceil(float(min_coverage) * n - 1e-9), res.coverable,
-                                        deadline, int(k), res.enum)
+                                        deadline, int(k), res.enum, min(opts.enumerate_work, 5_000_000))
         cols = [aspace.column(a) for a in acts]
         assign_t, cost_t = _assign(cols, len(m))
     unused = 0

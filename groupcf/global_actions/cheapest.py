@@ -350,13 +350,16 @@ def _served(aspace: ActionSpace, acts: list) -> np.ndarray:
 
 
 def reach_share(aspace: ActionSpace, mip: ActionMIP, acts: list, need: float, coverable: np.ndarray,
-                deadline: Deadline, k: int = 1, enum=None) -> tuple[list, dict]:
+                deadline: Deadline, k: int = 1, enum=None, max_work: int = 5_000_000) -> tuple[list, dict]:
     """``acts`` (covering at least ``need`` people) improved by :func:`cheapest_reaching`:
     for one action, the MIP over every coverable type, warm-started from it; for several,
     each action in turn against the others' assignment (a descent: no proof), twice over.
     A candidate replaces the answer only when it still reaches ``need`` and lowers the
     mean cost. Returns the actions and ``stats["min_coverage"]`` (``status`` ``"optimal"``
-    only when proven, ``mean_cost_bound`` the lower bound :math:`L` when one holds)."""
+    only when proven, ``mean_cost_bound`` the lower bound :math:`L` when one holds).
+    ``enum``: the complete enumeration (an exact pick, no MIP); ``max_work``: the cap of
+    :func:`sets_only` (``0``: not run). Without a time limit the MIP runs until it proves
+    its optimum, which can take long (minutes or more on tree ensembles)."""
     t0 = time.perf_counter()
     types = np.flatnonzero(coverable)
     got_w, mean = selection(aspace, acts)
@@ -367,7 +370,8 @@ def reach_share(aspace: ActionSpace, mip: ActionMIP, acts: list, need: float, co
     acts = list(acts)
     info["method"] = "mip" if enum is None else "enumerated"
     floor = nearest_floor(mip)
-    sub = sets_only(aspace, deadline) if enum is None else None     # an exact answer over the category sets
+    # an exact answer over the category sets (max_work 0: never enumerate)
+    sub = sets_only(aspace, deadline, max_work) if enum is None and max_work > 0 else None
     if sub is not None:
         info["sets_enumerated"] = sub.candidates
     rounds = [(0, j) for j in range(len(acts))] if len(acts) == 1 else \

@@ -158,3 +158,36 @@ def test_german_gbt_reaches_globece_share_cheaper():
     sc = gs.score(S, res.specs, pipe.predict, rules)
     assert sc.n_covered >= 48
     assert sc.mean_cost <= 1.229167 + 1e-6
+
+
+def test_category_set_actions_equal_brute_force():
+    """:func:`sets_only` (the actions that only set categories, enumerated on their own)
+    and :func:`pool_pick` over them: the least total over the N cheapest people equals
+    brute force over the brute-force actions that leave ``count`` alone."""
+    from groupcf.global_actions.actions import ActionSpace
+    from groupcf.global_actions.cheapest import pool_pick, sets_only
+    from groupcf.models import resolve_model
+    from groupcf.utils import Deadline
+
+    n = 0
+    for _, _, (pipe, S, X, imm, inc) in tiny_cases(range(6), ["lr", "forest"]):
+        S = S.drop_duplicates()
+        if "count" in imm:
+            continue
+        for Tmax in (1, 2):
+            acts, C, D = brute_force(pipe, S, X, imm, inc, Tmax)
+            sets = [j for j, a in enumerate(acts) if "count" not in a]
+            aspace = ActionSpace(resolve_model(pipe), S, Tmax)
+            sub = sets_only(aspace, Deadline(None))
+            assert sub is not None
+            for N in range(1, len(S) + 1):
+                reach = [j for j in sets if C[j].sum() >= N]
+                act, mean, least = pool_pick(aspace, sub.actions, sub.C, sub.D, N)
+                if not reach:
+                    assert act is None
+                    continue
+                F = min(np.sort(D[j][C[j]])[:N].sum() for j in reach)
+                G = min(D[j][C[j]].mean() for j in reach)
+                assert abs(least - F) <= 1e-9 and mean >= G - TOL     # the kept columns: exact in the total
+                n += 1
+    assert n
