@@ -58,7 +58,13 @@ covered beyond the counted ones cost no less than any counted one, so :math:`g(a
 at most :math:`g(a)` (the cheapest people's mean is at most everyone's): the MIP's dual
 bound :math:`\le W g(a)`, so :math:`L = \mathrm{bound}/(N + m_{\max} - 1) \le g(a)` —
 ``stats["min_coverage"]["mean_cost_bound"]``; the cost is reported *optimal* (``status``)
-when the MIP is solved and the answer's mean meets :math:`L`. The bound is over actions
+when the MIP is solved and the answer's mean meets :math:`L`. A second bound needs no MIP:
+each person an action covers costs at least their *nearest* action's proven cost
+:math:`\ell_t` (:func:`nearest_floor`), so the mean of the :math:`N` smallest
+:math:`\ell_t` over the coverable people, counted one by one, is :math:`\le g(a)`
+(:math:`L_0`); when the answer meets it, it is optimal and the MIP is skipped
+(``proof="nearest actions"``). :math:`\ell_t` also enters the MIP as
+:math:`\sum_l c_{tl} \ge m_t \ell_t z_t`. The bound is over actions
 that clear :math:`\tau + \varepsilon` on the people they count (the pricing MIP's target,
 :mod:`~groupcf.global_actions.pricing`).
 
@@ -330,6 +336,16 @@ def sets_only(aspace: ActionSpace, deadline: Deadline, max_work: int = 5_000_000
     return None if isinstance(out, Declined) else out
 
 
+def _floor_bound(aspace: ActionSpace, floor: np.ndarray, types: np.ndarray, need: float) -> float:
+    """The mean of the ``need`` smallest nearest-action costs (:func:`nearest_floor`) over
+    the coverable people, one by one: every person an action covers costs them at least
+    their own, so every action covering ``need`` people has a mean at least this."""
+    order = types[np.argsort(floor[types], kind="stable")]
+    m = aspace.m[order]
+    take = np.clip(need - (np.cumsum(m) - m), 0.0, m)
+    return float((take * floor[order]).sum() / need) if need > 0 else 0.0
+
+
 def _better(aspace: ActionSpace, acts: list, j: int, cands: list, need: float, mean: float):
     """``(acts, mean, improved)``: ``acts`` with action ``j`` replaced by the candidate of
     least reported mean that still reaches ``need``, when that lowers ``mean``."""
@@ -374,6 +390,9 @@ def reach_share(aspace: ActionSpace, mip: ActionMIP, acts: list, need: float, co
     sub = sets_only(aspace, deadline, max_work) if enum is None and max_work > 0 else None
     if sub is not None:
         info["sets_enumerated"] = sub.candidates
+    L0 = _floor_bound(aspace, floor, types, need)
+    if k == 1 and enum is None:
+        info["mean_cost_bound"] = L0
     rounds = [(0, j) for j in range(len(acts))] if len(acts) == 1 else \
         [(r, j) for r in range(2) for j in range(len(acts))]
     stalled = 0
@@ -391,6 +410,9 @@ def reach_share(aspace: ActionSpace, mip: ActionMIP, acts: list, need: float, co
             if sub is not None:               # the best category-set action joins the answer when cheaper
                 act, _, _ = pool_pick(aspace, sub.actions, sub.C, sub.D, need, others)
                 acts, mean = _better(aspace, acts, j, [] if act is None else [act], need, mean)[:2]
+            if k == 1 and mean <= L0 * (1 + 1e-4) + 1e-9:      # the nearest actions' bound is met
+                info.update(status="optimal", mean_cost_bound=L0, proof="nearest actions")
+                break
             res = cheapest_reaching(mip, types, need, others, acts[j],
                                     None if left is None else left / (len(rounds) - i), floor=floor)
             info["mips"] += 1
@@ -400,6 +422,7 @@ def reach_share(aspace: ActionSpace, mip: ActionMIP, acts: list, need: float, co
             info.update(mip_status=res.status.value, mip_total=res.total, mip_bound=res.bound)
             if res.bound is not None:
                 L = res.bound / (need + (0.0 if enum is not None else float(aspace.m.max()) - 1.0))
+                L = L if enum is not None else max(L, L0)
                 info["mean_cost_bound"] = L
                 if res.status == Status.OPTIMAL and mean <= L * (1 + 1e-4) + 1e-9:
                     info["status"] = "optimal"

@@ -54,6 +54,10 @@ def _one_action_case(pipe, S, X, imm, inc, Tmax, N, **opts):
     _check_rows(res, pipe, S, X, imm, inc)
     _costs_are_true(res, acts, C, D)
     assert res.mean_cost >= G - TOL
+    assert st["mean_cost_bound"] <= G + 1e-4 * max(1.0, G)
+    if st.get("proof") == "nearest actions":                 # proven without the MIP
+        assert abs(res.mean_cost - G) <= 1e-4 * max(1.0, G)
+        return True, True
     assert st["mip_bound"] <= F + 1e-4 * max(1.0, F)        # a lower bound (the solver's relative gap)
     if st["mip_status"] == "optimal":
         assert abs(st["mip_total"] - F) <= 1e-4 * max(1.0, F), (st, F)
@@ -189,5 +193,33 @@ def test_category_set_actions_equal_brute_force():
                 F = min(np.sort(D[j][C[j]])[:N].sum() for j in reach)
                 G = min(D[j][C[j]].mean() for j in reach)
                 assert abs(least - F) <= 1e-9 and mean >= G - TOL     # the kept columns: exact in the total
+                n += 1
+    assert n
+
+
+@pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
+def test_the_mip_alone_equals_brute_force(model):
+    """:func:`cheapest_reaching` called directly (no incumbent, no shortcut): proven, its
+    total is brute force's least total over N people, and its action covers them."""
+    from groupcf.global_actions.actions import ActionSpace
+    from groupcf.global_actions.cheapest import cheapest_reaching
+    from groupcf.global_actions.pricing import ActionMIP
+    from groupcf.models import resolve_model
+
+    n = 0
+    for _, _, (pipe, S, X, imm, inc) in tiny_cases(range(5), [model]):
+        S = S.drop_duplicates()
+        for Tmax in (1, 2):
+            acts, C, D = brute_force(pipe, S, X, imm, inc, Tmax)
+            top = int(C.sum(axis=1).max())
+            aspace = ActionSpace(resolve_model(pipe), S, Tmax)
+            mip = ActionMIP(aspace)
+            for N in sorted({1, (top + 1) // 2, top}) if top else []:
+                F = min(np.sort(D[j][C[j]])[:N].sum() for j in range(len(acts)) if C[j].sum() >= N)
+                res = cheapest_reaching(mip, range(aspace.n_types), N)
+                assert res.status.value == "optimal" and res.action is not None
+                assert abs(res.total - F) <= 1e-4 * max(1.0, F), (res, F)
+                cover, cost = aspace.cover(res.action), aspace.costs(res.action)
+                assert cover.sum() >= N and np.sort(cost[cover])[:N].sum() <= F + 1e-4 * max(1.0, F)
                 n += 1
     assert n
