@@ -100,6 +100,8 @@ class _Run:
              (self.P.alpha, self.P.beta, self.P.gamma))
         self.penalty = max(1.0, float(sum(w)))
         self.n_barred = 0          # candidates dropped unscored by the bar of prepare
+        # every candidate scored in this run: sorted hashes, p, pos (see score)
+        self.seen: tuple[np.ndarray, np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0), np.zeros(0, bool))
 
     def _mace_tables(self) -> list[np.ndarray]:
         """Per feature, MACE's per-feature distance of each active-domain value to the
@@ -220,9 +222,27 @@ class _Run:
                 M, V, h, parent, dist = M[near], V[near], h[near], parent[near], dist[near]
                 if not len(M):
                     return None
-        p, pos = self.scorer(M, V, parent)
+        p, pos = self.score(M, V, h, parent)
         fit = np.where(pos, dist, dist + self.penalty + (1.0 - p))
         return _Population(M, V, h, p, pos, dist, fit)
+
+    def score(self, M, V, h, parent) -> tuple[np.ndarray, np.ndarray]:
+        """The scorer's ``(p, pos)`` of the candidates, hashes ``h``; a candidate scored
+        before in this run (dropped from the population since) is looked up, not scored again."""
+        seen = self.seen
+        at = np.searchsorted(seen[0], h)
+        hit = at < len(seen[0])
+        hit[hit] = seen[0][at[hit]] == h[hit]
+        if hit.all():
+            return seen[1][at], seen[2][at]
+        new = ~hit
+        p, pos = np.empty(len(h)), np.empty(len(h), dtype=bool)
+        p[hit], pos[hit] = seen[1][at[hit]], seen[2][at[hit]]
+        p[new], pos[new] = self.scorer(M[new], V[new], parent[new])
+        hs = np.concatenate([seen[0], h[new]])
+        order = np.argsort(hs, kind="stable")
+        self.seen = (hs[order], np.concatenate([seen[1], p[new]])[order], np.concatenate([seen[2], pos[new]])[order])
+        return p, pos
 
     def distance(self, M, V) -> np.ndarray:
         if self.delta is not None and self.g.mace_distance is not None:   # MACE's distance (option distance=)
