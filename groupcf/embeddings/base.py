@@ -260,6 +260,27 @@ class Embedding(abc.ABC):
         """
         raise NotImplementedError(f"{type(self).__name__} does not bound its score")
 
+    def box_upper(self, lb: ArrayLike, ub: ArrayLike) -> FloatArray:
+        """Valid upper bounds of the score over many input boxes at once.
+
+        The default maximises the linear relaxation of :meth:`linear_upper` over each box
+        (exact for an additive score, CROWN for a ReLU network) and falls back to
+        :meth:`score_bounds` box by box; tree ensembles take, per tree, the largest leaf
+        whose cell meets the box.
+
+        Parameters
+        ----------
+        lb, ub : numpy.ndarray
+            ``(K, n_inputs)``: box ``k`` is ``lb[k] <= z <= ub[k]``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(K,)``: ``score(z) <= out[k]`` for every ``z`` in box ``k`` (up to float rounding).
+        """
+        from groupcf.embeddings.box_bound import box_upper
+        return box_upper(self, lb, ub)
+
     def gradient_bound(self, d: ArrayLike, domain: InputDomain) -> float | None:
         r"""An upper bound of :math:`|\nabla \mathrm{score}(z) \cdot d|` over ``domain``.
 

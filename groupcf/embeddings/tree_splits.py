@@ -4,6 +4,7 @@ protocol's :meth:`~groupcf.embeddings.base.Embedding.split_points` and
 along one column, and which tests one point's evaluation goes through."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -81,3 +82,46 @@ def node_depths(ens: TreeEnsemble) -> IntArray:
         frontier = np.concatenate([ens.left[sp], ens.right[sp]])
         d += 1
     return depth
+
+
+@dataclass(frozen=True)
+class LeafCells:
+    """Every leaf of an ensemble with its input cell (:func:`leaf_boxes` over all of
+    space): values ``(L,)``, cells ``lo``/``hi`` ``(L, c)`` on the columns ``cols`` some
+    split tests, and ``starts`` (the first leaf of each tree; leaves in preorder)."""
+
+    value: FloatArray
+    lo: FloatArray
+    hi: FloatArray
+    cols: IntArray
+    starts: IntArray
+
+
+def leaf_cells(ens: TreeEnsemble) -> LeafCells:
+    """The :class:`LeafCells` of ``ens``."""
+    leaves = np.flatnonzero(ens.feature < 0)
+    n = ens.n_inputs
+    lo, hi = leaf_boxes(ens, leaves, np.full(n, -np.inf), np.full(n, np.inf))
+    cols = np.unique(ens.feature[ens.feature >= 0])
+    tree = np.searchsorted(ens.roots, leaves, side="right") - 1      # preorder: trees are contiguous
+    starts = np.searchsorted(tree, np.arange(ens.n_trees))
+    return LeafCells(ens.value[leaves], lo[:, cols], hi[:, cols], cols, starts)
+
+
+def box_upper(ens: TreeEnsemble, cells: LeafCells, lb: ArrayLike, ub: ArrayLike,
+              chunk: int = 20_000_000) -> FloatArray:
+    """Per box ``[lb[k], ub[k]]``: ``base + s * sum over trees of max (s >= 0; min when
+    s < 0) of the values of the leaves whose cell meets the box``. Every input of the box
+    reaches, in each tree, a leaf whose cell contains it, so its score is at most that."""
+    low = np.atleast_2d(np.asarray(lb, dtype=np.float64))[:, cells.cols]
+    up = np.atleast_2d(np.asarray(ub, dtype=np.float64))[:, cells.cols]
+    K, L = len(low), len(cells.value)
+    out = np.empty(K)
+    per = max(1, chunk // max(1, L * max(1, len(cells.cols))))
+    sign = 1.0 if ens.scale >= 0 else -1.0
+    for s in range(0, K, per):
+        lo_k, up_k = low[s:s + per, None, :], up[s:s + per, None, :]
+        meet = ((lo_k <= cells.hi[None]) & (up_k >= cells.lo[None])).all(axis=2)
+        v = np.where(meet, sign * cells.value[None, :], -np.inf)
+        out[s:s + per] = np.maximum.reduceat(v, cells.starts, axis=1).sum(axis=1)
+    return ens.base + ens.scale * sign * out

@@ -84,7 +84,15 @@ from groupcf.embeddings.split_rules import le_threshold_f32, lt_threshold_f32  #
 from groupcf.embeddings.tree_constr import TreeConstr
 from groupcf.embeddings.tree_delta import TreeDelta, column_scores, grid_edges, grid_scores, pair_scores
 from groupcf.embeddings.tree_mip import add_ensemble
-from groupcf.embeddings.tree_splits import leaf_boxes, node_depths, path_splits, split_points
+from groupcf.embeddings.tree_splits import (
+    LeafCells,
+    leaf_boxes,
+    leaf_cells,
+    node_depths,
+    path_splits,
+    split_points,
+)
+from groupcf.embeddings.tree_splits import box_upper as tree_box_upper
 
 if TYPE_CHECKING:  # pragma: no cover
     from groupcf.features.domain import InputDomain
@@ -139,6 +147,7 @@ class TreeEnsemble(Embedding):
             raise ValueError(f"a split uses column {self.feature.max()}, the model has {self._n} inputs")
         self.depth = self._depth()
         self._splits: list[FloatArray] | None = None     # split_points(), cached
+        self._cells: LeafCells | None = None              # leaf_cells(), cached
 
     def _depth(self) -> int:
         depth, frontier = 0, self.roots
@@ -199,6 +208,13 @@ class TreeEnsemble(Embedding):
         if self._splits is None:
             self._splits = split_points(self)
         return self._splits
+
+    def box_upper(self, lb: ArrayLike, ub: ArrayLike) -> FloatArray:
+        """Per box, the base plus the scaled sum over trees of the largest leaf value whose
+        cell meets the box (:func:`groupcf.embeddings.tree_splits.box_upper`)."""
+        if self._cells is None:
+            self._cells = leaf_cells(self)
+        return tree_box_upper(self, self._cells, lb, ub)
 
     def path_splits(self, z: ArrayLike) -> tuple[IntArray, FloatArray]:
         """``(columns, thresholds)`` of the split nodes on the paths of the point ``z``."""

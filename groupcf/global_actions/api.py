@@ -21,6 +21,7 @@ from ..solvers import make_backend
 from ..solvers.base import Status
 from ..utils import Deadline
 from .actions import ActionSpace
+from .cheapest import reach_share
 from .fairness import Fairness
 from .neighbours import refine
 from .pricing import ActionMIP
@@ -134,7 +135,11 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
         ``"shift"`` (default) or ``"set"`` for continuous features.
     min_coverage
         With ``k``: the cheapest ``k`` actions covering at least this share of ``S``
-        (falls back to the most covered when unreachable). With ``k=None``: the fewest
+        (falls back to the most covered when unreachable); the actions and the people
+        counted are chosen together by a MIP (:mod:`~groupcf.global_actions.cheapest`),
+        ``stats["min_coverage"]`` says whether the mean cost is proven least and its
+        lower bound. That MIP runs until it proves its optimum or ``time_limit``: without a
+        time limit this can take minutes or more on tree ensembles. With ``k=None``: the fewest
         actions reaching this share (then the cheapest such).
     fair_by
         A column of ``S`` or a Series indexed like ``S`` (e.g. ``X["sex"]``): with ``k``,
@@ -239,6 +244,13 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
         if fair is not None and fair.gap(new_assign[aspace.type_of_row] >= 0) > fair.max_gap + 1e-9:
             break                      # the polished actions would widen the gap: keep the master's
         acts, cols, assign_t, cost_t = new, new_cols, new_assign, new_cost
+    share_stats = None
+    if min_coverage is not None and k is not None and point is not None and not deadline.passed:
+        # the cheapest actions reaching the share: the action and the people counted chosen together
+        acts, share_stats = reach_share(aspace, pmip, acts, math.ceil(float(min_coverage) * n - 1e-9), res.coverable,
+                                        deadline, int(k), res.enum, min(opts.enumerate_work, 5_000_000))
+        cols = [aspace.column(a) for a in acts]
+        assign_t, cost_t = _assign(cols, len(m))
     unused = 0
     if assign == "best" and k is not None:  # k above what covers everyone: an action nobody is assigned to is noise
         used = [j for j in range(len(acts)) if (assign_t == j).any()]
@@ -258,6 +270,8 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
     result = _result(aspace, acts, specs, assignment, cost_r, res, point, k, solver, tm, time.perf_counter() - t0)
     if unused:
         result.stats["unused_actions"] = unused
+    if share_stats is not None:
+        result.stats["min_coverage"] = share_stats
     if tree is not None:
         free = int((assign_t[aspace.type_of_row] >= 0).sum())
         result.tree = tree.frame()

@@ -74,7 +74,10 @@ memory): the rate (candidates per second, wall), measured from ``MIN_ESTIMATE_S`
 in (setting up and the first, small feature sets are mostly fixed costs) over at least as
 long again, is extrapolated to the rest after every chunk; when that estimate passes
 ``share`` of the time left the level declines, logged, and the MIP levels get the time. (The estimate is cautious on
-tree ensembles, where larger feature sets merge more rows into one cell.)
+tree ensembles, where larger feature sets merge more rows into one cell.) What it enumerated before
+declining is not lost: those columns' maximal covers (the largest first, at most ``max_pool``) seed the
+pool — real actions with exact covers, no certificate (:class:`Declined`). The rate is wall time,
+as the deadline is: on a loaded machine it is lower and the level declines sooner.
 """
 from __future__ import annotations
 
@@ -119,6 +122,15 @@ class Enumeration:
     seconds: float
     in_pool: bool = False        # every kept column entered the pool: the integer master is exact
     scored: int = 0              # distinct rows the model scored (:mod:`~groupcf.global_actions.enum_grid`)
+
+
+class Declined(str):
+    """Why the level declined (a ``str``), carrying in ``partial`` the columns already
+    enumerated when the time estimate stopped it (``None`` when it stopped before any, on
+    the work cap, or at the deadline): real actions with exact covers, which seed the pool
+    though they prove nothing."""
+
+    partial: Enumeration | None = None
 
 
 def feature_values(aspace: ActionSpace, l: int) -> tuple[np.ndarray | None, str]:
@@ -193,7 +205,7 @@ def count_candidates(sizes, T: int) -> int:
 
 
 def enumerate_actions(aspace: ActionSpace, max_work: int, deadline: Deadline | None = None,
-                      batch_rows: int = 1_000_000, share: float = 0.5) -> Enumeration | str:
+                      batch_rows: int = 1_000_000, share: float = 0.5) -> Enumeration | Declined:
     """Every action of ``aspace`` (module docstring), or the reason it declines.
 
     ``max_work`` caps the types × candidates; with a time limit the level declines when
@@ -202,19 +214,19 @@ def enumerate_actions(aspace: ActionSpace, max_work: int, deadline: Deadline | N
     t0, c0 = time.perf_counter(), time.process_time()
     deadline = deadline or Deadline(None)
     if max_work <= 0:
-        return "disabled (enumerate_work=0)"
+        return Declined("disabled (enumerate_work=0)")
     values = {}
     for l in aspace.mutable:
         v, why = feature_values(aspace, l)
         if v is None:
-            return why
+            return Declined(why)
         _, first = np.unique(np.round(v, 9), return_index=True)      # one value per action key
         values[l] = v[np.sort(first)]
     T = aspace.Tmax or len(aspace.mutable)
     n_cand = count_candidates([len(values[l]) for l in aspace.mutable], T)
     cap = max_work if deadline.left() is None else TIMED_CAP * max_work      # with a time limit, time decides
     if n_cand * aspace.n_types > cap:
-        return f"{n_cand:,} actions x {aspace.n_types:,} types > {cap:,} (enumerate_work={max_work:,})"
+        return Declined(f"{n_cand:,} actions x {aspace.n_types:,} types > {cap:,} (enumerate_work={max_work:,})")
     grid = FeatureGrid(aspace, values)
     single_costs = {l: np.array([aspace.costs(Action(((l, float(x)),))) for x in values[l]]).reshape(len(values[l]), -1)
                     for l in aspace.mutable}
@@ -228,10 +240,14 @@ def enumerate_actions(aspace: ActionSpace, max_work: int, deadline: Deadline | N
                 done += len(J)
                 scored += n_scored
                 if deadline.passed:
-                    return "time limit reached while enumerating"
+                    return Declined("time limit reached while enumerating")
                 why = clock.too_slow(done)
                 if why:
-                    return f"{n_cand:,} actions x {aspace.n_types:,} types: {why}"
+                    declined = Declined(f"{n_cand:,} actions x {aspace.n_types:,} types: {why}")
+                    acts, C, D, maximal = found.result()
+                    declined.partial = Enumeration(acts, C, D, maximal, found.coverable, done,
+                                                   time.perf_counter() - t0, scored=scored)
+                    return declined
     acts, C, D, maximal = found.result()
     out = Enumeration(acts, C, D, maximal, found.coverable, n_cand, time.perf_counter() - t0, scored=scored)
     log.info("enumeration: %d actions over %d types (%d distinct rows scored), %d columns kept, %d maximal "
@@ -274,8 +290,16 @@ def enumeration_for(aspace: ActionSpace, max_work: int, deadline: Deadline, pool
     ``.enum``), ``None`` (logged) when it declines; its columns enter ``pool`` when there
     are at most ``max_pool`` (``in_pool``)."""
     enum = enumerate_actions(aspace, max_work, deadline)
-    if isinstance(enum, str):
+    if isinstance(enum, Declined):
         log.info("enumeration pricing declines: %s; the MIP levels price", enum)
+        part = enum.partial
+        if part is not None and len(part.actions):      # what it found is kept: the largest maximal covers
+            cols = np.flatnonzero(part.maximal)
+            cols = cols[np.argsort(-part.C[cols].astype(float) @ aspace.m, kind="stable")][:max_pool]
+            for j in cols:
+                pool.add(Column(key=part.actions[j].key, cover=part.C[j], payload=part.actions[j],
+                                element_costs=part.D[j], source="enumeration (partial)"))
+            log.info("  its %d maximal covers of %d actions enumerated seed the pool", len(cols), part.candidates)
         return None
     level = EnumerationLevel(aspace, enum)
     for cols in (np.arange(len(enum.actions)), np.flatnonzero(enum.maximal)):

@@ -41,6 +41,14 @@ coverability is exact (no nearest-action MIP, nothing undecided), and with its c
 pool the integer master's bound at each ``k'`` is a bound over every action (``ip_bound``):
 the point is certified when the master is solved.
 
+**Boxes** (:mod:`~groupcf.global_actions.boxes`): where the enumeration declines but every
+feature's representatives are finite, on a non-linear score (a linear one keeps the exact,
+fast pricing MIP), exact pricing by branch and bound over boxes of actions prices before
+the MIP level (:class:`~groupcf.global_actions.boxes.BoxLevel`; its bound is valid also when
+its time cap stops it, and it declines for the rest of the call after such a stop), and at
+``k' = 1`` the best single action is that search with :math:`\pi = m` (up to half the time
+left): its bound is the curve's at ``k' = 1``.
+
 **Why the bounds hold at the threshold.** Coverage is counted at :math:`\tau` with the
 numpy model. Every MIP whose value is used as a bound — the exact pricing level and the
 best single action (their dual bounds :math:`\beta`), the coverability proof — asks only
@@ -79,6 +87,7 @@ from ..progress import Phase
 from ..solvers.base import Status
 from ..utils import EPS, Deadline
 from .actions import Action, ActionSpace
+from .boxes import ActionBoxes, BoxLevel
 from .descent import descend_selection
 from .enumerate import Enumeration, enumeration_for
 from .neighbours import NeighbourLevel, climb
@@ -136,6 +145,7 @@ class SearchResult:
     min_k_bound: int | None = None     # its certified lower bound
     stats: dict = field(default_factory=dict)
     mip: ActionMIP | None = None       # the pricing MIP builder (its per-type embeddings cached)
+    enum: Enumeration | None = None    # every action, when the enumeration ran
 
 
 def seed_pool(aspace: ActionSpace, mip: ActionMIP, pool: ColumnPool, deadline: Deadline,
@@ -250,13 +260,17 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
     cov = seed_pool(aspace, mip, pool, deadline, max_seed_mips=max_seed_mips, progress=progress, enum=enum)
     coverable = cov.coverable
     m = aspace.m
-    out = SearchResult(pool, coverable, cov.undecided, mip=mip)
+    out = SearchResult(pool, coverable, cov.undecided, mip=mip, enum=enum)
     extra = _undecided(aspace, cov, out.stats)      # people every upper bound counts as covered
     out.stats["seed_columns"] = len(pool)
     out.stats["enumeration"] = "declined" if enum is None else dict(
         candidates=enum.candidates, columns=len(enum.actions), in_pool=enum.in_pool, seconds=round(enum.seconds, 3))
     exact = ExactLevel(mip, n_solutions, pricing_time)
-    levels = [PoolLevel(), NeighbourLevel(aspace), exact] if enum_level is None else [PoolLevel(), enum_level]
+    # exact pricing where enumeration declines (a linear score: the pricing MIP is exact and fast)
+    boxes = ActionBoxes.of(aspace) if enum_level is None and aspace.embedding.additive() is None else None
+    box = None if boxes is None else BoxLevel(boxes)
+    levels = [PoolLevel(), NeighbourLevel(aspace), *([box] if box else []), exact] if enum_level is None else \
+        [PoolLevel(), enum_level]
     complete = enum is not None and enum.in_pool     # the integer master over the pool is over every action
     n_cov = float(m[coverable].sum())
     if not coverable.any():
@@ -272,6 +286,8 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
         if left is not None:                 # each k left gets its share of the time left
             share = left / (K - kk + 1)
             exact.time_cap = share if pricing_time is None else min(pricing_time, share)
+            if box is not None:
+                box.time_cap = exact.time_cap
         upper = n_cov if prev is None else min(n_cov, prev_upper + single)    # subadditive
         cg = None
         # k - 1 actions already cover everyone coverable: the bound is met, nothing to price
@@ -281,6 +297,10 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
         # the best single action by exact MIPs (a linear row per type; few types otherwise):
         # first whether one action covers everyone (small, lazy), else the max-coverage MIP
         single_mip = kk == 1 and enum is None and (aspace.embedding.additive() is not None or aspace.n_types <= 50)
+        if kk == 1 and box is not None and not full and not deadline.passed:   # the best single action, exact
+            found = box.search(np.where(coverable, m, 0.0), _widest(pool, coverable, m), deadline.left(), single=True)
+            _enter(aspace, pool, master, found.actions, "boxes")
+            upper, single_mip = min(upper, found.bound), single_mip and not found.finished
         if single_mip and not full and not deadline.passed:     # the cheapest action covering all
             _enter(aspace, pool, master, mip.cheapest(np.flatnonzero(coverable), _cap(deadline, exact.time_cap)).actions,
                    "one-for-all")
@@ -326,6 +346,7 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
     out.stats["pool_columns"] = len(pool)
     out.stats["pricing_mips"] = mip.calls
     out.stats["pricing_resolves"] = exact.resolves
+    out.stats["box_nodes"] = None if box is None else box.nodes
     out.stats["levels"] = {lv.name: dict(calls=lv.stats.calls, hits=lv.stats.hits, time=round(lv.stats.time, 3))
                            for lv in levels}
     return out

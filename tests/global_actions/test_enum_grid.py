@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 import groupcf as gcf
+from groupcf.colgen import ColumnPool
 from groupcf.global_actions.actions import Action, ActionSpace
 from groupcf.global_actions.enum_filter import maximal_covers, non_dominated
 from groupcf.global_actions.enum_grid import FeatureGrid
-from groupcf.global_actions.enumerate import enumerate_actions, feature_values
+from groupcf.global_actions.enumerate import Declined, enumerate_actions, enumeration_for, feature_values
 from groupcf.models import resolve_model
 from groupcf.utils import Deadline
 from tests.global_actions.test_enumerate import _continuous_case
@@ -108,7 +109,31 @@ def test_declines_when_the_time_estimate_passes_its_share(monkeypatch):
     aspace = ActionSpace(resolve_model(pipe), S, 2)
     monkeypatch.setattr(enumerate_mod, "MIN_ESTIMATE_S", 0.0)      # trust the rate from the second chunk
     why = enumerate_actions(aspace, 10**9, Deadline(60.0), share=1e-9)
-    assert isinstance(why, str) and "s left" in why
+    assert isinstance(why, Declined) and "s left" in why
     ok = enumerate_actions(aspace, 10**9, Deadline(60.0))
     assert not isinstance(ok, str)
     assert ok.scored <= ok.candidates * aspace.n_types
+
+
+def test_what_was_enumerated_before_declining_seeds_the_pool(monkeypatch):
+    """The estimate stops the level after its second chunk: the columns found so far enter the
+    pool, each one a real action whose cover is the real model's (``aspace.covers``)."""
+    import groupcf.global_actions.enumerate as enumerate_mod
+
+    pipe, S, *_ = tiny_case(0, "lr")
+    aspace = ActionSpace(resolve_model(pipe), S, 2)
+    monkeypatch.setattr(enumerate_mod, "MIN_ESTIMATE_S", 0.0)
+    why = enumerate_actions(aspace, 10**9, Deadline(60.0), batch_rows=5, share=1e-9)
+    assert isinstance(why, Declined) and why.partial is not None
+    full = enumerate_actions(aspace, 10**9)
+    assert not isinstance(full, Declined) and 0 < why.partial.candidates < full.candidates
+    pool = ColumnPool(aspace.n_types)
+    assert enumeration_for(aspace, 10**9, Deadline(60.0), pool) is not None      # control: no decline
+    pool = ColumnPool(aspace.n_types)
+    monkeypatch.setattr(enumerate_mod, "enumerate_actions", lambda *a, **k: why)
+    assert enumeration_for(aspace, 10**9, Deadline(60.0), pool) is None
+    cols = pool.columns
+    assert len(cols) == int(why.partial.maximal.sum()) > 0
+    for c in cols:
+        assert c.source == "enumeration (partial)"
+        assert np.array_equal(c.cover, aspace.cover(c.payload))
