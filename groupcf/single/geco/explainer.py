@@ -106,7 +106,7 @@ class GeCo:
                 f"generation(s) ({stats['stopped_by']}) under the constraints "
                 "(PLAF rules, immutable / increase-only features)", rows=[x.name])
         changes = [[dom.names[l] for l in np.flatnonzero(pop.M[i])] for i in rows]
-        stats.update(evaluation=scorer.kind, n_delta_sets=scorer.n_sets, n_scored=scorer.n_scored,
+        stats.update(evaluation=scorer.kind, n_delta_sets=scorer.n_sets, n_scored=scorer.n_scored, n_barred=run.n_barred,
                      fitness=[float(pop.fit[i]) for i in rows], params=asdict(P),
                      n_returned=len(rows), k=int(k))
         if len(rows) < k:

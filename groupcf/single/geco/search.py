@@ -99,6 +99,9 @@ class _Run:
         w = (geco.mace_distance.weights.values() if geco.mace_distance is not None else
              (self.P.alpha, self.P.beta, self.P.gamma))
         self.penalty = max(1.0, float(sum(w)))
+        self.n_barred = 0          # candidates dropped unscored by the bar of prepare
+        # every candidate scored in this run: sorted hashes, p, pos (see score)
+        self.seen: tuple[np.ndarray, np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0), np.zeros(0, bool))
 
     def _mace_tables(self) -> list[np.ndarray]:
         """Per feature, MACE's per-feature distance of each active-domain value to the
@@ -165,8 +168,29 @@ class _Run:
     def hashes(self, M, V) -> np.ndarray:
         return (np.where(M, V.astype(np.int64) + 1, 0)) @ self.g._hash_w
 
-    def prepare(self, M, V, known: np.ndarray | None = None, parent: np.ndarray | None = None) -> _Population | None:
-        """Cascade, check, drop no-ops / duplicates / known candidates, evaluate (``parent``:
+    def bar(self, pop: _Population) -> float:
+        """A fitness above which no new candidate can enter the next :meth:`select` of
+        ``pop`` and the new ones: the ``q``-th smallest fitness among the members of ``pop``
+        ranked below ``max_per_set`` in their changed-feature set (``inf`` when fewer).
+        Adding candidates to ``pop`` only lowers the ``j``-th best fitness of each set, so
+        at least ``q`` members ranked below the cap keep a fitness ``<=`` the bar and come
+        first; a candidate whose fitness (``>=`` its distance) is above the bar is placed
+        after them, and it moves no one who comes before it. So dropping it unscored
+        leaves the selection as it was."""
+        q, cap = self.P.q, self.P.max_per_set
+        if len(pop) < q:
+            return math.inf
+        f = np.sort(pop.fit, kind="stable") if cap is None else None
+        if f is None:
+            order = np.argsort(pop.fit, kind="stable")
+            _, inv = self.scorer.set_ids(pop.M[order])
+            f = pop.fit[order][_rank_within(inv) < cap]
+        return float(f[q - 1]) if len(f) >= q else math.inf
+
+    def prepare(self, M, V, known: np.ndarray | None = None, parent: np.ndarray | None = None,
+                bar: float = math.inf) -> _Population | None:
+        """Cascade, check, drop no-ops / duplicates / known candidates and those whose
+        distance is above ``bar`` (:meth:`bar`), evaluate (``parent``:
         each candidate's parent in the population last given to the scorer's
         ``set_parents``, or ``-1``; only where the score is computed from, not what it is)."""
         if parent is None:
@@ -189,11 +213,36 @@ class _Run:
             first = first[~np.isin(h[first], known)]
         if not len(first):
             return None
-        M, V, h = M[first], V[first], h[first]
-        p, pos = self.scorer(M, V, parent[first])
+        M, V, h, parent = M[first], V[first], h[first], parent[first]
         dist = self.distance(M, V)
+        if bar < math.inf:
+            near = dist <= bar
+            self.n_barred += int(len(near) - near.sum())
+            if not near.all():
+                M, V, h, parent, dist = M[near], V[near], h[near], parent[near], dist[near]
+                if not len(M):
+                    return None
+        p, pos = self.score(M, V, h, parent)
         fit = np.where(pos, dist, dist + self.penalty + (1.0 - p))
         return _Population(M, V, h, p, pos, dist, fit)
+
+    def score(self, M, V, h, parent) -> tuple[np.ndarray, np.ndarray]:
+        """The scorer's ``(p, pos)`` of the candidates, hashes ``h``; a candidate scored
+        before in this run (dropped from the population since) is looked up, not scored again."""
+        seen = self.seen
+        at = np.searchsorted(seen[0], h)
+        hit = at < len(seen[0])
+        hit[hit] = seen[0][at[hit]] == h[hit]
+        if hit.all():
+            return seen[1][at], seen[2][at]
+        new = ~hit
+        p, pos = np.empty(len(h)), np.empty(len(h), dtype=bool)
+        p[hit], pos[hit] = seen[1][at[hit]], seen[2][at[hit]]
+        p[new], pos[new] = self.scorer(M[new], V[new], parent[new])
+        hs = np.concatenate([seen[0], h[new]])
+        order = np.argsort(hs, kind="stable")
+        self.seen = (hs[order], np.concatenate([seen[1], p[new]])[order], np.concatenate([seen[2], pos[new]])[order])
+        return p, pos
 
     def distance(self, M, V) -> np.ndarray:
         if self.delta is not None and self.g.mace_distance is not None:   # MACE's distance (option distance=)
@@ -281,7 +330,7 @@ class _Run:
                     Vs.append(V)
             if not Ms:
                 break
-            new = self.prepare(np.concatenate(Ms), np.concatenate(Vs), known=pop.h)
+            new = self.prepare(np.concatenate(Ms), np.concatenate(Vs), known=pop.h, bar=self.bar(pop))
             passes += 1
             if new is None:
                 break
@@ -317,7 +366,7 @@ class _Run:
             Mm, Vm, pm = self.mutate(pop)
             Mc, Vc, pc = self.crossover(pop)
             new = self.prepare(np.concatenate([Mc, Mm]), np.concatenate([Vc, Vm]), known=pop.h,
-                               parent=np.concatenate([pc, pm]))
+                               parent=np.concatenate([pc, pm]), bar=self.bar(pop))
             if new is not None:
                 pop = self.select(_Population.concat(pop, new))
             stats["generations"] = gen

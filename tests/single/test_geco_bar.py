@@ -1,0 +1,103 @@
+"""GeCo drops, unscored, the candidates whose distance is above the selection's bar
+(``_Run.bar``): the search must give exactly what it gives when every candidate is scored."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
+from sklearn.pipeline import make_pipeline
+
+import groupcf as gcf
+from groupcf.single.geco import GeCo
+from groupcf.single.geco.search import _Run
+
+
+def _pipe(geco_toy, model):
+    X, y = geco_toy.toy()
+    if model in ("lr", "mlp"):
+        return X, geco_toy.toy_pipe(model)
+    clf = RandomForestClassifier(n_estimators=25, max_depth=5, random_state=0) if model == "rf" else \
+        GradientBoostingClassifier(n_estimators=20, max_depth=3, random_state=0)
+    return X, make_pipeline(gcf.FeatureSpace(), clf).fit(X, y)
+
+
+@pytest.mark.parametrize("model", ["mlp", "rf", "gbt"])
+@pytest.mark.parametrize("params", [{}, {"q": 12, "m_mut": 3}, {"q": 12, "max_per_set": None},
+                                    {"q": 8, "max_per_set": 1, "refine": True, "distance": {"l0": 0.1, "l1": 0.9}}])
+def test_the_bar_changes_no_answer(geco_toy, model, params, monkeypatch):
+    """Same counterfactuals, distances, fitnesses and number of generations with the bar as
+    with every candidate scored (the bar patched to +inf); and the bar does drop candidates."""
+    X, pipe = _pipe(geco_toy, model)
+    geco = GeCo(pipe, X, **params)
+    barred = 0
+    for i in range(4):
+        x = geco_toy.rejected(pipe).iloc[i]
+        a = geco.explain(x, random_state=i)
+        with monkeypatch.context() as m:
+            m.setattr(_Run, "bar", lambda self, pop: math.inf)
+            b = geco.explain(x, random_state=i)
+        assert b.stats["n_barred"] == 0
+        barred += a.stats["n_barred"]
+        pd.testing.assert_frame_equal(a.counterfactuals, b.counterfactuals)
+        assert a.distances == b.distances
+        assert a.stats["fitness"] == b.stats["fitness"]
+        assert a.stats["generations"] == b.stats["generations"]
+        assert a.stats["n_scored"] <= b.stats["n_scored"]
+    assert barred > 0
+
+
+@pytest.mark.parametrize("model", ["mlp", "rf", "gbt"])
+def test_candidates_scored_before_are_looked_up(geco_toy, model, monkeypatch):
+    """A candidate scored earlier in the run is looked up (``_Run.score``): the same answers
+    as scoring every candidate each time it is proposed, with fewer candidates scored."""
+    X, pipe = _pipe(geco_toy, model)
+    geco = GeCo(pipe, X, q=20)
+
+    def every_time(self, M, V, h, parent):
+        return self.scorer(M, V, parent)
+
+    fewer = False
+    for i in range(4):
+        x = geco_toy.rejected(pipe).iloc[i]
+        a = geco.explain(x, random_state=i)
+        with monkeypatch.context() as m:
+            m.setattr(_Run, "score", every_time)
+            b = geco.explain(x, random_state=i)
+        pd.testing.assert_frame_equal(a.counterfactuals, b.counterfactuals)
+        assert a.distances == b.distances
+        assert a.stats["fitness"] == b.stats["fitness"]
+        assert a.stats["generations"] == b.stats["generations"]
+        fewer |= a.stats["n_scored"] < b.stats["n_scored"]
+    assert fewer
+
+
+def test_the_bar_is_the_q_th_fitness_below_the_cap(geco_toy):
+    """``bar``: the ``q``-th smallest fitness among members ranked below ``max_per_set`` in
+    their changed-feature set; ``inf`` when there are fewer than ``q`` such members."""
+    X, pipe = _pipe(geco_toy, "mlp")
+    x = geco_toy.rejected(pipe).iloc[0]
+    geco = GeCo(pipe, X, q=3, max_per_set=1)
+    seen = []
+    orig = _Run.bar
+
+    def spy(self, pop):
+        out = orig(self, pop)
+        seen.append((pop.M.copy(), pop.fit.copy(), out))
+        return out
+
+    _Run.bar = spy
+    try:
+        geco.explain(x, random_state=0)
+    finally:
+        _Run.bar = orig
+    assert seen
+    for M, fit, out in seen:
+        best: dict[bytes, float] = {}
+        for m, f in zip(M, fit):
+            key = np.packbits(m).tobytes()
+            best[key] = min(best.get(key, math.inf), f)
+        firsts = sorted(best.values())
+        assert out == (firsts[2] if len(firsts) >= 3 and len(M) >= 3 else math.inf)
