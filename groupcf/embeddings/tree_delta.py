@@ -375,10 +375,9 @@ def grid_scores(ens: TreeEnsemble, z: ArrayLike, cols: list[int], values: list[A
         idx = tuple(edges[j][(corner >> j) & 1] for j in range(k))
         sign = -1.0 if bin(corner).count("1") % 2 else 1.0
         np.add.at(diff, idx, sign * val)
-    grid = diff
-    for axis in range(k):
-        grid = np.cumsum(grid, axis=axis)
-    grid = grid[tuple(slice(0, -1) for _ in range(k))]
+    for axis in range(k):                                # in place: no copy of the grid per axis
+        np.cumsum(diff, axis=axis, out=diff)
+    grid = diff[tuple(slice(0, -1) for _ in range(k))]
     out = np.empty(tuple(len(v) for v in vals))
     out[np.ix_(*orders)] = ens.base + ens.scale * grid
     return out
