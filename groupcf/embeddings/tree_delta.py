@@ -153,10 +153,10 @@ class TreeDelta(DeltaEvaluator):
         if not len(rr):
             return np.full(m, self._s0)
         v = P[rr, cc][:, None]
-        outside = (v <= self._lo[cc]) | (v > self._hi[cc])             # (changed entries, trees)
+        out = (v <= self._lo[cc]) | (v > self._hi[cc])                 # (changed entries, trees)
         cut = np.flatnonzero(np.r_[True, rr[1:] != rr[:-1]])
         leaves = np.zeros((m, e.n_trees), dtype=bool)
-        leaves[rr[cut]] = np.logical_or.reduceat(outside, cut, axis=0)
+        leaves[rr[cut]] = np.logical_or.reduceat(out, cut, axis=0)
         row, tree = np.nonzero(leaves)
         level = start[inv[row], tree]
         idx = 2 * self._path_nodes[tree, level]
