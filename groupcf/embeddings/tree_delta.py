@@ -17,9 +17,7 @@ where :math:`\ell_k(z)` is found by walking tree :math:`k` from the first node o
 :math:`z^0`'s path testing :math:`C` (only the leaves reachable when the columns of
 :math:`C` vary are visited). :math:`A(C)` and the start nodes are computed once per
 column set (cached) from the :math:`z^0`-path matrix; the candidates of every column set
-of a call are walked together in one vectorised pass. A candidate whose changed columns
-all lie in the box of :math:`z^0`'s leaf in tree :math:`k` (every test of the path decided
-as for :math:`z^0`) reaches that leaf and is not walked there (its term is zero).
+of a call are walked together in one vectorised pass.
 """
 from __future__ import annotations
 
@@ -111,21 +109,6 @@ class TreeDelta(DeltaEvaluator):
         for d in range(depth, -1, -1):
             first[feat[:, d], trees] = d                              # -1 (past a leaf): the last row
         self._first = first[:-1]
-        # the box of z0's leaf in every tree: x_c in (lo[k, c], hi[k, c]] on every column c
-        # sends a row down z0's path in tree k (each test of the path decided as for z0)
-        lo = np.full((e.n_trees, e.n_inputs + 1), -np.inf)
-        hi = np.full((e.n_trees, e.n_inputs + 1), np.inf)
-        for d in range(depth + 1):
-            node = path[:, d]
-            f = feat[:, d]
-            on = f >= 0
-            t = e.threshold[np.maximum(node, 0)]
-            left = self.z0[np.maximum(f, 0)] <= t
-            k, c = trees[on & left], f[on & left]
-            hi[k, c] = np.minimum(hi[k, c], t[on & left])
-            k, c = trees[on & ~left], f[on & ~left]
-            lo[k, c] = np.maximum(lo[k, c], t[on & ~left])
-        self._lo, self._hi = np.ascontiguousarray(lo[:, :-1].T), np.ascontiguousarray(hi[:, :-1].T)
         self._feat, self._thr, self._value, self._child = _walk_tables(e)
 
     by_rows = True
@@ -148,16 +131,7 @@ class TreeDelta(DeltaEvaluator):
         if len(r):
             cut = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
             start[r[cut]] = np.minimum.reduceat(self._first[c], cut, axis=0)
-        # a candidate inside the box of z0's leaf on every changed column stays in that leaf
-        rr, cc = np.nonzero(mask)
-        if not len(rr):
-            return np.full(m, self._s0)
-        v = P[rr, cc][:, None]
-        out = (v <= self._lo[cc]) | (v > self._hi[cc])                 # (changed entries, trees)
-        cut = np.flatnonzero(np.r_[True, rr[1:] != rr[:-1]])
-        leaves = np.zeros((m, e.n_trees), dtype=bool)
-        leaves[rr[cut]] = np.logical_or.reduceat(out, cut, axis=0)
-        row, tree = np.nonzero(leaves)
+        row, tree = np.nonzero(start[inv] < none)
         level = start[inv[row], tree]
         idx = 2 * self._path_nodes[tree, level]
         # walk every (candidate, affected tree) pair to its leaf: from depth d, at most

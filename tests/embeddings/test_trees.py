@@ -653,26 +653,6 @@ def test_delta_score_rows_mixed_masks_match_full_rows(name):
         np.testing.assert_allclose(ev.score_rows(Z, changed), emb.score(Z), atol=1e-12, rtol=0)
 
 
-@pytest.mark.parametrize("name", list(MODELS))
-def test_delta_score_rows_inside_the_leaf_box_match_full_rows(name):
-    """A candidate whose changed columns stay in the box of ``z0``'s leaf in a tree is not
-    walked there (it reaches that leaf): rows moved a little from ``z0`` (mostly inside the
-    boxes), onto the thresholds (the boxes' closed ends) and just past them score as the
-    full rows on every tree type."""
-    ens, emb = get_embedding(MODELS[name])
-    rng = np.random.default_rng(12)
-    on_thresholds = threshold_points(MODELS[name], emb, rng)
-    for z0 in DOMAIN.sample(3, rng):
-        ev = emb.delta_evaluator(z0)
-        m = 300
-        changed = rng.random((m, 7)) < 0.4
-        near = z0[None, :] + rng.normal(scale=rng.choice([1e-6, 1e-2, 0.3], size=(m, 1)), size=(m, 7))
-        t = on_thresholds[rng.integers(len(on_thresholds), size=m)]
-        t = t + rng.choice([0.0, 1e-12, -1e-12], size=(m, 1))
-        Z = np.where(changed, np.where(rng.random((m, 1)) < 0.5, near, t), z0[None, :])
-        np.testing.assert_allclose(ev.score_rows(Z, changed), emb.score(Z), atol=1e-12, rtol=0)
-
-
 def test_delta_score_rows_leaves_marked_below_minus_one():
     """A leaf may be marked by any negative feature (scikit-learn writes -2): the scores
     stay exact whichever columns are marked changed."""
