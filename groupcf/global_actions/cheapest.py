@@ -271,12 +271,13 @@ def nearest_floor(mip: ActionMIP) -> np.ndarray:
     return out
 
 
-def selection(aspace: ActionSpace, acts: list) -> tuple[float, float]:
+def selection(aspace: ActionSpace, acts: list, memo: dict | None = None) -> tuple[float, float]:
     """``(people covered, their mean cost)`` of ``acts`` with each type assigned to its
-    cheapest covering action (as :func:`~groupcf.explain_global` reports)."""
+    cheapest covering action (as :func:`~groupcf.explain_global` reports); ``memo``: as
+    :func:`_served`'s."""
     if not acts:
         return 0.0, math.nan
-    best = _served(aspace, acts)
+    best = _served(aspace, acts, memo)
     ok = np.isfinite(best)
     got_w = float(aspace.m[ok].sum())
     return got_w, float((aspace.m[ok] * best[ok]).sum() / got_w) if got_w else math.nan
@@ -346,23 +347,31 @@ def _floor_bound(aspace: ActionSpace, floor: np.ndarray, types: np.ndarray, need
     return float((take * floor[order]).sum() / need) if need > 0 else 0.0
 
 
-def _better(aspace: ActionSpace, acts: list, j: int, cands: list, need: float, mean: float):
+def _better(aspace: ActionSpace, acts: list, j: int, cands: list, need: float, mean: float,
+            memo: dict | None = None):
     """``(acts, mean, improved)``: ``acts`` with action ``j`` replaced by the candidate of
-    least reported mean that still reaches ``need``, when that lowers ``mean``."""
+    least reported mean that still reaches ``need``, when that lowers ``mean`` (``memo``:
+    as :func:`_served`'s)."""
     improved = False
     for cand in cands:
         if cand.key == acts[j].key:
             continue
         new = acts[:j] + [cand] + acts[j + 1:]
-        got, mean2 = selection(aspace, new)
+        got, mean2 = selection(aspace, new, memo)
         if got >= need - 1e-9 and mean2 < mean - 1e-9:
             acts, mean, improved = new, mean2, True
     return acts, mean, improved
 
 
-def _served(aspace: ActionSpace, acts: list) -> np.ndarray:
-    """Per type, the per-person cost of its cheapest covering action of ``acts`` (``inf``: none)."""
-    return np.stack([np.where(aspace.cover(act), aspace.costs(act), np.inf) for act in acts]).min(axis=0)
+def _served(aspace: ActionSpace, acts: list, memo: dict | None = None) -> np.ndarray:
+    """Per type, the per-person cost of its cheapest covering action of ``acts`` (``inf``: none).
+    ``memo`` (action key → that action's costs, ``inf`` where it does not cover) keeps each
+    action's cover from being scored again: the descent re-scores every selection it tries."""
+    memo = {} if memo is None else memo
+    for act in acts:
+        if act.key not in memo:
+            memo[act.key] = np.where(aspace.cover(act), aspace.costs(act), np.inf)
+    return np.stack([memo[act.key] for act in acts]).min(axis=0)
 
 
 def reach_share(aspace: ActionSpace, mip: ActionMIP, acts: list, need: float, coverable: np.ndarray,
@@ -378,7 +387,8 @@ def reach_share(aspace: ActionSpace, mip: ActionMIP, acts: list, need: float, co
     its optimum, which can take long (minutes or more on tree ensembles)."""
     t0 = time.perf_counter()
     types = np.flatnonzero(coverable)
-    got_w, mean = selection(aspace, acts)
+    memo: dict = {}                           # each action's costs, scored once (_served)
+    got_w, mean = selection(aspace, acts, memo)
     info: dict = {"need": int(math.ceil(need - 1e-9)), "mips": 0, "status": "feasible", "mean_cost_bound": None}
     if got_w < need - 1e-9 or not len(types) or not acts:
         info.update(status="unreachable" if got_w < need - 1e-9 else info["status"])
@@ -402,21 +412,21 @@ def reach_share(aspace: ActionSpace, mip: ActionMIP, acts: list, need: float, co
         left = deadline.left()
         others = None
         if len(acts) > 1:
-            others = _served(aspace, acts[:j] + acts[j + 1:])
+            others = _served(aspace, acts[:j] + acts[j + 1:], memo)
         if enum is not None:                  # every action enumerated: an exact pick
             act, _, least = pool_pick(aspace, enum.actions, enum.C, enum.D, need, others)
             res = Reach(Status.OPTIMAL, act, least, least, [] if act is None else [act])
         else:
             if sub is not None:               # the best category-set action joins the answer when cheaper
                 act, _, _ = pool_pick(aspace, sub.actions, sub.C, sub.D, need, others)
-                acts, mean = _better(aspace, acts, j, [] if act is None else [act], need, mean)[:2]
+                acts, mean = _better(aspace, acts, j, [] if act is None else [act], need, mean, memo)[:2]
             if k == 1 and mean <= L0 * (1 + 1e-4) + 1e-9:      # the nearest actions' bound is met
                 info.update(status="optimal", mean_cost_bound=L0, proof="nearest actions")
                 break
             res = cheapest_reaching(mip, types, need, others, acts[j],
                                     None if left is None else left / (len(rounds) - i), floor=floor)
             info["mips"] += 1
-        acts, mean, better = _better(aspace, acts, j, res.actions, need, mean)
+        acts, mean, better = _better(aspace, acts, j, res.actions, need, mean, memo)
         stalled = 0 if better else stalled + 1
         if k == 1:                            # a bound on one action only
             info.update(mip_status=res.status.value, mip_total=res.total, mip_bound=res.bound)
