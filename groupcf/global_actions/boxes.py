@@ -73,7 +73,7 @@ import numpy as np
 from ..colgen import Priced, PricingLevel
 from ..utils import EPS
 from .actions import DOMAIN_TOL, Action, ActionSpace
-from .enumerate import feature_values
+from .enumerate import action_values
 
 #: relative tolerance between a box's score bound and the numpy score at the threshold
 SCORE_TOL = 1e-7
@@ -118,14 +118,10 @@ class ActionBoxes:
     @classmethod
     def of(cls, aspace: ActionSpace) -> ActionBoxes | None:
         """The boxes of ``aspace``, or ``None`` when some :math:`V_l` is not finite."""
-        values = {}
-        for l in aspace.mutable:
-            v, _ = feature_values(aspace, l)
-            if v is None:
-                return None
-            _, first = np.unique(np.round(v, 9), return_index=True)      # one value per action key
-            values[l] = np.sort(v[first])
-        return cls(aspace, values) if aspace.mutable else None
+        values, _ = action_values(aspace)
+        if values is None:
+            return None
+        return cls(aspace, {l: np.sort(v) for l, v in values.items()}) if aspace.mutable else None
 
     # ------------------------------------------------------------------ bounds
     def _input_boxes(self, box: _Box, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -133,6 +133,20 @@ class Declined(str):
     partial: Enumeration | None = None
 
 
+def action_values(aspace: ActionSpace) -> tuple[dict | None, str]:
+    """Per mutable feature, :func:`feature_values` with one value per action key (the first
+    of those that round alike, in their order), or ``(None, reason)`` when some feature's
+    are not finite."""
+    values = {}
+    for l in aspace.mutable:
+        v, why = feature_values(aspace, l)
+        if v is None:
+            return None, why
+        _, first = np.unique(np.round(v, 9), return_index=True)      # one value per action key
+        values[l] = v[np.sort(first)]
+    return values, ""
+
+
 def feature_values(aspace: ActionSpace, l: int) -> tuple[np.ndarray | None, str]:
     """The representatives :math:`V_l` (scaled values of the change) of mutable feature
     ``l`` (module docstring), or ``(None, reason)`` when they are not finite."""
@@ -215,13 +229,9 @@ def enumerate_actions(aspace: ActionSpace, max_work: int, deadline: Deadline | N
     deadline = deadline or Deadline(None)
     if max_work <= 0:
         return Declined("disabled (enumerate_work=0)")
-    values = {}
-    for l in aspace.mutable:
-        v, why = feature_values(aspace, l)
-        if v is None:
-            return Declined(why)
-        _, first = np.unique(np.round(v, 9), return_index=True)      # one value per action key
-        values[l] = v[np.sort(first)]
+    values, why = action_values(aspace)
+    if values is None:
+        return Declined(why)
     T = aspace.Tmax or len(aspace.mutable)
     n_cand = count_candidates([len(values[l]) for l in aspace.mutable], T)
     cap = max_work if deadline.left() is None else TIMED_CAP * max_work      # with a time limit, time decides
