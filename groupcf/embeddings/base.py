@@ -480,6 +480,32 @@ class Embedding(abc.ABC):
         """
         return None
 
+    def grid_upper(self, z: ArrayLike, groups: list[tuple[ArrayLike, ArrayLike, ArrayLike]],
+                   budget: float) -> float | None:
+        """An upper bound of the score over the cheap points of a grid around ``z``.
+
+        The points are ``z`` with, for each group, its columns set to one of its value rows;
+        only those whose summed costs (one per chosen row) are below ``budget`` count. A
+        grid scan may skip the grid when the bound is below the score it needs. Tree
+        ensembles bound each tree by its best leaf holding such a point.
+
+        Parameters
+        ----------
+        z : array-like
+            The point.
+        groups : list of tuple
+            Per group ``(columns, values, costs)``: its columns (distinct across groups),
+            its value rows ``(m, len(columns))`` and each row's cost ``(m,)``.
+        budget : float
+            Only points costing less count.
+
+        Returns
+        -------
+        float or None
+            The bound (``-inf``: no such point); ``None`` (the default): none known.
+        """
+        return None
+
     def first_crossing(self, z: ArrayLike, d: ArrayLike, t_max: float, lo: float) -> float | None:
         """The smallest ``t`` in ``[0, t_max]`` with ``score(z + t d) >= lo``.
 

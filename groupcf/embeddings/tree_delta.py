@@ -280,6 +280,31 @@ def reachable_boxes(ens: TreeEnsemble, z: ArrayLike, cols: list[int]) -> tuple[I
     k = len(cols)
     if len(set(int(c) for c in cols)) != k:
         raise ValueError("grid_scores needs distinct columns")
+    # one walk per (ensemble, point, column set) for the scans' successive calls (edges,
+    # bound, grid): the last walk is kept, its columns sorted, read-only
+    key = (point.tobytes(), tuple(sorted(int(c) for c in cols)))
+    last = _LAST_WALK[0] if _LAST_WALK else None
+    if last is not None and last[0]() is ens and last[1] == key:
+        leaves, B = last[2]
+    else:
+        leaves, B = _walk_boxes(ens, point, list(key[1]))
+        leaves.setflags(write=False)
+        B.setflags(write=False)
+        _LAST_WALK[:] = [(weakref.ref(ens), key, (leaves, B))]
+    at = {c: j for j, c in enumerate(key[1])}
+    perm = [at[int(c)] for c in cols]
+    if perm == list(range(k)):
+        return leaves, B
+    return leaves, B[:, np.ravel([[2 * j, 2 * j + 1] for j in perm])]
+
+
+#: the last walk of :func:`reachable_boxes`: ``(weakref to the ensemble, key, (leaves, boxes))``
+_LAST_WALK: list[tuple[weakref.ref[TreeEnsemble], tuple[bytes, tuple[int, ...]], tuple[IntArray, FloatArray]]] = []
+
+
+def _walk_boxes(ens: TreeEnsemble, point: FloatArray, cols: list[int]) -> tuple[IntArray, FloatArray]:
+    """:func:`reachable_boxes`, walked."""
+    k = len(cols)
     col_of = np.full(ens.n_inputs, -1, dtype=np.int64)
     col_of[np.asarray(cols, dtype=np.int64)] = np.arange(k)
     node = ens.roots.copy()

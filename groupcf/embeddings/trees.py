@@ -83,6 +83,7 @@ from groupcf.embeddings.base import Embedding, EmbeddingCapabilities
 from groupcf.embeddings.split_rules import le_threshold_f32, lt_threshold_f32  # noqa: F401 (re-export)
 from groupcf.embeddings.tree_constr import TreeConstr
 from groupcf.embeddings.tree_delta import TreeDelta, column_scores, grid_edges, grid_scores, pair_scores
+from groupcf.embeddings.tree_grid import grid_upper as tree_grid_upper
 from groupcf.embeddings.tree_mip import add_ensemble
 from groupcf.embeddings.tree_splits import (
     LeafCells,
@@ -241,6 +242,15 @@ class TreeEnsemble(Embedding):
         """Per column of ``cols``, the ends of the intervals of the leaves reachable from
         ``z`` when ``cols`` vary (:func:`groupcf.embeddings.tree_delta.grid_edges`)."""
         return grid_edges(self, z, cols)
+
+    def grid_upper(self, z: ArrayLike, groups: list[tuple[ArrayLike, ArrayLike, ArrayLike]],
+                   budget: float) -> float:
+        """Per tree, the best leaf reachable when the groups' columns vary that holds a
+        point of the grid costing less than ``budget``, summed
+        (:func:`groupcf.embeddings.tree_grid.grid_upper`)."""
+        return tree_grid_upper(self, np.asarray(z, dtype=np.float64), [
+            (np.asarray(c, dtype=np.int64), np.asarray(v, dtype=np.float64), np.asarray(w, dtype=np.float64))
+            for c, v, w in groups], budget)
 
     def delta_evaluator(self, z0: ArrayLike) -> TreeDelta:
         """Scores of points equal to ``z0`` except on a few columns: only the trees whose

@@ -31,6 +31,10 @@ from .radius import deltas
 
 #: largest grid scored at once (cells); a larger one is scanned in slabs of about this size
 MAX_CELLS = 2_000_000
+#: a grid is split in two (and each half bounded) at most this many times ...
+SPLITS = 6
+#: ... while it has more cells than this
+MIN_SPLIT = 20_000
 
 
 def _options(space, z0, cands, lb, ub, can_change):
@@ -110,23 +114,25 @@ def best_combination(space, emb, score, z0, cands, lb, ub, can_change, distance,
         if any(len(kp) == 0 for kp in keep):
             continue
         keep = _representatives(emb, z0, combo, keep, opts)
-        a = int(np.argmax([len(kp) for kp in keep]))          # slabs along the longest axis
-        la, others = combo[a], [(l, kp) for j, (l, kp) in enumerate(zip(combo, keep)) if j != a]
-        first = keep[a][np.argsort(sep[la][keep[a]], kind="stable")]      # cheapest first
-        rest = math.prod(len(kp) for _, kp in others)
-        if rest > MAX_CELLS:
-            complete = False
-            continue
-        step = max(1, MAX_CELLS // max(rest, 1))
-        for lo in range(0, len(first), step):
-            slab = first[lo:lo + step]
-            if sep[la][slab[0]] + floor - cheapest[la] >= best_obj:
-                break                                  # this slab and the later ones cost more
-            if deadline is not None and deadline.passed:
-                return best, (best_obj if best is not None else math.inf), False
-            found = _scan(emb, score, z0, [(la, slab)] + others, opts, sep, winf, score_lo, best_obj)
-            if found is not None:
-                best, best_obj = found
+        # (late binding intended: each part is bounded below the incumbent of its time)
+        for block in _blocks(emb, z0, combo, keep, opts, sep, lambda: best_obj, score_lo, SPLITS):  # noqa: B023
+            a = int(np.argmax([len(kp) for kp in block]))          # slabs along the longest axis
+            la, others = combo[a], [(l, kp) for j, (l, kp) in enumerate(zip(combo, block)) if j != a]
+            first = block[a][np.argsort(sep[la][block[a]], kind="stable")]      # cheapest first
+            rest = math.prod(len(kp) for _, kp in others)
+            if rest > MAX_CELLS:
+                complete = False
+                continue
+            step = max(1, MAX_CELLS // max(rest, 1))
+            for lo in range(0, len(first), step):
+                slab = first[lo:lo + step]
+                if sep[la][slab[0]] + floor - cheapest[la] >= best_obj:
+                    break                                  # this slab and the later ones cost more
+                if deadline is not None and deadline.passed:
+                    return best, (best_obj if best is not None else math.inf), False
+                found = _scan(emb, score, z0, [(la, slab)] + others, opts, sep, winf, score_lo, best_obj)
+                if found is not None:
+                    best, best_obj = found
     if best is None:
         return None, math.inf, complete
     return best, float(distance.aggregate(deltas(space, z0, best[None, :]))[0]), complete
@@ -155,6 +161,38 @@ def _representatives(emb, z0, combo, keep, opts):
         out.append(kp)
         pos += len(opts[l][0])
     return out
+
+
+def _blocks(emb, z0, combo, keep, opts, sep, budget, score_lo, depth):
+    """The sub-grids of a combination's grid (``keep``: per feature its candidates) that
+    may hold an accepted point costing less than ``budget()``: the grid is dropped when its
+    bound is below ``score_lo`` (:func:`_out_of_reach`), else, ``depth`` times at most and
+    while it has more than :data:`MIN_SPLIT` cells, split in two along its longest axis (its
+    candidates by value) and each half bounded the same way. The halves partition the
+    grid, so the cheapest accepted point below the budget is in a block yielded."""
+    if _out_of_reach(emb, z0, combo, keep, opts, sep, budget(), score_lo):
+        return
+    if depth <= 0 or math.prod(len(kp) for kp in keep) <= MIN_SPLIT:
+        yield keep
+        return
+    j = int(np.argmax([len(kp) for kp in keep]))
+    by_value = keep[j][np.argsort(opts[combo[j]][1][keep[j], 0], kind="stable")]
+    half = len(by_value) // 2
+    for part in (by_value[:half], by_value[half:]):
+        sub = list(keep)
+        sub[j] = np.sort(part)
+        yield from _blocks(emb, z0, combo, sub, opts, sep, budget, score_lo, depth - 1)
+
+
+def _out_of_reach(emb, z0, combo, keep, opts, sep, best_obj, score_lo):
+    """Whether no point of the combination's grid (``keep``: per feature its candidates)
+    costing less than ``best_obj`` can reach ``score_lo``: the embedding's
+    :meth:`~groupcf.embeddings.base.Embedding.grid_upper` over the separable costs (a
+    lower bound of each point's cost) is below it, with a slack for the order of the
+    sums."""
+    groups = [(opts[l][0], opts[l][1][kp], sep[l][kp]) for l, kp in zip(combo, keep)]
+    ub = emb.grid_upper(z0, groups, best_obj)
+    return ub is not None and ub < score_lo - 1e-9 * max(1.0, abs(score_lo))
 
 
 def _scan(emb, score, z0, chosen, opts, sep, winf, score_lo, best_obj):
