@@ -126,21 +126,33 @@ class TreeDelta(DeltaEvaluator):
         inv = inv.reshape(-1)
         U = mask[first_row]
         none = self._path_feat.shape[1]                        # depth + 1: the tree is not affected
-        start = np.full((len(U), e.n_trees), none, dtype=np.int64)      # (masks, trees)
+        start = np.full((len(U), e.n_trees), none, dtype=np.min_scalar_type(none))   # (masks, trees)
         r, c = np.nonzero(U)
         if len(r):
             cut = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
             start[r[cut]] = np.minimum.reduceat(self._first[c], cut, axis=0)
-        row, tree = np.nonzero(start[inv] < none)
-        level = start[inv[row], tree]
+        # the (candidate, affected tree) pairs by start level, shallowest first (a stable
+        # radix sort of the 8- or 16-bit levels): at depth d only the prefix starting at or above d
+        # steps, so a pair takes depth - level steps, not depth - (the least level)
+        levels = start[inv].ravel()
+        order = np.argsort(levels, kind="stable")
+        level = levels[order]
+        ends = np.searchsorted(level, np.arange(none), side="right")
+        order = order[:ends[none - 2]]                      # none >= 2; level none: not affected
+        level = level[:len(order)]
+        row, tree = np.divmod(order, e.n_trees)
         idx = 2 * self._path_nodes[tree, level]
-        # walk every (candidate, affected tree) pair to its leaf: from depth d, at most
-        # depth - d steps; a pair at its leaf stays there (the tables of __init__)
         flat, at = P.ravel(), row * P.shape[1]
         feat, thr, child = self._feat, self._thr, self._child
-        for _ in range(max(e.depth, 1) - (int(level.min()) if len(level) else 0)):
-            idx = child[idx + (flat[at + feat[idx]] <= thr[idx])]
-        delta = np.bincount(row, weights=self._value[idx] - self._leaf_value[tree], minlength=m)
+        for d in range(int(level[0]) if len(level) else none, none - 1):
+            k = ends[d]
+            i = idx[:k]
+            idx[:k] = child[i + (flat[at[:k] + feat[i]] <= thr[i])]
+        # each row's sum over its trees in tree order (a sequential cumsum of the row-major
+        # (candidate, tree) grid, unaffected trees 0), as before the pairs were sorted
+        w = np.zeros((m, e.n_trees))
+        w.ravel()[order] = self._value[idx] - self._leaf_value[tree]
+        delta = np.cumsum(w, axis=1)[:, -1]
         out: FloatArray = np.asarray(self._s0 + e.scale * delta, dtype=np.float64)
         return out
 
@@ -160,7 +172,7 @@ class TreeDelta(DeltaEvaluator):
             if d < depth:
                 idx = self._child[idx + (flat[at + self._feat[idx]] <= self._thr[idx])]
         feat = np.maximum(e.feature[paths], -1)                     # a leaf (repeated): -1
-        first = np.full((m, e.n_inputs + 1, T), depth + 1, dtype=np.int8)
+        first = np.full((m, e.n_inputs + 1, T), depth + 1, dtype=np.min_scalar_type(depth + 1))
         rows, trees = np.arange(m)[:, None], np.arange(T)[None, :]
         for d in range(depth, -1, -1):
             first[rows, feat[:, :, d], trees] = d
@@ -175,7 +187,7 @@ class TreeDelta(DeltaEvaluator):
         P = np.asarray(Z, dtype=np.float64).reshape(-1, e.n_inputs)
         a = np.asarray(ids, dtype=np.int64).reshape(-1)
         m, none = len(P), self._path_feat.shape[1]
-        start = np.full((m, e.n_trees), none, dtype=np.int8)
+        start = np.full((m, e.n_trees), none, dtype=np.min_scalar_type(none))
         r, c = np.nonzero(anchors.Z[a] != P)
         if len(r):
             cut = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])

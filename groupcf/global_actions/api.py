@@ -21,7 +21,7 @@ from ..solvers import make_backend
 from ..solvers.base import Status
 from ..utils import Deadline
 from .actions import ActionSpace
-from .cheapest import reach_share
+from .cheapest import nearest_floor, reach_share
 from .fairness import Fairness
 from .neighbours import refine
 from .pricing import ActionMIP
@@ -245,7 +245,7 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
             break                      # the polished actions would widen the gap: keep the master's
         acts, cols, assign_t, cost_t = new, new_cols, new_assign, new_cost
     share_stats = None
-    if min_coverage is not None and k is not None and point is not None and not deadline.passed:
+    if min_coverage is not None and k is not None and point is not None:   # past the deadline: status "time limit"
         # the cheapest actions reaching the share: the action and the people counted chosen together
         acts, share_stats = reach_share(aspace, pmip, acts, math.ceil(float(min_coverage) * n - 1e-9), res.coverable,
                                         deadline, int(k), res.enum, min(opts.enumerate_work, 5_000_000))
@@ -339,21 +339,40 @@ def _assign(cols, n_types):
     return assign, cost
 
 
+#: the polish's share of the time left (with a time limit) and its cap per action, seconds
+POLISH_SHARE, POLISH_CAP = 0.2, 30.0
+
+
 def _polish(aspace, acts, assign, chosen, mip, deadline):
     """Each chosen action replaced by the cheapest one covering the types assigned to it
-    (``mip``: an :class:`ActionMIP`, which remembers the sets it has solved)."""
+    (``mip``: an :class:`ActionMIP`, which remembers the sets it has solved). The action
+    itself is each MIP's start (it covers its types: an incumbent at its cost); an action
+    whose cost already equals the sum of its types' proven nearest-action costs
+    (:func:`~groupcf.global_actions.cheapest.nearest_floor`) cannot get cheaper and is
+    skipped. The polish takes at most :data:`POLISH_SHARE` of the time left (split over
+    the actions still to polish) and :data:`POLISH_CAP` seconds per action: it improves
+    the answer, it proves nothing."""
     out = []
-    for a, j in zip(acts, chosen):
+    floor = nearest_floor(mip)
+    left = deadline.left()
+    budget = Deadline(None if left is None else POLISH_SHARE * left)
+    for i, (a, j) in enumerate(zip(acts, chosen)):
         types = np.flatnonzero(assign == j)
-        if len(types) == 0 or deadline.passed:
+        if len(types) == 0 or deadline.passed or budget.passed:
             out.append(a)
             continue
-        r = mip.cheapest(types, time_limit=deadline.left())
+        c_old = aspace.column(a)
+        old = float((aspace.m[types] * c_old.element_costs[types]).sum())
+        if c_old.cover[types].all() and old <= float((aspace.m[types] * floor[types]).sum()) * (1 + 1e-9) + 1e-9:
+            out.append(a)              # every type already at its proven nearest cost
+            continue
+        share = budget.left()
+        r = mip.cheapest(types, time_limit=POLISH_CAP if share is None else min(POLISH_CAP, share / (len(acts) - i)),
+                         start=a)
         new = r.actions[0] if r.status.has_solution else None
         if new is not None:
-            c_old, c_new = aspace.column(a), aspace.column(new)
-            if c_new.cover[types].all() and (aspace.m[types] * c_new.element_costs[types]).sum() \
-                    < (aspace.m[types] * c_old.element_costs[types]).sum() - 1e-9:
+            c_new = aspace.column(new)
+            if c_new.cover[types].all() and (aspace.m[types] * c_new.element_costs[types]).sum() < old - 1e-9:
                 a = new
         out.append(a)
     return out

@@ -93,7 +93,7 @@ import scipy.sparse as sp
 from ..solvers.base import INF, Status, VarType
 from ..utils import Deadline
 from .actions import Action, ActionSpace
-from .pricing import ActionMIP
+from .pricing import ActionMIP, OutOfTime
 
 
 @dataclass
@@ -116,10 +116,16 @@ def cheapest_reaching(mip: ActionMIP, types, need: float, others: np.ndarray | N
     (``inf``: none), or ``None``; ``start``: an incumbent offered as a MIP start;
     ``floor``: per type, a proven lower bound on its per-person cost under any action
     covering it (its nearest action's bound), added as :math:`\sum_l c_{tl} \ge m_t
-    \ell_t z_t`; ``n_solutions``: actions asked of the solver (``actions``, best first)."""
+    \ell_t z_t`; ``n_solutions``: actions asked of the solver (``actions``, best first).
+    ``time_limit`` bounds the whole call, building the MIP included (``TIME_LIMIT`` when
+    the building used it up; the solve gets what is left)."""
     a = mip.a
     types = [int(t) for t in types]
-    be, V, z, _ = mip._build(types, False, time_limit)
+    own = Deadline(time_limit)
+    try:
+        be, V, z, _ = mip._build(types, False, time_limit, deadline=own)
+    except OutOfTime:
+        return Reach(Status.TIME_LIMIT)
     tt = np.array(list(z.keys()), dtype=np.int64)
     zs = np.array(list(z.values()), dtype=np.int64)
     T = len(tt)
@@ -153,6 +159,9 @@ def cheapest_reaching(mip: ActionMIP, types, need: float, others: np.ndarray | N
     if start is not None and be.capabilities.mip_start:
         idx, val = _start_values(mip, V, start, tt, zs, oo, o, others, need)
         be.set_mip_start(idx, val)
+    if own.passed:
+        return Reach(Status.TIME_LIMIT)
+    be.options.time_limit = own.left()
     many = n_solutions > 1 and be.capabilities.multiple_solutions
     sol = be.solve(n_solutions=n_solutions) if many else be.solve()
     bound = sol.dual_bound if sol.dual_bound is not None and math.isfinite(sol.dual_bound) else None
@@ -374,6 +383,10 @@ def _served(aspace: ActionSpace, acts: list, memo: dict | None = None) -> np.nda
     return np.stack([memo[act.key] for act in acts]).min(axis=0)
 
 
+#: ``stats["min_coverage"]["status"]`` when the time limit stopped it before a proof
+TIME_LIMIT = "time limit"
+
+
 def reach_share(aspace: ActionSpace, mip: ActionMIP, acts: list, need: float, coverable: np.ndarray,
                 deadline: Deadline, k: int = 1, enum=None, max_work: int = 5_000_000) -> tuple[list, dict]:
     """``acts`` (covering at least ``need`` people) improved by :func:`cheapest_reaching`:
@@ -381,7 +394,10 @@ def reach_share(aspace: ActionSpace, mip: ActionMIP, acts: list, need: float, co
     each action in turn against the others' assignment (a descent: no proof), twice over.
     A candidate replaces the answer only when it still reaches ``need`` and lowers the
     mean cost. Returns the actions and ``stats["min_coverage"]`` (``status`` ``"optimal"``
-    only when proven, ``mean_cost_bound`` the lower bound :math:`L` when one holds).
+    only when proven, ``"time limit"`` when the time limit stopped a MIP or skipped a
+    stage — listed in ``skipped``: ``"sets"``, ``"mip"`` — before a proof, else
+    ``"feasible"``; ``mean_cost_bound`` the lower bound :math:`L` when one holds). Every
+    stage checks ``deadline``: a MIP's time share bounds its building too.
     ``enum``: the complete enumeration (an exact pick, no MIP); ``max_work``: the cap of
     :func:`sets_only` (``0``: not run). Without a time limit the MIP runs until it proves
     its optimum, which can take long (minutes or more on tree ensembles)."""
@@ -393,6 +409,9 @@ def reach_share(aspace: ActionSpace, mip: ActionMIP, acts: list, need: float, co
     if got_w < need - 1e-9 or not len(types) or not acts:
         info.update(status="unreachable" if got_w < need - 1e-9 else info["status"])
         return acts, info
+    if deadline.passed:                       # nothing run: the answer as it came
+        info.update(status=TIME_LIMIT, mean_cost=mean, skipped=["sets", "mip"])
+        return list(acts), info
     acts = list(acts)
     info["method"] = "mip" if enum is None else "enumerated"
     floor = nearest_floor(mip)
@@ -400,14 +419,18 @@ def reach_share(aspace: ActionSpace, mip: ActionMIP, acts: list, need: float, co
     sub = sets_only(aspace, deadline, max_work) if enum is None and max_work > 0 else None
     if sub is not None:
         info["sets_enumerated"] = sub.candidates
+    skipped: list[str] = ["sets"] if sub is None and enum is None and max_work > 0 and deadline.passed else []
     L0 = _floor_bound(aspace, floor, types, need)
     if k == 1 and enum is None:
         info["mean_cost_bound"] = L0
     rounds = [(0, j) for j in range(len(acts))] if len(acts) == 1 else \
         [(r, j) for r in range(2) for j in range(len(acts))]
-    stalled = 0
+    stalled, timed_out = 0, False
     for i, (_, j) in enumerate(rounds):
-        if deadline.passed or (len(acts) > 1 and stalled >= len(acts)):
+        if deadline.passed:
+            skipped.append("mip")
+            break
+        if len(acts) > 1 and stalled >= len(acts):
             break
         left = deadline.left()
         others = None
@@ -426,6 +449,7 @@ def reach_share(aspace: ActionSpace, mip: ActionMIP, acts: list, need: float, co
             res = cheapest_reaching(mip, types, need, others, acts[j],
                                     None if left is None else left / (len(rounds) - i), floor=floor)
             info["mips"] += 1
+            timed_out = timed_out or res.status in (Status.TIME_LIMIT, Status.FEASIBLE) or deadline.passed
         acts, mean, better = _better(aspace, acts, j, res.actions, need, mean, memo)
         stalled = 0 if better else stalled + 1
         if k == 1:                            # a bound on one action only
@@ -436,5 +460,9 @@ def reach_share(aspace: ActionSpace, mip: ActionMIP, acts: list, need: float, co
                 info["mean_cost_bound"] = L
                 if res.status == Status.OPTIMAL and mean <= L * (1 + 1e-4) + 1e-9:
                     info["status"] = "optimal"
+    if info["status"] != "optimal" and (timed_out or skipped):
+        info["status"] = TIME_LIMIT           # stopped by the time limit before a proof
+    if skipped:
+        info["skipped"] = skipped
     info.update(mean_cost=mean, seconds=round(time.perf_counter() - t0, 3))
     return acts, info

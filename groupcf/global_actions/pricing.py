@@ -80,10 +80,24 @@ from ..solvers import make_backend
 from ..solvers.base import INF, Status, VarType
 from ..utils import EPS, Deadline
 from .actions import Action, ActionSpace
+from .mip_parts import CostBuilder, RowTemplates, unique_actions
 
 BIG_SHIFT = 3.0   # |y - x - δ| <= 3 when uncovered (y, x in [0,1], δ in [-1,1]); wider for a wider box
 #: :meth:`ActionMIP.cheapest` over more types than this generates its coverage rows lazily
 LAZY_FROM = 8
+#: the relative gap within which a start's cost counts as optimal (the backends' default MIP gap)
+START_GAP = 1e-4
+
+
+class OutOfTime(Exception):
+    """The deadline passed while a MIP was being built (:meth:`ActionMIP._build`)."""
+
+
+def _check(deadline: Deadline | None, t: int) -> int:
+    """``t``, unless ``deadline`` has passed (then :class:`OutOfTime`)."""
+    if deadline is not None and deadline.passed:
+        raise OutOfTime
+    return t
 
 
 @dataclass
@@ -152,20 +166,26 @@ class ActionMIP:
         return self._embedding(t)[2] >= self.target(relaxed)
 
     # ------------------------------------------------------------------ model
-    def _build(self, types, forced: bool, time_limit, costs: bool = True, relaxed: bool = False):
+    def _build(self, types, forced: bool, time_limit, costs: bool = True, relaxed: bool = False,
+               start: Action | None = None, deadline: Deadline | None = None):
         r"""The MIP over ``types`` (module docstring) with the score target
         :meth:`target`; the per-type rows are added in bulk, one row template across all
         types at a time. Returns ``(backend, action variables, {type: z}, cost)``, the
         cost ``(variables, coefficients, constant)`` of :math:`\sum_t m_t d_{ta}` through
         the types' inputs (empty unless ``forced`` and ``costs``), the backend ``None``
-        when a forced type can never be covered."""
+        when a forced type can never be covered. ``start``: an action offered as a
+        (partial) MIP start, its action variables only (when the backend takes one).
+        ``deadline``: checked before each type's embedding; :class:`OutOfTime` when it
+        has passed (building a MIP over many people × a network takes seconds)."""
         a = self.a
         be = make_backend(self.solver, time_limit=time_limit)
         V = self._action_vars(be)
+        if start is not None and be.capabilities.mip_start:
+            be.set_mip_start(*self._start_values(V, start))
         target = self.target(relaxed)
-        emb = {t: self._embedding(t) for t in types}
+        emb = {t: self._embedding(_check(deadline, t)) for t in types}
         ok = [t for t in types if emb[t][2] >= target]
-        cost = _Cost()
+        cost = CostBuilder()
         if forced and len(ok) < len(types):
             return None, V, {}, cost
         T = len(ok)
@@ -177,7 +197,7 @@ class ActionMIP:
         Y = be.add_vars(T * len(self.free), LB.ravel(), UB.ravel()).reshape(T, len(self.free))
         X = a.Z[tt]
         one = np.ones(T)
-        rows = _Templates(T)
+        rows = RowTemplates(T)
         costs = costs and forced
         mt = a.m[tt]
         for l in a.mutable:
@@ -225,8 +245,9 @@ class ActionMIP:
                 cost.add(ab, a.terms[l].weight * mt)
         rows.flush(be)
         lo = np.array([emb[t][1] for t in ok])
-        scores = np.array([int(emb[t][0].add_to(be, Y[j], emb[t][3]).score) for j, t in enumerate(ok)])
-        rows = _Templates(T)
+        scores = np.array([int(emb[t][0].add_to(be, Y[j], emb[_check(deadline, t)][3]).score)
+                           for j, t in enumerate(ok)])
+        rows = RowTemplates(T)
         rows.add([scores, zs], [one, -(target - lo)], lo, INF, mask=lo < target)    # score >= lo + (τ±ε-lo) z
         rows.flush(be)
         z = {t: int(zs[j]) for j, t in enumerate(ok)}
@@ -265,6 +286,28 @@ class ActionMIP:
         rows.flush(be)
         return V
 
+    def _start_values(self, V, act: Action) -> tuple[np.ndarray, np.ndarray]:
+        """``(variables, values)``: ``act`` in the action variables ``V`` (a MIP start;
+        the solver completes the types' inputs and the models)."""
+        ch = dict(act.changes)
+        idx: list[int] = []
+        val: list[float] = []
+        for l in self.a.mutable:
+            d, enc, on = V[l], self.a.feats[l].encoding, l in ch
+            idx.append(d["b"])
+            val.append(float(on))
+            if enc == "onehot":
+                idx += [int(v) for v in d["s"]]
+                val += [float(on and int(ch[l]) == h) for h in range(len(d["s"]))]
+            elif enc == "binary":
+                idx.append(int(d["s"][0]))
+                val.append(float(ch[l]) if on else 0.0)
+            else:
+                x = float(ch[l]) if on else 0.0
+                idx.append(d["d"])
+                val.append(float(round(x / d["scale"])) if d["scale"] != 1.0 else x)
+        return np.array(idx, dtype=np.int64), np.array(val)
+
     # ------------------------------------------------------------------ solves
     def best(self, pi: np.ndarray, time_limit: float | None = None, n_solutions: int = 1,
              relaxed: bool = False) -> PricingResult:
@@ -287,28 +330,35 @@ class ActionMIP:
         if bound is None and sol.status == Status.OPTIMAL:
             bound = -sol.objective
         acts = [self._action(x, V, z) for x in [sol.x] + list(sol.pool)]
-        return PricingResult(sol.status, _unique(acts), -float(sol.objective), bound, sol.solve_time)
+        return PricingResult(sol.status, unique_actions(acts), -float(sol.objective), bound, sol.solve_time)
 
-    def cheapest(self, types, time_limit: float | None = None, relaxed: bool = False) -> PricingResult:
+    def cheapest(self, types, time_limit: float | None = None, relaxed: bool = False,
+                 start: Action | None = None) -> PricingResult:
         r"""The action covering every type of ``types`` at the least total cost
         (``INFEASIBLE`` when none does). Over more than :data:`LAZY_FROM` types with
         ``numeric="shift"`` the coverage rows are generated lazily (:meth:`_cheapest_lazy`).
         With ``relaxed`` (one MIP, score :math:`\ge \tau - \varepsilon`): ``INFEASIBLE``
-        proves that no action covers them at :math:`\tau`; a solution may not cover."""
+        proves that no action covers them at :math:`\tau`; a solution may not cover.
+        ``start``: an action known to cover them all (the polish's assigned action),
+        offered as the MIP start: its cost is an incumbent that prunes the search, and
+        the answer is ``start`` itself as soon as the dual bound shows nothing cheaper
+        (within the solver's relative gap, as for any optimum)."""
         types = [int(t) for t in types]
         key = (relaxed, *sorted(types))
         hit = self._cheapest_seen.get(key)
         if hit is None:
             lazy = len(types) > LAZY_FROM and self.a.numeric == "shift" and not relaxed
-            hit = self._cheapest_lazy(types, time_limit) if lazy else self._cheapest(types, time_limit, relaxed)
+            hit = self._cheapest_lazy(types, time_limit, start) if lazy \
+                else self._cheapest(types, time_limit, relaxed, start)
             if hit.status in (Status.OPTIMAL, Status.INFEASIBLE):     # proven: the same answer next time
                 self._cheapest_seen[key] = hit
         return hit
 
-    def _cheapest(self, types: list, time_limit: float | None, relaxed: bool = False) -> PricingResult:
+    def _cheapest(self, types: list, time_limit: float | None, relaxed: bool = False,
+                  start: Action | None = None) -> PricingResult:
         """:meth:`cheapest` as one MIP over every type of ``types``."""
         self.calls += 1
-        be, V, z, cost = self._build(types, True, time_limit, relaxed=relaxed)
+        be, V, z, cost = self._build(types, True, time_limit, relaxed=relaxed, start=start)
         if be is None:
             return PricingResult(Status.INFEASIBLE)
         idx, coef, offset = cost.arrays()
@@ -321,7 +371,7 @@ class ActionMIP:
         obj = float(sol.objective) if len(idx) else 0.0
         return PricingResult(sol.status, [self._action(sol.x, V, z, repair=types)], obj, bound, sol.solve_time)
 
-    def _cheapest_lazy(self, types: list, time_limit: float | None) -> PricingResult:
+    def _cheapest_lazy(self, types: list, time_limit: float | None, start: Action | None = None) -> PricingResult:
         """:meth:`cheapest` by row generation. The total cost over ``types`` is linear in
         the action variables alone (:meth:`_total_cost`), so a MIP that embeds the model
         only for a subset ``R`` of the types and minimises that cost is a relaxation: its
@@ -329,21 +379,32 @@ class ActionMIP:
         after each solve, check the action on every type with the numpy model; stop when
         it covers them all (then it is optimal whenever the relaxation was solved to
         optimality), else add the uncovered types of lowest score to ``R`` (at most as many
-        as ``R`` holds: the rounds are logarithmic in ``len(types)``) and re-solve."""
+        as ``R`` holds: the rounds are logarithmic in ``len(types)``) and re-solve.
+
+        With ``start`` covering every type (its total cost :math:`C_0`), each round's MIP
+        starts from it; once a round's dual bound reaches :math:`C_0` (less the solver's
+        default relative gap, :data:`START_GAP`) nothing covering ``R`` — so nothing
+        covering ``types`` — is cheaper: ``start`` is the answer, with that bound."""
         a = self.a
         deadline = Deadline(time_limit)
         tt = np.asarray(types, dtype=np.int64)
         score0 = a.embedding.score(a.Z[tt])
+        c0 = None
+        if start is not None and a.cover(start)[tt].all():
+            c0 = float(a.m[tt] @ a.costs(start)[tt])
         R = [int(t) for t in tt[np.argsort(score0, kind="stable")[:LAZY_FROM]]]
         while True:
             self.calls += 1
-            be, V, z, _ = self._build(R, True, deadline.left(), costs=False)
+            be, V, z, _ = self._build(R, True, deadline.left(), costs=False, start=None if c0 is None else start)
             if be is None:
                 return PricingResult(Status.INFEASIBLE)
             idx, coef, offset = self._total_cost(be, V, tt)
             if len(idx):
                 be.set_objective(idx, coef, sense="min", offset=offset)
             sol = be.solve()
+            bound = sol.dual_bound if sol.dual_bound is not None and math.isfinite(sol.dual_bound) else None
+            if start is not None and c0 is not None and bound is not None and bound >= c0 - START_GAP * abs(c0) - 1e-9:
+                return PricingResult(Status.OPTIMAL, [start], c0, bound, sol.solve_time)
             if not sol.status.has_solution:
                 return PricingResult(sol.status, time=sol.solve_time)
             act = self._action(sol.x, V, z, repair=R)
@@ -352,7 +413,6 @@ class ActionMIP:
             s[valid] = a.embedding.score(Zp[valid])
             missing = np.flatnonzero((s < a.tau) & ~np.isin(tt, R))
             if not (s < a.tau).any():
-                bound = sol.dual_bound if sol.dual_bound is not None and math.isfinite(sol.dual_bound) else None
                 obj = float(sol.objective) if len(idx) else 0.0
                 return PricingResult(sol.status, [act], obj, bound, sol.solve_time)
             if not len(missing) or deadline.passed:      # a type of R uncovered (tolerances), or no time
@@ -368,7 +428,7 @@ class ActionMIP:
         variable) costs everyone its weight."""
         a = self.a
         m = a.m[tt]
-        cost = _Cost()
+        cost = CostBuilder()
         for l in a.mutable:
             f, d = a.feats[l], V[l]
             if f.encoding != "continuous":
@@ -414,62 +474,6 @@ class ActionMIP:
                     continue
                 changes.append((l, float(val)))
         return Action(tuple(changes))
-
-
-class _Cost:
-    """A linear cost being built: variables, their coefficients and a constant."""
-
-    def __init__(self):
-        self.idx: list[np.ndarray] = []
-        self.coef: list[np.ndarray] = []
-        self.offset = 0.0
-
-    def add(self, idx, coef) -> None:
-        self.idx.append(np.asarray(idx, dtype=np.int64).ravel())
-        self.coef.append(np.asarray(coef, dtype=float).ravel())
-
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, float]:
-        if not self.idx:
-            return np.zeros(0, dtype=np.int64), np.zeros(0), self.offset
-        return np.concatenate(self.idx), np.concatenate(self.coef), self.offset
-
-
-def _unique(actions):
-    seen, out = set(), []
-    for act in actions:
-        if act.key not in seen:
-            seen.add(act.key)
-            out.append(act)
-    return out
-
-
-class _Templates:
-    """Rows built once per template across ``T`` types: ``cols`` and ``coefs`` are lists
-    of per-type arrays (or scalars: the same variable / coefficient for every type)."""
-
-    def __init__(self, T: int):
-        self.T = T
-        self.parts: list[tuple[Any, ...]] = []
-
-    def add(self, cols, coefs, lo, hi, mask=None) -> None:
-        T = self.T
-        C = np.stack([np.broadcast_to(np.asarray(c, dtype=np.int64), (T,)) for c in cols], axis=1)
-        A = np.stack([np.broadcast_to(np.asarray(c, dtype=float), (T,)) for c in coefs], axis=1)
-        lo = np.broadcast_to(np.asarray(lo, dtype=float), (T,))
-        hi = np.broadcast_to(np.asarray(hi, dtype=float), (T,))
-        if mask is not None:
-            C, A, lo, hi = C[mask], A[mask], lo[mask], hi[mask]
-        if len(C):
-            self.parts.append((C, A, lo, hi))
-
-    def flush(self, be) -> None:
-        import scipy.sparse as sp
-
-        for C, A, lo, hi in self.parts:
-            n, k = C.shape
-            M = sp.csr_matrix((A.ravel(), C.ravel(), np.arange(0, n * k + 1, k)), shape=(n, be.num_vars))
-            be.add_rows(M, lo, hi)
-        self.parts = []
 
 
 class ExactLevel(PricingLevel):

@@ -666,6 +666,75 @@ def test_delta_score_rows_leaves_marked_below_minus_one():
         np.testing.assert_allclose(ev.score_rows(Z, np.array(changed)), ens.score(Z), atol=1e-12, rtol=0)
 
 
+def _tree_by_tree_delta(ens, z0, Z, changed):
+    """Reference for ``TreeDelta.score_rows``: per row, every tree whose path of ``z0`` tests a
+    changed column walked in full from its root, the leaf-value differences summed in tree
+    order (the sum the evaluator must reproduce bit for bit)."""
+    def leaf(k, z):
+        n = ens.roots[k]
+        while ens.feature[n] >= 0:
+            n = ens.left[n] if z[ens.feature[n]] <= ens.threshold[n] else ens.right[n]
+        return n
+
+    def tested(k, z):
+        n, cols = ens.roots[k], set()
+        while ens.feature[n] >= 0:
+            cols.add(int(ens.feature[n]))
+            n = ens.left[n] if z[ens.feature[n]] <= ens.threshold[n] else ens.right[n]
+        return cols
+
+    paths = [tested(k, z0) for k in range(ens.n_trees)]
+    v0 = np.array([ens.value[leaf(k, z0)] for k in range(ens.n_trees)])
+    s0 = float(ens.base + ens.scale * v0.sum())
+    out = np.empty(len(Z))
+    for i, (z, ch) in enumerate(zip(Z, changed)):
+        cols, acc = set(np.flatnonzero(ch).tolist()), 0.0
+        for k in range(ens.n_trees):
+            if paths[k] & cols:
+                acc += ens.value[leaf(k, z)] - v0[k]
+        out[i] = s0 + ens.scale * acc
+    return out
+
+
+@pytest.mark.parametrize("name", ["rf", "gb"])
+def test_delta_score_rows_equals_tree_by_tree_sum_bit_for_bit(name):
+    """The pairs (row, affected tree) are walked sorted by start level (each only from its
+    own level down); the scores are still each row's differences summed in tree order,
+    equal bit for bit to a tree-by-tree walk, with start levels mixed in one call."""
+    _, emb = get_embedding(MODELS[name])
+    rng = np.random.default_rng(17)
+    points = np.vstack([DOMAIN.sample(40, rng), threshold_points(MODELS[name], emb, rng)])
+    z0 = DOMAIN.sample(1, rng)[0]
+    m = 60
+    changed = rng.random((m, 7)) < rng.choice([0.0, 0.15, 0.4, 0.8], size=(m, 1))
+    Z = np.where(changed, points[rng.integers(len(points), size=m)], z0[None, :])
+    got = emb.delta_evaluator(z0).score_rows(Z, changed)
+    assert np.array_equal(got, _tree_by_tree_delta(emb, z0, Z, changed))
+
+
+def test_delta_score_rows_deeper_than_an_int8_level():
+    """Start levels past 127 (a chain of 300 splits, on column 0 down to level 199 and on
+    column 1 below, next to a stump on column 1): the levels are kept in a wide enough
+    integer type and the scores stay exact."""
+    d = 300
+    feature = [0] * 200 + [1] * (d - 200) + [-2] * (d + 1) + [1, -2, -2]
+    threshold = [(j + 1) / (d + 1) for j in range(d)] + [0.0] * (d + 1) + [0.5, 0.0, 0.0]
+    left = [d + j for j in range(d)] + [-1] * (d + 1) + [2 * d + 2, -1, -1]
+    right = [j + 1 for j in range(d - 1)] + [2 * d] + [-1] * (d + 1) + [2 * d + 3, -1, -1]
+    value = [0.0] * d + [float(j) for j in range(d + 1)] + [0.0, 0.25, 0.5]
+    ens = TreeEnsemble(2, feature=feature, threshold=threshold, left=left, right=right, value=value,
+                       roots=[0, 2 * d + 1])
+    assert ens.depth == d
+    z0 = np.array([0.999, 0.999])                     # column 1 first tested at level 200
+    Z = np.array([[0.999, 0.8], [0.5, 0.999], [0.998, 0.7], [0.0, 0.2], [0.999, 0.999], [0.999, 0.1]])
+    changed = np.array([[False, True], [True, False], [True, True], [True, True], [True, True], [False, True]])
+    ev = ens.delta_evaluator(z0)
+    assert ev._first[1, 0] == 200
+    got = ev.score_rows(Z, changed)
+    np.testing.assert_allclose(got, ens.score(Z), atol=1e-12, rtol=0)
+    assert np.array_equal(got, _tree_by_tree_delta(ens, z0, Z, changed))
+
+
 @pytest.mark.parametrize("name", list(MODELS))
 def test_delta_score_from_anchors_matches_full_rows(name):
     """``TreeDelta.score_from``: rows walked from other reference rows than ``z0`` (GeCo's
