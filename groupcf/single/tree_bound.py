@@ -44,8 +44,8 @@ from ..utils import Deadline
 from .radius import category_changes, deltas, max_changes, radius_box
 from .tree_pairs import best_combination
 
-#: share of the time left that the exact scan of three-feature changes may take
-TRIPLE_SHARE = 0.3
+#: share of the time left that the exact scans of three and more changed features may take
+SCAN_SHARE = 0.3
 #: changes kept per level of the pair / triple search (by score gain, and by gain per distance)
 BEAM = 20
 #: of those, combinations extended by *every* single change (scored in their context by
@@ -374,26 +374,32 @@ def _box(p, emb, z0, obj, stats):
 
 
 def _settle_pairs(p, emb, z0, one, point, obj, stats):
-    """With the exact scans of single, pair and triple changes
-    (:mod:`groupcf.single.tree_pairs`), settle every point with at most three changes: the
-    best of them improves the incumbent; if at most that many features can change in a
-    better solution, the incumbent is the proven optimum (``single_optimal``), else every
-    better solution changes more (``min_changes``). ``(point, objective)``."""
+    """With the exact scans of single changes and of 2, 3, ... changed features
+    (:mod:`groupcf.single.tree_pairs`; from 3 on within :data:`SCAN_SHARE` of the time left,
+    most combinations dropped by their score bound), settle every point with at most ``s``
+    changes for ``s`` as far as they complete: the best of them improves the incumbent; if
+    at most ``s`` features can change in a better solution, the incumbent is the proven
+    optimum (``single_optimal``), else every better solution changes more
+    (``min_changes``). ``(point, objective)``."""
     single, s_obj = best_single(p.space, emb, z0, p.lb, p.ub, p.can_change, p.distance, p.score_lo, single=one)
     if single is not None and s_obj < obj:
         point, obj = single, s_obj
     score = _scorer(emb, z0)
-    for size in (2, 3):
+    deadline = p.deadline
+    for size in range(2, len(p.space) + 1):
         if p.Tmax is not None and size > p.Tmax:
             break
-        deadline = p.deadline
-        if size == 3:
-            # triples only when they can prove the optimum (at most three changes in a better
-            # solution), within a share of the time left: the MIP searches them otherwise
-            if max_changes(p.space, p.distance, obj) != 3:
+        if size >= 3:
+            # three changes and more within a share of the time left (the MIP searches what
+            # they leave): each size settled raises the MIP's min_changes; all sizes up to
+            # the l0 weight's max_changes settled prove the incumbent optimal. Without an l0
+            # weight, none; without a time limit, only triples that prove it (k = 3)
+            k = max_changes(p.space, p.distance, obj)
+            if k is None or (p.deadline is None and k != 3):
                 break
+        if size == 3:
             left = None if p.deadline is None else p.deadline.left()
-            deadline = None if left is None else Deadline(TRIPLE_SHARE * left)
+            deadline = None if left is None else Deadline(SCAN_SHARE * left)
         box = radius_box(p.space, p.distance, obj, z0, p.lb, p.ub, p.can_change, min_changes=size)
         found, f_obj, done = best_combination(p.space, emb, score, z0, one[0], box.lb, box.ub, box.can_change,
                                               p.distance, p.score_lo, obj, size, deadline)

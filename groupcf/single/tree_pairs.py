@@ -106,10 +106,11 @@ def best_combination(space, emb, score, z0, cands, lb, ub, can_change, distance,
     cheapest = {l: float(np.min(c)) for l, c in sep.items()}     # a combination costs at least the sum
     feats = sorted(opts, key=lambda l: cheapest[l])
     best, best_obj, complete = None, float(bound), True
-    for combo in itertools.combinations(feats, size):
+    for combo in _cheap_combinations(feats, [cheapest[l] for l in feats], size,
+                                     lambda: best_obj):  # noqa: B023 (the current incumbent)
         floor = sum(cheapest[l] for l in combo)
-        if floor >= best_obj:
-            continue
+        if deadline is not None and deadline.passed:
+            return best, (best_obj if best is not None else math.inf), False
         keep = [np.flatnonzero(sep[l] + floor - cheapest[l] < best_obj) for l in combo]
         if any(len(kp) == 0 for kp in keep):
             continue
@@ -161,6 +162,20 @@ def _representatives(emb, z0, combo, keep, opts):
         out.append(kp)
         pos += len(opts[l][0])
     return out
+
+
+def _cheap_combinations(feats, cost, size, budget, start=0, prefix=(), spent=0.0):
+    """The combinations of ``size`` of ``feats`` (sorted by ``cost``, increasing) whose
+    summed costs are below ``budget()``, in lexicographic order: a prefix is extended only
+    while it plus the cheapest completion (the next features in order) stays below it."""
+    need = size - len(prefix)
+    if need == 0:
+        yield prefix
+        return
+    for i in range(start, len(feats) - need + 1):
+        if spent + sum(cost[i:i + need]) >= budget():
+            return                              # later features cost at least as much
+        yield from _cheap_combinations(feats, cost, size, budget, i + 1, prefix + (feats[i],), spent + cost[i])
 
 
 def _blocks(emb, z0, combo, keep, opts, sep, budget, score_lo, depth):

@@ -1,6 +1,7 @@
 """MACE's pair / triple scans with the grid bound: dropping the (sub-)grids whose score
 bound over the points below the incumbent misses the threshold keeps the optimum — the
-same as the scan without the bound, and as brute force."""
+same as the scan without the bound, and as brute force; with a time limit, MACE settles
+sizes beyond three the same way, with the same optimum as without the scans."""
 from __future__ import annotations
 
 import itertools
@@ -12,7 +13,7 @@ import pytest
 from tests.single.test_tree_bound import _rejected, _values
 
 
-@pytest.mark.parametrize("size", [2, 3])
+@pytest.mark.parametrize("size", [2, 3, 4, 5])
 @pytest.mark.parametrize("seed", range(4))
 def test_scan_with_the_grid_bound_keeps_the_optimum(seed, size, monkeypatch):
     """Grids split down to single cells (``MIN_SPLIT = 1``) and each part bounded, against
@@ -67,3 +68,31 @@ def test_scan_with_the_grid_bound_keeps_the_optimum(seed, size, monkeypatch):
         assert min(found) == pytest.approx(best, abs=1e-12)
     assert any(dropped)
 
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mace_scans_of_more_changes_keep_the_optimum(seed, monkeypatch):
+    """With a (never reached) time limit, the scans go on past three changed features
+    while the l0 weight allows better solutions with more; MACE's answer is the optimum
+    found without any scan (``pair_scan=False``: the MIP alone), proven, accepted."""
+    import groupcf as gcf
+    from groupcf.single import tree_bound
+    from tests.embeddings.test_tree_cuts import _pipe
+
+    sizes = []
+    scan = tree_bound.best_combination
+
+    def counting(*args):
+        sizes.append(args[-2])
+        return scan(*args)
+
+    monkeypatch.setattr(tree_bound, "best_combination", counting)
+    X, pipe = _pipe(seed)
+    for _, x in X[pipe.predict(X) == 0].head(3).iterrows():
+        for distance in ({"l0": 0.02, "l1": 0.98}, {"l0": 0.1, "l1": 0.9}):
+            exp = gcf.explain(x, pipe, method="mace", distance=distance, time_limit=600)
+            ref = gcf.explain(x, pipe, method="mace", distance=distance, pair_scan=False)
+            assert exp.is_optimal and ref.is_optimal
+            assert pipe.predict(exp.counterfactuals.iloc[[0]])[0] == 1
+            assert exp.distances[0] == pytest.approx(ref.distances[0], abs=1e-6)
+    assert max(sizes) >= 4                     # sizes past three were scanned
