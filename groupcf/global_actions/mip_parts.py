@@ -62,3 +62,10 @@ class RowTemplates:
             M = sp.csr_matrix((A.ravel(), C.ravel(), np.arange(0, n * k + 1, k)), shape=(n, be.num_vars))
             be.add_rows(M, lo, hi)
         self.parts = []
+
+
+def best_cover(pool, t: int):
+    """The action of ``pool`` (a :class:`~groupcf.colgen.ColumnPool` of actions) of least
+    cost to type ``t`` among those covering it (a MIP start for its nearest action), or ``None``."""
+    best = min((c for c in pool.columns if c.cover[t]), key=lambda c: c.element_costs[t], default=None)
+    return None if best is None else best.payload
