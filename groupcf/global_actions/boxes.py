@@ -71,6 +71,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..colgen import Priced, PricingLevel
+from ..solvers.base import Status
 from ..utils import EPS
 from .actions import DOMAIN_TOL, Action, ActionSpace
 from .enumerate import action_values
@@ -312,6 +313,10 @@ class BoxLevel(PricingLevel):
     name = "boxes"
     exact = True
 
+    #: the share of the time left the ``k = 1`` search gets before the rest of ``k = 1``
+    #: (``None``: it runs after the whole curve instead, with all the time left, :meth:`late`)
+    single_share: float | None = None
+
     def __init__(self, boxes: ActionBoxes, time_cap: float | None = None, leaf_size: int = 64):
         super().__init__()
         self.boxes, self.time_cap, self.leaf_size = boxes, time_cap, leaf_size
@@ -320,9 +325,11 @@ class BoxLevel(PricingLevel):
 
     def search(self, pi, floor: float, time_limit: float | None, single: bool = False) -> BoxResult:
         """:meth:`ActionBoxes.maximise` within ``time_limit`` and ``time_cap`` (``single``:
-        the best single action, the curve's bound at ``k = 1``, gets half of ``time_limit``
-        instead); a search stopped by them makes the level decline from then on."""
-        cap = self.time_cap if not single else None if time_limit is None else 0.5 * time_limit
+        the best single action, the curve's bound at ``k = 1``, gets ``single_share`` of
+        ``time_limit`` instead, all of it when that is ``None``); a search stopped by them
+        makes the level decline from then on."""
+        share = 1.0 if self.single_share is None else self.single_share
+        cap = self.time_cap if not single else None if time_limit is None else share * time_limit
         if time_limit is not None:
             cap = time_limit if cap is None else min(time_limit, cap)
         res = self.boxes.maximise(pi, floor=floor, time_limit=cap, leaf_size=self.leaf_size)
@@ -336,3 +343,23 @@ class BoxLevel(PricingLevel):
         res = self.search(duals.pi, duals.price, ctx.deadline.left())
         cols = [self.boxes.a.column(act, "boxes") for act in res.actions]
         return Priced(cols, dual_bound=res.bound, proof=res.finished and res.bound <= duals.price + EPS)
+
+    def late(self, curve, m: np.ndarray, extra: float, time_limit: float | None) -> BoxResult | None:
+        r"""With ``single_share = None``: the ``k = 1`` search after the whole curve, with
+        ``time_limit`` (all the time left), above the coverage found at ``k = 1``; its bound
+        tightens the curve's bounds in place, :math:`U(1) \le` its bound and :math:`U(k)
+        \le U(k-1) + U(1)` (subadditivity), each never below the coverage found.
+        ``m``: the people per type, 0 off the coverable types; ``extra``: the undecided
+        people every bound adds."""
+        if self.single_share is not None or not curve or curve[0].upper <= curve[0].covered + EPS:
+            return None
+        res = self.search(m, curve[0].covered, time_limit, single=True)
+        single = math.floor(res.bound + EPS)
+        prev = None
+        for p in curve:
+            up = single if prev is None else prev + single
+            p.upper = max(p.covered, min(p.upper, up + extra))
+            prev = p.upper - extra
+            if p.covered >= p.upper - 1e-9:
+                p.status = Status.OPTIMAL
+        return res

@@ -45,9 +45,10 @@ the point is certified when the master is solved.
 feature's representatives are finite, on a non-linear score (a linear one keeps the exact,
 fast pricing MIP), exact pricing by branch and bound over boxes of actions prices before
 the MIP level (:class:`~groupcf.global_actions.boxes.BoxLevel`; its bound is valid also when
-its time cap stops it, and it declines for the rest of the call after such a stop), and at
-``k' = 1`` the best single action is that search with :math:`\pi = m` (up to half the time
-left): its bound is the curve's at ``k' = 1``.
+its time cap stops it, and it declines for the rest of the call after such a stop), and the
+best single action is that search with :math:`\pi = m`, run after the whole curve with the
+time left (``BoxLevel.single_share``): its bound tightens :math:`U(1)` and, by
+subadditivity, every :math:`U(k')`; a better action than the curve's at ``k' = 1`` replaces it.
 
 **Why the bounds hold at the threshold.** Coverage is counted at :math:`\tau` with the
 numpy model. Every MIP whose value is used as a bound — the exact pricing level and the
@@ -297,7 +298,7 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
         # the best single action by exact MIPs (a linear row per type; few types otherwise):
         # first whether one action covers everyone (small, lazy), else the max-coverage MIP
         single_mip = kk == 1 and enum is None and (aspace.embedding.additive() is not None or aspace.n_types <= 50)
-        if kk == 1 and box is not None and not full and not deadline.passed:   # the best single action, exact
+        if kk == 1 and box and box.single_share and not full and not deadline.passed:   # best single action
             found = box.search(np.where(coverable, m, 0.0), _widest(pool, coverable, m), deadline.left(), single=True)
             _enter(aspace, pool, master, found.actions, "boxes")
             upper, single_mip = min(upper, found.bound), single_mip and not found.finished
@@ -343,6 +344,15 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
         prev = point
         curve.update(1, covered=point.covered, upper=point.upper, cost=point.cost)
     curve.close()
+    if box is not None and fair is None and min_coverage is None and not deadline.passed:
+        late = box.late(out.curve, np.where(coverable, m, 0.0), extra, deadline.left())
+        if late is not None and late.value > out.curve[0].covered + EPS and _enter(aspace, pool, master, late.actions,
+                                                                                   "boxes"):
+            up = out.curve[0].upper                      # a better single action: k = 1 again
+            out.curve[0] = _integer(pool, aspace, coverable, 1, k, K, min_coverage, None, solver, deadline,
+                                    tie_break_time, fair)
+            out.curve[0].upper = up
+            out.curve[0].status = Status.OPTIMAL if out.curve[0].covered >= up - 1e-9 else out.curve[0].status
     out.stats["pool_columns"] = len(pool)
     out.stats["pricing_mips"] = mip.calls
     out.stats["pricing_resolves"] = exact.resolves

@@ -1,7 +1,9 @@
 """Exact pricing by branch and bound over boxes of actions (groupcf/global_actions/boxes.py):
 its maximum equals brute force over every action on the tiny random cases (LR, MLP, forest;
 Tmax 1, 2, None; weighted π), with and without exact leaves; the curve's bound is never below
-the brute-force optimum when the boxes price in place of the enumeration."""
+the brute-force optimum when the boxes price in place of the enumeration, with the k = 1
+search first or after the curve (``BoxLevel.single_share``), and the late search's bounds
+(its own at k = 1, subadditivity beyond) stay above brute force."""
 from __future__ import annotations
 
 import warnings
@@ -11,8 +13,10 @@ import pytest
 
 import groupcf as gcf
 from groupcf.global_actions.actions import ActionSpace
-from groupcf.global_actions.boxes import ActionBoxes
+from groupcf.global_actions.boxes import ActionBoxes, BoxLevel
+from groupcf.global_actions.search import CurvePoint
 from groupcf.models import resolve_model
+from groupcf.solvers.base import Status
 from tests.reference.global_actions import best_coverage, brute_force, tiny_cases
 
 
@@ -59,8 +63,10 @@ def test_a_stopped_search_still_bounds_the_maximum():
         assert res.bound >= want - 1e-9 and res.value <= want + 1e-9
 
 
+@pytest.mark.parametrize("share", [None, 0.25])
 @pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
-def test_the_curve_bound_is_never_below_brute_force(model):
+def test_the_curve_bound_is_never_below_brute_force(model, share, monkeypatch):
+    monkeypatch.setattr(BoxLevel, "single_share", share)   # k = 1's search after the curve / first
     seen = used = 0
     for seed, _, (pipe, S, X, imm, inc) in tiny_cases(range(8), (model,)):
         for Tmax in (2, None):
@@ -92,3 +98,27 @@ def test_box_upper_bounds_the_score_inside_every_box(model):
         pts = lb + rng.random(lb.shape) * (ub - lb)
         assert (emb.score(pts) <= u + 1e-9).all()
     np.testing.assert_allclose(emb.box_upper(a, a), emb.score(a), atol=1e-9)   # a point: exact
+
+
+@pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
+def test_the_late_single_search_tightens_the_curve_and_stays_valid(model):
+    seen = 0
+    for _seed, _, (pipe, S, X, imm, inc) in tiny_cases(range(6), (model,)):
+        for Tmax in (1, 2, None):
+            _, C, _ = brute_force(pipe, S, X, imm, inc, Tmax)
+            aspace = ActionSpace(resolve_model(pipe), S, Tmax=Tmax)
+            want = [best_coverage(C, k) for k in (1, 2, 3)]
+            n, extra = float(aspace.m.sum()), 2.0            # 2 undecided people added to every bound
+            for limit in (None, 0.0):                         # finished, or stopped at once
+                curve = [CurvePoint(k, [], np.full(aspace.n_types, -1), 0.0, 0.0, n + extra, Status.FEASIBLE)
+                         for k in (1, 2, 3)]
+                res = BoxLevel(ActionBoxes.of(aspace), leaf_size=1).late(curve, aspace.m, extra, limit)
+                assert res is not None
+                for p, w in zip(curve, want):
+                    assert w + extra <= p.upper <= n + extra + 1e-9, (Tmax, limit, p.k)
+                if res.finished:                               # exact at k = 1, subadditive beyond
+                    assert curve[0].upper == pytest.approx(want[0] + extra)
+                    assert curve[2].upper <= 3 * want[0] + extra + 1e-9
+            seen += 1
+    assert seen >= 12
+
