@@ -45,7 +45,7 @@ from .radius import category_changes, deltas, max_changes, radius_box
 from .tree_pairs import best_combination
 
 #: share of the time left that the exact scans of three and more changed features may take
-SCAN_SHARE = 0.3
+SCAN_SHARE = 0.6
 #: changes kept per level of the pair / triple search (by score gain, and by gain per distance)
 BEAM = 20
 #: of those, combinations extended by *every* single change (scored in their context by

@@ -41,20 +41,21 @@ def _options(space, z0, cands, lb, ub, can_change):
     """Per feature that may change within ``[lb, ub]``: ``(columns, values (m, |cols|),
     per-feature distances (m,))`` of its candidate changes."""
     by_feature: dict[int, list[int]] = {}
-    for i, (l, cols, vals) in enumerate(cands):
-        if can_change[l] and np.all(vals >= lb[cols] - 1e-12) and np.all(vals <= ub[cols] + 1e-12):
-            by_feature.setdefault(l, []).append(i)
-    if not by_feature:
-        return {}
-    Z = np.repeat(z0[None, :], len(cands), axis=0)
-    for idx in by_feature.values():
-        for i in idx:
-            Z[i, cands[i][1]] = cands[i][2]
+    for i, c in enumerate(cands):
+        if can_change[c[0]]:
+            by_feature.setdefault(c[0], []).append(i)
     out = {}
     for l, idx in by_feature.items():
         cols = np.asarray(cands[idx[0]][1])
-        D = deltas(space, z0, Z[idx])[:, l]
-        out[l] = (cols, np.array([cands[i][2] for i in idx], dtype=float).reshape(len(idx), len(cols)), D)
+        V = np.array([cands[i][2] for i in idx], dtype=float).reshape(len(idx), len(cols))
+        lo, hi = lb[cols] - 1e-12, ub[cols] + 1e-12
+        ok = np.all((lo <= V) & (hi >= V), axis=1)
+        if not ok.any():
+            continue
+        V = V[ok]
+        Z = np.repeat(z0[None, :], len(V), axis=0)
+        Z[:, cols] = V
+        out[l] = (cols, V, deltas(space, z0, Z)[:, l])
     return out
 
 
