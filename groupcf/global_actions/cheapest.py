@@ -222,24 +222,9 @@ def _start_values(mip: ActionMIP, V, act: Action, tt, zs, oo, o, others, need):
     """A (partial) MIP start from ``act``: its action variables, and the cheapest types it
     covers at ``τ + ε`` (and the others') counted until ``need``."""
     a = mip.a
-    idx: list[int] = []
-    val: list[float] = []
-    vals = dict(act.changes)
-    for l in a.mutable:
-        d, f = V[l], a.feats[l]
-        on = l in vals
-        idx.append(d["b"])
-        val.append(float(on))
-        if f.encoding == "onehot":
-            idx += [int(s) for s in d["s"]]
-            val += [float(on and int(vals[l]) == h) for h in range(len(d["s"]))]
-        elif f.encoding == "binary":
-            idx.append(int(d["s"][0]))
-            val.append(float(on and vals[l] > 0.5))
-        else:
-            idx.append(d["d"])
-            v = vals[l] / d["scale"] if on else 0.0
-            val.append(float(round(v)) if d["scale"] != 1.0 else float(v))
+    vi, vv = mip._start_values(V, act)            # the action variables
+    idx: list[int] = vi.tolist()
+    val: list[float] = vv.tolist()
     Zp, ok = a.apply(act, a.Z[tt], a.codes[tt])
     cov = np.zeros(len(tt), dtype=bool)
     if ok.any():

@@ -350,11 +350,11 @@ def search(aspace: ActionSpace, k: int | None, solver, deadline: Deadline, *, mi
         late = box.late(out.curve, np.where(coverable, m, 0.0), extra, deadline.left())
         if late is not None and late.value > out.curve[0].covered + EPS and _enter(aspace, pool, master, late.actions,
                                                                                    "boxes"):
-            up = out.curve[0].upper                      # a better single action: k = 1 again
-            out.curve[0] = _integer(pool, aspace, coverable, 1, k, K, min_coverage, None, solver, deadline,
-                                    tie_break_time, fair)
-            out.curve[0].upper = up
-            out.curve[0].status = Status.OPTIMAL if out.curve[0].covered >= up - 1e-9 else out.curve[0].status
+            for i, p in enumerate(list(out.curve)):     # a better single action: k = 1 again, and each k' it beats
+                if i == 0 or p.covered < out.curve[0].covered - 1e-9:
+                    q = out.curve[i] = _integer(pool, aspace, coverable, p.k, k, K, min_coverage, None, solver,
+                                                deadline, tie_break_time, fair)
+                    q.upper, q.status = p.upper, Status.OPTIMAL if q.covered >= p.upper - 1e-9 else q.status
     out.stats["pool_columns"] = len(pool)
     out.stats["pricing_mips"] = mip.calls
     out.stats["pricing_resolves"] = exact.resolves

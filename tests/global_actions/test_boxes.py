@@ -76,6 +76,7 @@ def test_the_curve_bound_is_never_below_brute_force(model, share, monkeypatch):
                 res = gcf.explain_global(S, pipe, Tmax=Tmax, k=3, enumerate_work=0, progress=False)
             assert res.stats["enumeration"] == "declined"
             used += bool(res.stats.get("box_nodes"))
+            assert res.curve["n_covered"].is_monotonic_increasing      # a late better k = 1 lifts every k' below it
             for _, p in res.curve.iterrows():
                 want = best_coverage(C, int(p["k"]))
                 assert p["n_covered"] <= want <= p["upper_bound"], (seed, Tmax, int(p["k"]))
