@@ -2,7 +2,8 @@
 ``explain_global(S, pipe, Tmax=, k=K)`` call, timed, on Adult's rejected test rows.
 
 Targets (2 cores, HiGHS): |S| = 1,000 with logistic regression and gradient boosting in
-≤ 60 s; |S| = 10,000 (LR) in ≤ 300 s; MLP(20, 20) with |S| = 2,000 in ≤ 300 s.
+≤ 60 s; |S| = 10,000 in ≤ 300 s (LR and gradient boosting: the issue's sentence may be read as
+covering both); MLP(20, 20) with |S| = 2,000 in ≤ 300 s.
 
 The dataset, split, models and rules are :func:`global_actions.setup`'s (30 % test split,
 seed 0, at most 10,000 training rows, the dataset's immutable / increase-only features;
@@ -16,7 +17,7 @@ entries.
 
 Examples
 --------
-    make bench-global-scale                                      # the three targets
+    make bench-global-scale                                      # the five runs
     python benchmarks/global_scale.py --runs lr:1000 gbt:1000 --tmax 2 --k 10
     python benchmarks/global_scale.py --runs lr:10000 --profile /tmp/prof
 """
@@ -38,7 +39,7 @@ from global_actions import _tmax, setup, write_results  # noqa: E402
 
 import groupcf as gcf  # noqa: E402
 
-TARGETS = {("lr", 1000): 60, ("gbt", 1000): 60, ("lr", 10000): 300, ("mlp", 2000): 300}
+TARGETS = {("lr", 1000): 60, ("gbt", 1000): 60, ("lr", 10000): 300, ("gbt", 10000): 300, ("mlp", 2000): 300}
 
 
 def run(dataset, model, n, Tmax, k, time_limit, profile_dir=None):
@@ -81,7 +82,7 @@ def run(dataset, model, n, Tmax, k, time_limit, profile_dir=None):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dataset", default="adult")
-    ap.add_argument("--runs", nargs="+", default=["lr:1000", "gbt:1000", "lr:10000", "mlp:2000"],
+    ap.add_argument("--runs", nargs="+", default=["lr:1000", "gbt:1000", "lr:10000", "gbt:10000", "mlp:2000"],
                     help="model:|S| pairs")
     ap.add_argument("--tmax", nargs="+", type=_tmax, default=[2])
     ap.add_argument("--k", type=int, default=10, help="the curve runs k = 1 … K in one call")
