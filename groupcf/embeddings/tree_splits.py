@@ -103,7 +103,7 @@ def leaf_cells(ens: TreeEnsemble) -> LeafCells:
     n = ens.n_inputs
     lo, hi = leaf_boxes(ens, leaves, np.full(n, -np.inf), np.full(n, np.inf))
     cols = np.unique(ens.feature[ens.feature >= 0])
-    tree = np.searchsorted(ens.roots, leaves, side="right") - 1      # preorder: trees are contiguous
+    tree = np.searchsorted(ens.roots, leaves, side="right") - 1      # each tree one block (TreeEnsemble checks)
     starts = np.searchsorted(tree, np.arange(ens.n_trees))
     return LeafCells(ens.value[leaves], lo[:, cols], hi[:, cols], cols, starts)
 

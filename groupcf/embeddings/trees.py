@@ -151,12 +151,25 @@ class TreeEnsemble(Embedding):
         self._cells: LeafCells | None = None              # leaf_cells(), cached
 
     def _depth(self) -> int:
-        depth, frontier = 0, self.roots
+        """The deepest root-to-leaf path; checks on the way that tree ``k``'s nodes lie in
+        ``[roots[k], roots[k + 1])`` (the last tree: up to the end), which the leaf cells and
+        the pruning rely on to tell a node's tree by its index."""
+        ends = np.append(self.roots[1:], len(self.feature))
+        if np.any(ends <= self.roots):
+            raise ValueError("roots must be increasing node indices: each tree's nodes are one "
+                             "block, in tree order")
+        depth, frontier, tree = 0, self.roots, np.arange(len(self.roots))
         while len(frontier):
-            frontier = frontier[self.feature[frontier] >= 0]
+            if np.any((frontier < self.roots[tree]) | (frontier >= ends[tree])):
+                bad = int(tree[(frontier < self.roots[tree]) | (frontier >= ends[tree])][0])
+                raise ValueError(f"tree {bad} reaches a node outside its block [roots[{bad}], "
+                                 f"roots[{bad + 1}]): each tree's nodes must be contiguous")
+            keep = self.feature[frontier] >= 0
+            frontier, tree = frontier[keep], tree[keep]
             if not len(frontier):
                 break
             frontier = np.concatenate([self.left[frontier], self.right[frontier]])
+            tree = np.concatenate([tree, tree])
             depth += 1
         return depth
 
@@ -372,7 +385,7 @@ class TreeEnsemble(Embedding):
         the box) its smallest and largest reachable leaf value."""
         folded = self.restrict(lb, ub)
         leaves = np.flatnonzero(folded.feature < 0)
-        tree = np.searchsorted(folded.roots, leaves, side="right") - 1    # preorder: trees are contiguous
+        tree = np.searchsorted(folded.roots, leaves, side="right") - 1    # each tree one block (checked in __init__)
         v_lo, v_hi = np.full(folded.n_trees, INF), np.full(folded.n_trees, -INF)
         np.minimum.at(v_lo, tree, folded.value[leaves])
         np.maximum.at(v_hi, tree, folded.value[leaves])

@@ -754,3 +754,18 @@ def test_delta_score_from_anchors_matches_full_rows(name):
     moved = rng.random((m, 7)) < rng.choice([0.0, 0.15, 0.5], size=(m, 1))
     Z = np.where(moved, points[rng.integers(len(points), size=m)], A[ids])
     np.testing.assert_allclose(ev.score_from(Z, anchors, ids), emb.score(Z), atol=1e-12, rtol=0)
+
+
+def test_tree_nodes_must_be_one_block_per_tree():
+    """Leaf cells and pruning tell a node's tree by its index: a tree reaching into another
+    tree's block, or roots out of order, is refused with the tree named."""
+    kw = dict(threshold=[0.5, 0, 0, 0.5, 0, 0], value=[0.0, 1.0, 2.0, 0.0, 3.0, 4.0])
+    ok = TreeEnsemble(1, feature=[0, -1, -1, 0, -1, -1], left=[1, -1, -1, 4, -1, -1],
+                      right=[2, -1, -1, 5, -1, -1], roots=[0, 3], **kw)
+    assert ok.depth == 1
+    with pytest.raises(ValueError, match="tree 0 reaches a node outside its block"):
+        TreeEnsemble(1, feature=[0, -1, -1, 0, -1, -1], left=[4, -1, -1, 1, -1, -1],
+                     right=[2, -1, -1, 5, -1, -1], roots=[0, 3], **kw)
+    with pytest.raises(ValueError, match="roots must be increasing"):
+        TreeEnsemble(1, feature=[0, -1, -1, 0, -1, -1], left=[1, -1, -1, 4, -1, -1],
+                     right=[2, -1, -1, 5, -1, -1], roots=[3, 0], **kw)
