@@ -10,15 +10,16 @@ model (logistic regression ``C=10``; ReLU ``MLPClassifier((20, 20))``; ``rf``:
 n_estimators=100, max_depth=3)``; ``gbt6``: ``GradientBoostingClassifier(n_estimators=500,
 max_depth=6)``; ``rf500``: ``RandomForestClassifier(500, max_depth=10)``; ``xgb6``:
 ``XGBClassifier(n_estimators=500, max_depth=6)``; ``lgbm6``: ``LGBMClassifier(n_estimators=500,
-max_depth=6)`` (num_leaves 31, its default); random_state 0):
-split 50/50 (random_state 0), fit ``Pipeline(FeatureSpace, clf)`` on the training half
+max_depth=6)`` (num_leaves 31, its default); random_state ``--seed``, default 0):
+split 50/50 (random_state ``--seed``), fit ``Pipeline(FeatureSpace, clf)`` on the training half
 and explain the first ``--n`` test rows the model rejects with every method, under the
 same actionability (the Dataset's ``immutable`` / ``increase_only`` suggestions).
 
 FeatureSpace for every dataset: ``FeatureSpace(immutable=ds.immutable,
 increase_only=ds.increase_only, numeric="passthrough")`` — numeric features stay
 continuous (one column scaled to the training range), categoricals one-hot, ordered
-categoricals ordinal one-hot, two-valued features binary.
+categoricals ordinal one-hot, two-valued features binary (``--numeric bin``: numeric
+features binned instead, FeatureSpace's default).
 
 Methods (one counterfactual each is scored: the best one the method returns):
 
@@ -95,21 +96,25 @@ class Case:
         return self.pipe[0]
 
 
-def make_case(dataset: str, model: str, n: int, cache: Path | None = None) -> Case:
-    """The case; with ``cache``, the fitted pipeline is read from (or written to)
-    ``<cache>/<dataset>_<model>.joblib`` (a GBT 500x6 takes minutes to fit)."""
+def make_case(dataset: str, model: str, n: int, cache: Path | None = None, seed: int = 0,
+              numeric: str = "passthrough") -> Case:
+    """The case; ``seed`` is the split's and the model's random_state. With ``cache``, the
+    fitted pipeline is read from (or written to) ``<cache>/<dataset>_<model>.joblib``
+    (``..._s<seed>`` for another seed, ``..._bin`` for binned numerics; a GBT 500x6 takes
+    minutes to fit)."""
     from sklearn.pipeline import make_pipeline
 
     ds = gcf.datasets.load(dataset)
-    X_tr, X_te, y_tr, y_te = ds.split(test_size=0.5, random_state=0)
-    path = None if cache is None else Path(cache) / f"{dataset}_{model}.joblib"
+    X_tr, X_te, y_tr, y_te = ds.split(test_size=0.5, random_state=seed)
+    tag = (f"_s{seed}" if seed else "") + ("" if numeric == "passthrough" else f"_{numeric}")
+    path = None if cache is None else Path(cache) / f"{dataset}_{model}{tag}.joblib"
     if path is not None and path.exists():
         import joblib
         pipe = joblib.load(path)
     else:
-        clf = _classifier(model)
+        clf = _classifier(model, seed)
         space = gcf.FeatureSpace(immutable=ds.immutable, increase_only=ds.increase_only,
-                                 numeric="passthrough")
+                                 numeric=numeric)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")          # MLP convergence warnings
             pipe = make_pipeline(space, clf).fit(X_tr, y_tr)
@@ -124,33 +129,34 @@ def make_case(dataset: str, model: str, n: int, cache: Path | None = None) -> Ca
                 float(pipe.score(X_te, y_te)), len(rejected))
 
 
-def _classifier(model: str):
+def _classifier(model: str, seed: int = 0):
     from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
     from sklearn.linear_model import LogisticRegression
     from sklearn.neural_network import MLPClassifier
 
+    rs = seed
     return {
-        "lr": lambda: LogisticRegression(C=10, max_iter=5000, random_state=0),
-        "mlp": lambda: MLPClassifier((20, 20), activation="relu", max_iter=300, random_state=0),
-        "rf": lambda: RandomForestClassifier(100, max_depth=8, random_state=0, n_jobs=1),
-        "gbt": lambda: GradientBoostingClassifier(n_estimators=100, max_depth=3, random_state=0),
-        "gbt6": lambda: GradientBoostingClassifier(n_estimators=500, max_depth=6, random_state=0),
-        "rf500": lambda: RandomForestClassifier(500, max_depth=10, random_state=0, n_jobs=1),
-        "xgb6": lambda: _xgb(),
-        "lgbm6": lambda: _lgbm(),
+        "lr": lambda: LogisticRegression(C=10, max_iter=5000, random_state=rs),
+        "mlp": lambda: MLPClassifier((20, 20), activation="relu", max_iter=300, random_state=rs),
+        "rf": lambda: RandomForestClassifier(100, max_depth=8, random_state=rs, n_jobs=1),
+        "gbt": lambda: GradientBoostingClassifier(n_estimators=100, max_depth=3, random_state=rs),
+        "gbt6": lambda: GradientBoostingClassifier(n_estimators=500, max_depth=6, random_state=rs),
+        "rf500": lambda: RandomForestClassifier(500, max_depth=10, random_state=rs, n_jobs=1),
+        "xgb6": lambda: _xgb(rs),
+        "lgbm6": lambda: _lgbm(rs),
     }[model]()
 
 
-def _xgb():
+def _xgb(seed: int = 0):
     from xgboost import XGBClassifier
 
-    return XGBClassifier(n_estimators=500, max_depth=6, random_state=0, n_jobs=1)
+    return XGBClassifier(n_estimators=500, max_depth=6, random_state=seed, n_jobs=1)
 
 
-def _lgbm():
+def _lgbm(seed: int = 0):
     from lightgbm import LGBMClassifier
 
-    return LGBMClassifier(n_estimators=500, max_depth=6, random_state=0, n_jobs=1, verbose=-1)
+    return LGBMClassifier(n_estimators=500, max_depth=6, random_state=seed, n_jobs=1, verbose=-1)
 
 
 # ----------------------------------------------------------------------------- methods
@@ -395,6 +401,10 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=OUT, help="output directory")
     ap.add_argument("--cache", type=Path, default=None, metavar="DIR",
                     help="read / write the fitted pipelines as DIR/<dataset>_<model>.joblib")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="random_state of the split and of every model (default 0: the numbers so far)")
+    ap.add_argument("--numeric", default="passthrough", choices=("passthrough", "bin"),
+                    help="FeatureSpace(numeric=...): continuous numeric columns (default) or bins")
     ap.add_argument("--fit-only", action="store_true", help="fit (and cache) the models, explain nothing")
     ap.add_argument("--mace-variant", nargs="+", default=[], metavar="NAME=OPT:VALUE,...",
                     help="MACE again with these options, as method mace[NAME] "
@@ -420,7 +430,8 @@ def main(argv=None) -> int:
     for dataset in args.datasets:
         for model in args.models:
             t = time.perf_counter()
-            case = make_case(dataset, model, args.n, cache=args.cache)
+            case = make_case(dataset, model, args.n, cache=args.cache, seed=args.seed,
+                             numeric=args.numeric)
             if args.fit_only:
                 print(f"{dataset} / {model}: fitted or cached ({time.perf_counter() - t:.1f}s)", flush=True)
                 continue
