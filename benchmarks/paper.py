@@ -9,6 +9,14 @@ first ``|S|`` rejected test rows, and the paper's ``Tmax`` values. Beyond the pa
 ``GradientBoostingClassifier(n_estimators=100, max_depth=3)`` (``random_state=0``), whose
 MIP embedding is the split-level formulation of :mod:`groupcf.embeddings.trees` (Mišić 2020).
 
+``--seed N`` (default 0 = the setup above, so earlier numbers stay reproducible) is the
+``random_state`` of the 50/50 split and of every model (the MLP's initial weights and batch
+order, the forest's bootstrap and feature draws, the boosting's feature order in split ties;
+``LogisticRegression`` with lbfgs draws nothing). ``S`` stays "the first ``|S|`` rejected
+test rows", so a new split is a new ``S``. The paper's data files fix neither the split nor
+``S``; the encodings, ``C``, the network sizes, the ensembles' sizes and the ``Tmax`` grid do
+not change with the seed.
+
 Example::
 
     python benchmarks/paper.py --datasets compas german --models lr nn \\
@@ -51,14 +59,15 @@ MODELS = ("lr", "nn", "rf", "gbt")
 log = logging.getLogger("bench.paper")
 
 
-def fit(dataset: str, model: str, data_home):
+def fit(dataset: str, model: str, data_home, seed: int = 0):
+    """The pipeline, test rows and labels; ``seed`` is the split's and the model's ``random_state``."""
     ds = gcf.datasets.load(dataset, variant="paper", data_home=data_home)
-    X_tr, X_te, y_tr, y_te = ds.split(test_size=0.5, random_state=0)
+    X_tr, X_te, y_tr, y_te = ds.split(test_size=0.5, random_state=seed)
     clf = {
-        "lr": lambda: LogisticRegression(C=10, max_iter=5000),
-        "nn": lambda: MLPClassifier(NN[dataset], max_iter=2000, random_state=0),
-        "rf": lambda: RandomForestClassifier(100, max_depth=6, random_state=0, n_jobs=1),
-        "gbt": lambda: GradientBoostingClassifier(n_estimators=100, max_depth=3, random_state=0),
+        "lr": lambda: LogisticRegression(C=10, max_iter=5000, random_state=seed),
+        "nn": lambda: MLPClassifier(NN[dataset], max_iter=2000, random_state=seed),
+        "rf": lambda: RandomForestClassifier(100, max_depth=6, random_state=seed, n_jobs=1),
+        "gbt": lambda: GradientBoostingClassifier(n_estimators=100, max_depth=3, random_state=seed),
     }[model]()
     pipe = make_pipeline(gcf.FeatureSpace(), clf).fit(X_tr, y_tr)
     return pipe, X_te, y_te
@@ -77,6 +86,10 @@ def main(argv=None) -> int:
     ap.add_argument("--data-home", default=os.environ.get("GROUPCF_DATA"))
     ap.add_argument("--out", default="results.csv")
     ap.add_argument("--validate", action="store_true", help="re-check every result with the real model")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="random_state of the 50/50 split (hence of S, the first |S| rejected test rows) and of "
+                         "every model (MLP weights, forest and boosting draws); default 0 = the paper setup's "
+                         "numbers so far. Encodings, model sizes and the Tmax grid do not change.")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
 
@@ -85,7 +98,7 @@ def main(argv=None) -> int:
     out = Path(args.out)
     for dataset in args.datasets:
         for model in args.models:
-            pipe, X_te, y_te = fit(dataset, model, args.data_home)
+            pipe, X_te, y_te = fit(dataset, model, args.data_home, args.seed)
             acc = float(pipe.score(X_te, y_te))
             rejected = X_te[pipe.predict(X_te) == 0]
             for n in args.sizes:
@@ -112,7 +125,7 @@ def main(argv=None) -> int:
                         except gcf.exceptions.GroupCFError as err:
                             row = dict(y_star=None, lower_bound=None, certified=False, status="error",
                                        error=f"{type(err).__name__}: {err}")
-                        row.update(dataset=dataset, model=model, S=len(S), Tmax=Tmax, method=method,
+                        row.update(dataset=dataset, model=model, seed=args.seed, S=len(S), Tmax=Tmax, method=method,
                                    accuracy=round(acc, 4), time_s=round(time.perf_counter() - t, 3),
                                    cpu_s=round(time.process_time() - c, 3), load=round(os.getloadavg()[0], 1))
                         if paper is not None:
@@ -130,7 +143,7 @@ def main(argv=None) -> int:
                                  row["time_s"], row["error"])
                         pd.DataFrame(rows).to_csv(out, index=False)     # keep partial results
     df = pd.DataFrame(rows)
-    cols = ["dataset", "model", "S", "Tmax", "method", "accuracy", "y_star", "lower_bound", "certified",
+    cols = ["dataset", "model", "seed", "S", "Tmax", "method", "accuracy", "y_star", "lower_bound", "certified",
             "time_s", "cpu_s", "load", "paper_y", "paper_cg_s", "paper_mip_s", "speedup", "root_lp", "columns", "iterations",
             "cheap_pricing", "exact_pricing", "exact_level", "seed_solves", "bp_nodes",
             "gap_closed_by_enumeration", "status", "error"]

@@ -26,11 +26,12 @@ the input box :math:`Z_t(B)`: the type's own values on the features :math:`B` ke
 one-hot feature, each allowed category's column in :math:`[0, 1]` (exactly 1 when it is the
 only one; 0 for categories not allowed, or below the type's own when increase-only); on a
 binary feature, the hull of the allowed values; on a shifted feature, the hull of
-:math:`x_{tl} + v` over the allowed :math:`v` kept in the domain (a superset: one value
-beyond each end of that range is included, against rounding), with :math:`x_{tl}` added
-when "keep" is allowed; with ``numeric="set"``, the hull of the allowed values not below
-:math:`x_{tl}` when increase-only. If no allowed choice is valid for :math:`t`, no action
-in :math:`B` covers it. Otherwise :math:`\mathrm{score}(x_t \oplus a) \le
+:math:`x_{tl} + v` over the allowed :math:`v` that keep :math:`x_{tl} + v` in the domain
+and, when increase-only, :math:`v \ge 0` (each test with slack :math:`2\,` ``DOMAIN_TOL``:
+:meth:`ActionSpace.apply` allows ``DOMAIN_TOL``, so every valid value passes whatever the
+float rounding), with :math:`x_{tl}` added when "keep" is allowed; with ``numeric="set"``,
+the hull of the allowed values not below :math:`x_{tl}` (same slack) when increase-only.
+If no allowed choice is valid for :math:`t`, no action in :math:`B` covers it. Otherwise :math:`\mathrm{score}(x_t \oplus a) \le
 u_t(B) :=` :meth:`Embedding.box_upper <groupcf.embeddings.base.Embedding.box_upper>` of
 :math:`Z_t(B)` (exact for a linear model on a single action, CROWN for a ReLU network, the
 largest reachable leaf per tree for an ensemble), so :math:`c_{ta} = 1` needs
@@ -78,6 +79,10 @@ from .enumerate import action_values
 
 #: relative tolerance between a box's score bound and the numpy score at the threshold
 SCORE_TOL = 1e-7
+#: the values a box keeps for a shifted (or set) feature: those within this of the domain
+#: and of the increase-only limit, a superset of :meth:`ActionSpace.apply`'s tests (which
+#: allow ``DOMAIN_TOL``) under float rounding
+_SLACK = 2 * DOMAIN_TOL
 
 
 @dataclass
@@ -156,11 +161,12 @@ class ActionBoxes:
             c = f.columns[0]
             x = a.Z[idx, c]
             if a.numeric == "shift":
-                s = np.searchsorted(V, -DOMAIN_TOL - x, side="left") - 1
-                e = np.searchsorted(V, 1 + DOMAIN_TOL - x, side="right") + 1
+                low = -_SLACK - x if not f.increase_only else np.maximum(-_SLACK - x, -_SLACK)
+                s = np.searchsorted(V, low, side="left")
+                e = np.searchsorted(V, 1 + _SLACK - x, side="right")
                 base = x
             else:
-                s = (np.searchsorted(V, x - DOMAIN_TOL, side="left") - 1 if f.increase_only
+                s = (np.searchsorted(V, x - _SLACK, side="left") if f.increase_only
                      else np.zeros(len(idx), dtype=np.int64))
                 e = np.full(len(idx), len(V))
                 base = np.zeros(len(idx))

@@ -39,6 +39,26 @@ def _value_from_json(v: Any) -> Any:
     return v
 
 
+def _dtype_to_json(dt: Any) -> Any:
+    """A column's dtype as JSON: a categorical's categories and order (a ``FeatureSpace``
+    reads ordinal features from it), else the dtype's name."""
+    if isinstance(dt, pd.CategoricalDtype):
+        return {"categories": _plain(list(dt.categories)), "ordered": bool(dt.ordered)}
+    return str(dt)
+
+
+def _frame_from_json(d: dict[str, Any]) -> pd.DataFrame:
+    """``S`` back from :meth:`GlobalExplanation.to_dict`, with its columns' dtypes (categorical
+    with their categories and order) when they were saved."""
+    S = pd.DataFrame(d["data"], index=d["index"], columns=d["columns"]).infer_objects()
+    for c, dt in (d.get("dtypes") or {}).items():
+        if isinstance(dt, dict):
+            S[c] = pd.Categorical(S[c], categories=dt["categories"], ordered=dt["ordered"])
+        elif dt in ("int64", "float64", "bool", "int32", "float32"):
+            S[c] = S[c].astype(dt)
+    return S
+
+
 def apply_spec(X: pd.DataFrame, spec: ActionSpec) -> pd.DataFrame:
     """Raw rows ``X`` after one action given in raw terms (``[{"feature", "op", "value"}]``:
     ``"set"`` a value, ``"shift"`` by an amount)."""
@@ -451,7 +471,8 @@ class GlobalExplanation(ResultBase):
             "numeric": self.numeric, "solver": self.solver, "solve_time": float(self.solve_time),
             "lower_bound": self.lower_bound, "upper_bound": self.upper_bound,
             "S": None if self.S is None else {"index": _plain(list(self.S.index)), "columns": list(self.S.columns),
-                                              "data": _plain(self.S.astype(object).to_numpy().tolist())},
+                                              "data": _plain(self.S.astype(object).to_numpy().tolist()),
+                                              "dtypes": {str(c): _dtype_to_json(self.S[c].dtype) for c in self.S}},
             "stats": self.stats.as_dict(),
             "tree": None if self.tree is None else {c: _plain(list(self.tree[c])) for c in self.tree.columns},
         }
@@ -497,7 +518,7 @@ class GlobalExplanation(ResultBase):
             acts["features"] = acts["features"].apply(list)
         S = None
         if d.get("S") is not None:
-            S = pd.DataFrame(d["S"]["data"], index=d["S"]["index"], columns=d["S"]["columns"]).infer_objects()
+            S = _frame_from_json(d["S"])
         mean = d["mean_cost"]
         specs = [[{**sp, "value": _value_from_json(sp["value"])} for sp in spec] for spec in d["specs"]]
         return cls(actions=acts, specs=specs,

@@ -138,3 +138,13 @@ def test_plot_curve(german_lr):
     xs = ax.lines[0].get_xdata()
     assert list(xs) == [1, 2]
     np.testing.assert_allclose(ax.lines[0].get_ydata(), 100 * res.curve["coverage"].to_numpy())
+
+
+def test_json_round_trip_keeps_the_columns_dtypes(german_global):
+    """Audit of issue 23: from_json gave S (and so apply()) string columns instead of the
+    categorical ones (with their order) the model was fitted on."""
+    res = german_global
+    back = gcf.GlobalExplanation.from_json(res.to_json())
+    assert back.S.dtypes.to_dict() == res.S.dtypes.to_dict()
+    pd.testing.assert_frame_equal(back.apply(), res.apply())
+    assert back.validate(model=res.model).ok

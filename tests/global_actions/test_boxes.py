@@ -123,3 +123,29 @@ def test_the_late_single_search_tightens_the_curve_and_stays_valid(model):
             seen += 1
     assert seen >= 12
 
+
+
+@pytest.mark.parametrize("model", ["lr", "forest"])
+def test_a_box_of_one_shift_keeps_only_the_types_it_is_valid_for(model):
+    """The input box's validity test is exact on a single shift: out of the domain, or a
+    decrease of an increase-only feature, the type is dead (no value beyond it is let in)."""
+    from groupcf.global_actions.actions import Action
+    from groupcf.global_actions.boxes import _Box
+
+    checked = 0
+    for _, _, (pipe, S, _, _, _) in tiny_cases(range(12), (model,)):
+        aspace = ActionSpace(resolve_model(pipe), S)
+        boxes = ActionBoxes.of(aspace)
+        M = len(boxes.feat)
+        for j, l in enumerate(boxes.feat):
+            if aspace.feats[l].encoding != "continuous":
+                continue
+            for i, v in enumerate(boxes.V[j]):
+                keep, lo, hi = np.ones(M, dtype=bool), np.zeros(M, dtype=np.int64), np.zeros(M, dtype=np.int64)
+                keep[j], lo[j], hi[j] = False, i, i + 1
+                box = _Box((), keep, lo, hi, np.arange(aspace.n_types))
+                boxes._bound([box], aspace.m)
+                _, valid = aspace.apply(Action(((l, float(v)),)))
+                assert valid[box.alive].all(), (l, v)
+                checked += int((~valid).any())
+    assert checked > 0       # some shift is invalid for some type: the test bites
