@@ -55,11 +55,23 @@ def node_trees(ens: TreeEnsemble) -> IntArray:
 
 
 def _range_min(cost_sorted: FloatArray, start: IntArray, stop: IntArray) -> FloatArray:
-    """``min(cost_sorted[start[i]:stop[i]])`` per ``i`` (``inf`` for an empty range): a
-    sparse table of minima over power-of-two windows."""
+    """``min(cost_sorted[start[i]:stop[i]])`` per ``i`` (``inf`` for an empty range).
+
+    When the costs fall, then rise along the sorted values (MACE's separable distance
+    grows with a value's distance from the instance's on either side), the minimum of a
+    range is at the point of the range nearest the lowest cost's position ``p``: the range
+    clipped to ``p``, one lookup. Otherwise a sparse table of minima over power-of-two
+    windows."""
     m = len(cost_sorted)
     out = np.full(len(start), np.inf)
     if m == 0:
+        return out
+    p = int(np.argmin(cost_sorted))
+    d = np.diff(cost_sorted)
+    if np.all(d[:p] <= 0) and np.all(d[p:] >= 0):
+        ok = stop > start
+        at = np.clip(p, start[ok], stop[ok] - 1)
+        out[ok] = cost_sorted[at]
         return out
     table = [cost_sorted]
     w = 1

@@ -88,3 +88,23 @@ def test_kept_walk_answers_every_column_order():
         for e, p in ((emb, z2), (other, z)):
             got, fresh = reachable_boxes(e, p, cols), _walk_boxes(e, p, cols)
             assert np.array_equal(got[0], fresh[0]) and np.array_equal(got[1], fresh[1])
+
+
+@pytest.mark.parametrize("shape", ["valley", "random", "flat"])
+def test_range_min_is_the_minimum_of_every_range(shape):
+    from groupcf.embeddings.tree_grid import _range_min
+
+    rng = np.random.default_rng(3)
+    for m in (1, 2, 7, 40):
+        if shape == "valley":        # falls then rises (MACE's costs along sorted values)
+            v = np.sort(rng.normal(size=m))
+            cost = np.abs(v - rng.normal()) + rng.integers(0, 2)
+        elif shape == "flat":
+            cost = np.full(m, 0.5)
+        else:
+            cost = rng.random(m)
+        start = rng.integers(0, m + 1, 200)
+        stop = rng.integers(0, m + 1, 200)
+        got = _range_min(cost, start, stop)
+        want = [cost[a:b].min() if b > a else np.inf for a, b in zip(start, stop)]
+        np.testing.assert_array_equal(got, want)
