@@ -132,7 +132,15 @@ class TrainedModel:
             p = P[:, self.positive_class]
             ok = p >= self.threshold
             if self.embedding is not None and self.embedding.predict_follows_proba:
-                ok &= np.argmax(P, axis=1) == self.positive_class
+                pred = np.argmax(P, axis=1) == self.positive_class
+                # a tie (0.5 / 0.5): argmax takes the first class, but predict need not
+                # (gradient boosting predicts positive at a decision value of exactly 0)
+                tie = (P.max(axis=1, keepdims=True) == P).sum(axis=1) > 1
+                if tie.any():
+                    rows = np.flatnonzero(tie)
+                    X_tie = X_in.iloc[rows] if hasattr(X_in, "iloc") else X_in[rows]
+                    pred[rows] = np.asarray(clf.predict(X_tie)) == m.classes_[self.positive_class]
+                ok &= pred
             else:
                 ok &= np.asarray(clf.predict(X_in)) == m.classes_[self.positive_class]
             return p, ok

@@ -289,6 +289,9 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
         result.curve.loc[row, "n_covered"] = result.n_covered
         result.curve.loc[row, "coverage"] = result.coverage
         result.curve.loc[row, "mean_cost"] = result.mean_cost
+        if result.n_covered < int(result.curve.loc[row, "upper_bound"].max()):   # e.g. the re-check uncovered some
+            result.curve.loc[row, "status"] = Status.FEASIBLE.value if point.status == Status.OPTIMAL \
+                else point.status.value
     if tree is not None:
         _tree_rules(result, tree)
     elif len(acts):
