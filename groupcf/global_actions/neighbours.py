@@ -126,6 +126,8 @@ def climb(aspace: ActionSpace, actions: list, coverable: np.ndarray, k: int, rou
     bounds do not certify (the new actions also enter the pool)."""
     from ..colgen.local_search import improve_coverage
 
+    if not actions:                # nothing to climb from (a fair_by master may choose no action)
+        return actions
     level = NeighbourLevel(aspace)
     m = aspace.m * coverable
     for _ in range(rounds):

@@ -75,3 +75,21 @@ def test_fair_by_errors(german_lr):
         gcf.explain_global(S, pipe, Tmax=1, k=1, fair_by="personal_status_sex", max_gap=2, progress=False)
     with pytest.raises(InvalidInputError, match="single group"):
         gcf.explain_global(S, pipe, Tmax=1, k=1, fair_by=pd.Series("x", index=S.index), progress=False)
+
+
+def test_a_gap_only_no_action_meets():
+    """Audit of issue 23: when only the empty selection meets ``max_gap`` (one group can never
+    be covered), the climb from no action raised ``argmax of an empty sequence``."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    g = np.array(["F", "M"] * 20)
+    x = np.tile(np.arange(10), 4)
+    X = pd.DataFrame({"x": x, "g": pd.Categorical(g)})
+    y = ((g == "M") & (x >= 5)).astype(int)
+    pipe = make_pipeline(gcf.FeatureSpace(numeric="passthrough", immutable=["g"]),
+                         LogisticRegression(C=100, max_iter=5000)).fit(X, y)
+    S = X[pipe.predict(X) == 0]
+    res = gcf.explain_global(S, pipe, Tmax=1, k=2, fair_by="g", max_gap=0.05, progress=False)
+    assert res.stats["coverage_gap"] <= 0.05 + 1e-9
+    assert res.n_covered == 0 and res.n_coverable > 0
