@@ -134,16 +134,15 @@ def _classifier(model: str, seed: int = 0):
     from sklearn.linear_model import LogisticRegression
     from sklearn.neural_network import MLPClassifier
 
-    rs = seed
     return {
-        "lr": lambda: LogisticRegression(C=10, max_iter=5000, random_state=rs),
-        "mlp": lambda: MLPClassifier((20, 20), activation="relu", max_iter=300, random_state=rs),
-        "rf": lambda: RandomForestClassifier(100, max_depth=8, random_state=rs, n_jobs=1),
-        "gbt": lambda: GradientBoostingClassifier(n_estimators=100, max_depth=3, random_state=rs),
-        "gbt6": lambda: GradientBoostingClassifier(n_estimators=500, max_depth=6, random_state=rs),
-        "rf500": lambda: RandomForestClassifier(500, max_depth=10, random_state=rs, n_jobs=1),
-        "xgb6": lambda: _xgb(rs),
-        "lgbm6": lambda: _lgbm(rs),
+        "lr": lambda: LogisticRegression(C=10, max_iter=5000, random_state=seed),
+        "mlp": lambda: MLPClassifier((20, 20), activation="relu", max_iter=300, random_state=seed),
+        "rf": lambda: RandomForestClassifier(100, max_depth=8, random_state=seed, n_jobs=1),
+        "gbt": lambda: GradientBoostingClassifier(n_estimators=100, max_depth=3, random_state=seed),
+        "gbt6": lambda: GradientBoostingClassifier(n_estimators=500, max_depth=6, random_state=seed),
+        "rf500": lambda: RandomForestClassifier(500, max_depth=10, random_state=seed, n_jobs=1),
+        "xgb6": lambda: _xgb(seed),
+        "lgbm6": lambda: _lgbm(seed),
     }[model]()
 
 
