@@ -160,8 +160,9 @@ class TreeEnsemble(Embedding):
                              "block, in tree order")
         depth, frontier, tree = 0, self.roots, np.arange(len(self.roots))
         while len(frontier):
-            if np.any((frontier < self.roots[tree]) | (frontier >= ends[tree])):
-                bad = int(tree[(frontier < self.roots[tree]) | (frontier >= ends[tree])][0])
+            outside = (frontier < self.roots[tree]) | (frontier >= ends[tree])
+            if outside.any():
+                bad = int(tree[outside][0])
                 raise ValueError(f"tree {bad} reaches a node outside its block [roots[{bad}], "
                                  f"roots[{bad + 1}]): each tree's nodes must be contiguous")
             keep = self.feature[frontier] >= 0

@@ -21,7 +21,7 @@ from ..solvers import make_backend
 from ..solvers.base import Status
 from ..utils import Deadline
 from .actions import ActionSpace
-from .cheapest import nearest_floor, reach_share
+from .cheapest import SETS_WORK, nearest_floor, reach_share
 from .fairness import Fairness
 from .neighbours import refine
 from .pricing import ActionMIP
@@ -248,7 +248,7 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
     if min_coverage is not None and k is not None and point is not None:   # past the deadline: status "time limit"
         # the cheapest actions reaching the share: the action and the people counted chosen together
         acts, share_stats = reach_share(aspace, pmip, acts, math.ceil(float(min_coverage) * n - 1e-9), res.coverable,
-                                        deadline, int(k), res.enum, min(opts.enumerate_work, 5_000_000))
+                                        deadline, int(k), res.enum, min(opts.enumerate_work, SETS_WORK))
         cols = [aspace.column(a) for a in acts]
         assign_t, cost_t = _assign(cols, len(m))
     unused = 0

@@ -313,7 +313,11 @@ def pool_pick(aspace: ActionSpace, actions: list, C: np.ndarray, D: np.ndarray, 
     return best[0], best[1], least
 
 
-def sets_only(aspace: ActionSpace, deadline: Deadline, max_work: int = 5_000_000):
+#: the most rows the category-set enumeration of ``min_coverage`` may score
+SETS_WORK = 5_000_000
+
+
+def sets_only(aspace: ActionSpace, deadline: Deadline, max_work: int = SETS_WORK):
     """The actions that only set categories (one-hot and binary features: a finite space),
     enumerated exactly (:func:`~groupcf.global_actions.enumerate.enumerate_actions` on
     those features alone, within ``max_work`` rows and half the time left), or ``None``:
@@ -373,7 +377,7 @@ TIME_LIMIT = "time limit"
 
 
 def reach_share(aspace: ActionSpace, mip: ActionMIP, acts: list, need: float, coverable: np.ndarray,
-                deadline: Deadline, k: int = 1, enum=None, max_work: int = 5_000_000) -> tuple[list, dict]:
+                deadline: Deadline, k: int = 1, enum=None, max_work: int = SETS_WORK) -> tuple[list, dict]:
     """``acts`` (covering at least ``need`` people) improved by :func:`cheapest_reaching`:
     for one action, the MIP over every coverable type, warm-started from it; for several,
     each action in turn against the others' assignment (a descent: no proof), twice over.
