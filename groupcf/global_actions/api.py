@@ -17,6 +17,7 @@ from ..models import DEFAULT_MARGIN, resolve_model
 from ..options import Interval, N, Options
 from ..results.base import Stats
 from ..results.global_actions import CURVE_COLUMNS, GlobalExplanation
+from ..results.global_rules import rules_of
 from ..solvers import make_backend
 from ..solvers.base import Status
 from ..utils import Deadline
@@ -417,7 +418,7 @@ def _result(aspace, acts, specs, assign, cost_r, res, point, k, solver, tm, elap
         n_coverable=n_coverable, mean_cost=float(cost.mean()) if n_cov else math.nan, curve=curve, status=status,
         is_optimal=bool(optimal), k=k, Tmax=aspace.Tmax, numeric=aspace.numeric,
         solver=getattr(solver, "name", str(solver)), solve_time=elapsed, lower_bound=lower, upper_bound=upper,
-        S=S.copy(), stats=stats, model=tm)
+        S=S.copy(), stats=stats, model=tm, threshold=tm.threshold, rules=rules_of(tm.space))
 
 
 def _recheck(result: GlobalExplanation, tm) -> None:
