@@ -75,6 +75,8 @@ def _parser() -> argparse.ArgumentParser:
     g = sub.add_parser("group", help="the fewest shared counterfactuals explaining the rows a model rejects")
     _common(g, tmax_help="at most this many features per explanation (default: no limit)")
     g.add_argument("--by", default=None, help="column of the data: one group explanation per value")
+    g.add_argument("--allow-partial", action="store_true",
+                   help="explain the rows that can be explained when some cannot within --tmax (default: error)")
     g.add_argument("--out", default=None, help="write the result as JSON here")
     a = sub.add_parser("audit", help="audit the recourse burden of an explain run")
     a.add_argument("run", help="file written by 'explain --out'")
@@ -227,7 +229,7 @@ def _group(args) -> int:
     from .group import explain_group
     model, names, rejected = _population(args)
     kw = dict(Tmax=args.tmax, solver=args.solver, time_limit=args.time_limit, threshold=args.threshold,
-              space=args.space)
+              space=args.space, allow_partial=args.allow_partial)
     res: GroupExplanation | GroupExplanationSet
     if args.by is None:
         res = explain_group(rejected[names], model, progress=True, **kw)
