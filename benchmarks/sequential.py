@@ -1,6 +1,7 @@
 """Consequence-aware sequential counterfactuals on the authors' experiment (Naumann & Ntoutsi,
 ECML-PKDD 2021): their Keras models (as groupcf ReLU networks), action sets and start
-instances, read from --data-dir (default ../shared/data/cscf; never copied).
+instances, read from --data-dir (default ``$GROUPCF_CSCF_DATA``, else ../shared/data/cscf
+beside the repository; never copied).
 
     python benchmarks/sequential.py --dataset adult --methods scf cscf --n 30
     python benchmarks/sequential.py --dataset german --methods scf --n 30
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -131,12 +133,14 @@ def table(df: pd.DataFrame, ref_path: Path) -> str:
     return "\n".join(lines)
 
 
-def main(argv=None):
+def parser() -> argparse.ArgumentParser:
+    """The command line (defaults read ``$GROUPCF_CSCF_DATA`` when it is called)."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dataset", choices=["adult", "german"], default="adult")
     ap.add_argument("--methods", nargs="+", choices=["scf", "cscf"], default=["scf"])
     ap.add_argument("--n", type=int, default=100)
-    ap.add_argument("--data-dir", default=str(ROOT / ".." / "shared" / "data" / "cscf"))
+    ap.add_argument("--data-dir", default=os.environ.get("GROUPCF_CSCF_DATA", str(ROOT / ".." / "shared" / "data" / "cscf")),
+                    help="the authors' data (default: $GROUPCF_CSCF_DATA, else ../shared/data/cscf)")
     ap.add_argument("--reference", default=str(ROOT / ".." / "shared" / "reference" / "cscf_summary.csv"))
     ap.add_argument("--out", default=None, help="CSV path (default benchmarks/results/sequential_<dataset>.csv)")
     ap.add_argument("--population", type=int, default=500)
@@ -148,7 +152,11 @@ def main(argv=None):
     ap.add_argument("--no-bound", action="store_true")
     ap.add_argument("--authors-results", default=None,
                     help="folder results/my_method of a checkout of ppnaumann/CSCF: per-person comparison")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
     df = run(args)
     out = Path(args.out or ROOT / "benchmarks" / "results" / f"sequential_{args.dataset}.csv")
     out.parent.mkdir(parents=True, exist_ok=True)

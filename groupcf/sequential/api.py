@@ -24,6 +24,7 @@ from groupcf.sequential.actions import Action, ActionSet, DependencyGraph
 from groupcf.sequential.bnb import bnb_bound
 from groupcf.sequential.bound import BoundStatus, sequence_bound
 from groupcf.sequential.brkga import GAOptions, first_front, polish, run_brkga
+from groupcf.sequential.encoding import OneHotEncoding
 from groupcf.sequential.engine import (
     Problem,
     apply_action,
@@ -145,7 +146,8 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
         Feature names, when ``x`` is an array.
     encode
         Maps x-space states ``(m, n)`` to model inputs (e.g. a
-        :class:`~groupcf.sequential.encoding.OneHotEncoding`, which the bound can read).
+        :class:`~groupcf.sequential.encoding.OneHotEncoding`, which the bound can read);
+        ``None``: the model takes the state as it is (an embedding then gets the bound too).
     immutable
         Features no action may change.
     solver
@@ -212,6 +214,8 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
         dependencies = DependencyGraph(dependencies, features)
     tm = resolve_encoded(model, encode, threshold=threshold, positive_class=opt.positive_class)
     encode = tm.encoder if encode is None else encode    # a TrainedModel brings its encoder
+    if encode is None and tm.embedding is not None:       # an embedding over the state itself:
+        encode = OneHotEncoding(list(features), {})       # the identity, which the bound can read
     if tm.margin(x0[None, :])[0] >= 0:
         raise NotRejectedError("the model already accepts x; there is nothing to explain")
     cats = set(categorical) | set(getattr(encode, "categories", {}) or {})

@@ -140,6 +140,8 @@ def _node_bound(model, combos, lo, hi, emb, cut):
         score = (w[None, :] + 1e-9) * width
     else:
         score = np.sqrt((np.abs(a) + 1e-12) * (w[None, :] + 1e-9)) * width
+    if width.shape[1] == 0:          # set actions only: no tweak value to branch on
+        return lb, np.full(K, -1), up
     branch = np.where(width.max(1) > 1e-9, score.argmax(1), -1)
     return lb, branch, up
 
