@@ -102,7 +102,7 @@ def _parser() -> argparse.ArgumentParser:
     gl.add_argument("--fair-by", default=None, metavar="COLUMN",
                     help="column of the data: every group's coverage within --max-gap of every other's "
                          "(needs --k; not with --min-coverage)")
-    gl.add_argument("--max-gap", type=float, default=0.05,
+    gl.add_argument("--max-gap", type=float, default=None,
                     help="largest coverage gap between the --fair-by groups, a share (default 0.05)")
     gl.add_argument("--assign", default="best", choices=["best", "tree"],
                     help="best (default): each person takes the cheapest action covering them; tree: a "
@@ -184,6 +184,9 @@ def _population(args):
             raise InvalidInputError(f"unknown column {col!r}: choose one of {list(X.columns)}")
     rejected = X[model.predict_proba(X[names])[:, 1] < args.threshold]
     print(f"{len(rejected)} of {len(X)} rows are rejected by the model")
+    if rejected.empty:
+        raise InvalidInputError(f"no row of {args.data} is rejected by the model (probability < --threshold "
+                                f"{args.threshold:g}): nothing to explain")
     return model, names, rejected
 
 
@@ -247,6 +250,7 @@ def _global(args) -> int:
     import pandas as pd
 
     from .global_actions import explain_global
+    _check_global(args)
     model, names, rejected = _population(args)
     res = explain_global(rejected[names], model, Tmax=args.tmax, k=args.k, min_coverage=args.min_coverage,
                          numeric=args.numeric, cost=_weights(args.cost),
@@ -267,6 +271,23 @@ def _global(args) -> int:
         save_global_report(res, args.report, None if args.by is None else rejected[args.by])
         print(f"report -> {args.report}")
     return 0
+
+
+def _check_global(args) -> None:
+    """``global``'s options checked with their CLI names (before any file is read)."""
+    if args.k is not None and args.k < 1:
+        raise InvalidInputError(f"--k must be a positive integer (or left out: the fewest actions), got {args.k}")
+    if args.min_coverage is not None and not 0.0 < args.min_coverage <= 1.0:
+        raise InvalidInputError(f"--min-coverage is a share in (0, 1] (0.9 for 90 %), got {args.min_coverage:g}")
+    if args.max_gap is not None and args.fair_by is None:
+        raise InvalidInputError("--max-gap bounds the coverage gap between the --fair-by groups: give --fair-by COLUMN "
+                                "(--by only reports the gaps)")
+    if args.fair_by is not None and (args.k is None or args.min_coverage is not None):
+        raise InvalidInputError("--fair-by bounds the coverage gap of k actions: give --k and no --min-coverage")
+    if args.assign == "tree" and args.fair_by is not None:
+        raise InvalidInputError("--assign tree and --fair-by cannot be combined: the tree would break the gap bound")
+    if args.max_gap is None:
+        args.max_gap = 0.05
 
 
 def _weights(pairs) -> dict[str, float] | None:

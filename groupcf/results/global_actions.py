@@ -328,7 +328,10 @@ class GlobalExplanation(ResultBase):
         if self.upper_bound is not None:
             lines.append(f"Certified: no {asked} action(s) cover more than {self.upper_bound} people"
                          + (" — optimal." if self.is_optimal else f" (status {self.status.value})."))
-        if self.lower_bound is not None:
+        if self.lower_bound is not None and "share_target" in self.stats:      # k=None, min_coverage
+            lines.append(f"Fewest actions covering at least {self.stats['share_target']} people: {self.n_actions} "
+                         f"(certified lower bound {self.lower_bound}).")
+        elif self.lower_bound is not None:
             lines.append(f"Fewest actions covering every coverable person: {self.n_actions} "
                          f"(certified lower bound {self.lower_bound}).")
         if "coverage_gap" in self.stats:

@@ -270,10 +270,17 @@ def test_global_option_errors(cli, files):
     base = ["global", "--data", "rejected.csv", "--model", "model.joblib", "--tmax", "1"]
     for flags, msg in [(["--cost", "age"], "FEATURE=WEIGHT"), (["--cost", "age=x"], "FEATURE=WEIGHT"),
                        (["--cost", "nosuch=2"], "nosuch"), (["--fair-by", "nosuch", "--k", "2"], "nosuch"),
-                       (["--fair-by", "sex"], "pass k="), (["--space", "model.joblib"], "not a fitted FeatureSpace"),
-                       (["--space", "none.joblib"], "space file not found")]:
+                       (["--fair-by", "sex"], "give --k"), (["--space", "model.joblib"], "not a fitted FeatureSpace"),
+                       (["--space", "none.joblib"], "space file not found"),
+                       (["--max-gap", "0.1", "--k", "2"], "give --fair-by"), (["--min-coverage", "80"], "--min-coverage"),
+                       (["--k", "0"], "--k must be"), (["--fair-by", "race", "--k", "2", "--assign", "tree"], "--assign")]:
         r = cli(*base, *flags, cwd=tmp)
         assert r.returncode == 2 and msg in r.stderr and "Traceback" not in r.stderr, (flags, r.stderr)
+    pipe = joblib.load(tmp / "model.joblib")
+    X = gcf.datasets.load("compas").X
+    X[pipe.predict(X) == 1].iloc[:3].to_csv(tmp / "accepted.csv", index=False)
+    r = cli("global", "--data", "accepted.csv", "--model", "model.joblib", cwd=tmp)
+    assert r.returncode == 2 and "no row of accepted.csv is rejected" in r.stderr, r.stderr
     r = cli("global", "--help", cwd=tmp)
     for flag in ("--cost", "FEATURE=WEIGHT", "--fair-by", "--max-gap", "default 0.05", "--assign", "--space"):
         assert flag in r.stdout, flag
