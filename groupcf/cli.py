@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -165,7 +166,17 @@ def _load_model(path, X, space=None):
     if not hasattr(model, "steps") or not hasattr(model, "predict_proba"):
         raise InvalidInputError(f"{path} is not a Pipeline (a groupcf FeatureSpace or fitted "
                                 "scikit-learn preprocessing, then a classifier); save one with joblib.dump(pipeline, path)")
-    names = [f.name for f in resolve_model(model, space=space).space]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        names = [f.name for f in resolve_model(model, space=space).space]
+    for w in seen:        # Python's advice (space=) said in the CLI's words, once for the whole command
+        text = str(w.message)
+        estimated = "numeric ranges estimated" in text
+        if estimated:
+            text += " (on the command line: --space FILE, that FeatureSpace saved with joblib.dump)"
+        warnings.warn(text, w.category, stacklevel=2)
+        if estimated:
+            warnings.filterwarnings("ignore", message="numeric ranges estimated")
     missing = [c for c in names if c not in X.columns]
     if missing:
         raise InvalidInputError(f"the data lacks the model's feature columns {missing}")
@@ -349,7 +360,8 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     commands = {"explain": _explain, "group": _group, "audit": _audit, "global": _global}
     try:
-        return commands[args.command](args)
+        with warnings.catch_warnings():          # the filters a command sets end with it
+            return commands[args.command](args)
     except (GroupCFError, FileNotFoundError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

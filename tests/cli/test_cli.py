@@ -317,6 +317,12 @@ def test_global_with_space_validates_like_python(cli, tmp_path):
                 "--k", "2", "--threshold", "0.55", "--out", "g.json", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert not [w for w in seen if "estimated" in str(w.message)]
+    with warnings.catch_warnings(record=True) as seen:      # without it: said once, in the CLI's words
+        warnings.simplefilter("always")
+        r = cli("global", "--data", "rows.csv", "--model", "ct.joblib", "--tmax", "1", "--k", "1", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    said = [str(w.message) for w in seen if "estimated" in str(w.message)]
+    assert len(said) == 1 and "--space FILE" in said[0], said
     from groupcf.cli import read_table
 
     S = read_table(tmp_path / "rows.csv")
