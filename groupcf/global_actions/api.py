@@ -270,9 +270,9 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
         assign_r, cost_r, tree = _tree_assignment(aspace, acts, opts.tree_depth)
     assignment = pd.Series(assign_r, index=idx, dtype="Int64", name="action")
     assignment[assignment < 0] = pd.NA
-    target = None if k is not None or min_coverage is None else math.ceil(float(min_coverage) * n - 1e-9)
+    share_target = None if k is not None or min_coverage is None else math.ceil(float(min_coverage) * n - 1e-9)
     result = _result(aspace, acts, specs, assignment, cost_r, res, point, k, solver, tm, time.perf_counter() - t0,
-                     target)
+                     share_target)
     if unused:
         result.stats["unused_actions"] = unused
     if share_stats is not None:
