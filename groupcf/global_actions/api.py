@@ -389,7 +389,8 @@ def _polish(aspace, acts, assign, chosen, mip, deadline):
 def _result(aspace, acts, specs, assign, cost_r, res, point, k, solver, tm, elapsed, target=None
             ) -> GlobalExplanation:
     """The answer; ``target``: with ``k=None`` and ``min_coverage``, the people to reach
-    (the lower bound is then the fewest actions whose certified bound reaches it)."""
+    (the lower bound is then the fewest actions whose certified bound reaches it; when no
+    bound does, the answer is the fallback, everyone coverable, with its own bound)."""
     S = aspace.S
     cost = pd.Series(cost_r, index=S.index, name="cost", dtype=float)
     cost[assign.isna().to_numpy()] = np.nan
@@ -411,10 +412,11 @@ def _result(aspace, acts, specs, assign, cost_r, res, point, k, solver, tm, elap
     upper = int(point.upper) if point is not None else n_undecided
     optimal = point is not None and n_cov >= upper and point.status == Status.OPTIMAL
     lower = None
-    if k is None and target is not None:      # the fewest actions reaching the share
-        lower = next((p.k for p in res.curve if p.upper >= target), res.min_k_bound or 0)
+    reach = None if target is None else next((p.k for p in res.curve if p.upper >= target), None)
+    if k is None and reach is not None:       # the fewest actions reaching the share
+        lower = reach
         optimal = point is not None and point.covered >= target and len(acts) <= lower
-    elif k is None:
+    elif k is None:                           # everyone coverable (also a share no k reaches: the fallback)
         lower = res.min_k_bound if res.min_k_bound is not None else 0
         optimal = optimal and len(acts) <= (lower or 0) if res.min_k is not None \
             else n_coverable == 0 and n_undecided == 0
@@ -423,7 +425,7 @@ def _result(aspace, acts, specs, assign, cost_r, res, point, k, solver, tm, elap
         status = Status.FEASIBLE
     stats = Stats(res.stats)
     stats.update(n_types=aspace.n_types, n_mutable=len(aspace.mutable))
-    if target is not None:
+    if reach is not None:
         stats["share_target"] = target
     return GlobalExplanation(
         actions=actions, specs=specs, assignment=assign, cost=cost, coverage=n_cov / n, n_covered=n_cov,

@@ -35,3 +35,20 @@ def test_the_fewest_actions_reaching_a_share_match_brute_force():
         assert "share_target" not in full.stats and "every coverable person" in full.summary()
         seen += 1
     assert seen >= 3
+
+
+def test_a_share_no_action_set_reaches_falls_back_to_everyone_coverable():
+    """A share above what is coverable: the answer is the fewest actions covering everyone
+    coverable, with that bound and status, as without ``min_coverage``."""
+    for _seed, _, (pipe, S, X, imm, inc) in tiny_cases(range(8), ("lr",)):
+        _, C, _ = brute_force(pipe, S, X, imm, inc, 1)
+        coverable = int(C.any(axis=0).sum())
+        if coverable == len(S) or coverable == 0:
+            continue
+        res = gcf.explain_global(S, pipe, Tmax=1, min_coverage=1.0, progress=False)
+        full = gcf.explain_global(S, pipe, Tmax=1, progress=False)
+        assert "share_target" not in res.stats and "every coverable person" in res.summary()
+        assert (res.n_covered, res.n_actions, res.lower_bound, res.status) == \
+            (full.n_covered, full.n_actions, full.lower_bound, full.status)
+        return
+    raise AssertionError("no tiny case with someone uncoverable")
