@@ -108,7 +108,11 @@ def _parser() -> argparse.ArgumentParser:
     gl.add_argument("--assign", default="best", choices=["best", "tree"],
                     help="best (default): each person takes the cheapest action covering them; tree: a "
                          "depth-2 decision tree over the features assigns the actions (not with --fair-by)")
-    gl.add_argument("--by", default=None, help="column of the data: coverage and cost gaps between its groups")
+    gl.add_argument("--tree-depth", type=int, default=2, choices=[0, 1, 2],
+                    help="with --assign tree: the tree's most depth (default 2)")
+    gl.add_argument("--by", default=None,
+                    help="column of the data: coverage and cost per group and gaps to the largest, with bootstrap "
+                         "intervals (1000 resamples, seed 0, as in --report)")
     gl.add_argument("--out", default=None, help="write the result as JSON here")
     gl.add_argument("--report", default=None, help="write a self-contained HTML report here (gaps by --by)")
     return p
@@ -266,13 +270,14 @@ def _global(args) -> int:
     res = explain_global(rejected[names], model, Tmax=args.tmax, k=args.k, min_coverage=args.min_coverage,
                          numeric=args.numeric, cost=_weights(args.cost),
                          fair_by=None if args.fair_by is None else rejected[args.fair_by], max_gap=args.max_gap,
-                         assign=args.assign, time_limit=args.time_limit, solver=args.solver,
+                         assign=args.assign, tree_depth=args.tree_depth, time_limit=args.time_limit, solver=args.solver,
                          threshold=args.threshold, space=args.space, progress=True)
     print(res.summary())
     if args.by is not None:
         with pd.option_context("display.width", 140, "display.max_columns", 20):
             print()
-            print(res.by_group(rejected[args.by]).to_string(float_format="%.4g"))
+            # seeded as the report's (and audit's) intervals: the same numbers on screen and in the HTML
+            print(res.by_group(rejected[args.by], random_state=0).to_string(float_format="%.4g"))
     if args.out:
         Path(args.out).write_text(res.to_json())
         print(f"result -> {args.out}")

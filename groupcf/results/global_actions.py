@@ -278,8 +278,8 @@ class GlobalExplanation(ResultBase):
         from .subgroups import bootstrap_gaps
 
         g = self._groups(groups)
-        return bootstrap_gaps(self.covered.to_numpy(), self.cost.to_numpy(), g.to_numpy(), n_boot, level,
-                              random_state)
+        return denoise(bootstrap_gaps(self.covered.to_numpy(), self.cost.to_numpy(), g.to_numpy(), n_boot, level,
+                                      random_state))
 
     def actions_by_group(self, groups: str | pd.Series) -> pd.DataFrame:
         """Share of each group assigned to each action.

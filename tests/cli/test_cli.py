@@ -243,7 +243,8 @@ def _same_answer(cli_json, py):
     (["--fair-by", "race", "--max-gap", "0.2"], {"fair_by": "race", "max_gap": 0.2}),
     (["--fair-by", "race"], {"fair_by": "race", "max_gap": 0.05}),
     (["--assign", "tree"], {"assign": "tree"}),
-], ids=["cost", "fair-by", "fair-by-default-gap", "assign-tree"])
+    (["--assign", "tree", "--tree-depth", "1"], {"assign": "tree", "tree_depth": 1}),
+], ids=["cost", "fair-by", "fair-by-default-gap", "assign-tree", "tree-depth"])
 def test_global_options_match_the_python_call(cli, files, flags, kwargs):
     """Issue 23's gap: --cost, --fair-by / --max-gap and --assign are explain_global's cost=,
     fair_by= / max_gap= and assign= (same defaults); the CLI's answer is the Python call's."""
@@ -331,3 +332,19 @@ def test_global_with_space_validates_like_python(cli, tmp_path):
     back = _same_answer((tmp_path / "g.json").read_text(), py)
     assert back.rules == py.rules and back.threshold == 0.55
     assert back.validate(model=pipe).ok
+
+
+def test_global_by_prints_the_reports_intervals(cli, files):
+    """--by's table is seeded as the report's and audit's (random_state=0): the same numbers on
+    every run and in the HTML (it was unseeded: each run printed other intervals)."""
+    from groupcf.cli import read_table
+
+    tmp, pipe, _ = files
+    runs = [cli("global", "--data", "rejected.csv", "--model", "model.joblib", "--tmax", "1", "--k", "1", "--by",
+                "race", "--out", f"by{i}.json", cwd=tmp) for i in range(2)]
+    assert all(r.returncode == 0 for r in runs)
+    assert runs[0].stdout.replace("by0.json", "") == runs[1].stdout.replace("by1.json", "")
+    back = gcf.GlobalExplanation.from_json((tmp / "by0.json").read_text())
+    S = read_table(tmp / "rejected.csv")
+    table = back.by_group(S["race"], random_state=0).to_string(float_format="%.4g")
+    assert table in runs[0].stdout
