@@ -38,7 +38,7 @@ def run(args) -> pd.DataFrame:
         if method == "cscf" and D.dependencies is None:
             print(f"{args.dataset}: no dependency graph, cscf = scf; skipped", file=sys.stderr)
             continue
-        for i in range(min(args.n, len(D.starts))):
+        for i in range(args.start, min(args.start + args.n, len(D.starts))):
             x = D.starts.iloc[i]
             t0 = time.perf_counter()
             e = gcf.explain_sequence(
@@ -139,6 +139,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--dataset", choices=["adult", "german"], default="adult")
     ap.add_argument("--methods", nargs="+", choices=["scf", "cscf"], default=["scf"])
     ap.add_argument("--n", type=int, default=100)
+    ap.add_argument("--start", type=int, default=0, help="first start instance (with --n: a slice, for short runs)")
     ap.add_argument("--data-dir", default=os.environ.get("GROUPCF_CSCF_DATA", str(ROOT / ".." / "shared" / "data" / "cscf")),
                     help="the authors' data (default: $GROUPCF_CSCF_DATA, else ../shared/data/cscf)")
     ap.add_argument("--reference", default=str(ROOT / ".." / "shared" / "reference" / "cscf_summary.csv"))

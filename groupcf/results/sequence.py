@@ -51,8 +51,8 @@ class SequenceExplanation(ResultBase):
         ``None`` after :meth:`from_dict`.
     lower_bound : float or None, default None
         Certified lower bound on the undiscounted cost of *any* valid sequence (``None``
-        if not computed); ``is_optimal`` says whether a sequence within
-        ``1e-3 * max(1, bound)`` of it was found.
+        if not computed); ``is_optimal`` says whether a sequence within 0.1 % of it
+        (``1e-3 * bound``, relative) was found.
     is_optimal : bool, default False
         Whether the cheapest sequence is proven optimal.
     solve_time : float, default 0.0
@@ -114,8 +114,8 @@ class SequenceExplanation(ResultBase):
 
     @property
     def gap(self) -> float | None:
-        """``(best_cost - lower_bound) / best_cost`` (0 when proven optimal; ``None``
-        without a bound)."""
+        """``(best_cost - lower_bound) / best_cost`` (at most about 0.001 when proven
+        optimal; ``None`` without a bound)."""
         if self.lower_bound is None or not np.isfinite(self.lower_bound):
             return None
         c = self.best_cost

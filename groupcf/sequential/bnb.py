@@ -212,7 +212,7 @@ def _search(problem, model, combos, emb, cut, best_cap, t_end, rtol, batch):
             closed = True
             break
         glb = min(best_cap, float(lb_all.min()))
-        if best_cap < INF and best_cap <= glb + rtol * max(1.0, glb):
+        if best_cap < INF and best_cap <= glb + rtol * abs(glb) + 1e-9:     # relative, as is_optimal
             closed = True
             break
         if time.perf_counter() >= t_end:

@@ -319,3 +319,15 @@ def test_discounted_search_keeps_the_cheapest_undiscounted_sequence():
     assert e.best_cost == pytest.approx(5.0) and e.lower_bound == pytest.approx(5.0) and e.is_optimal
     assert e.best(by="discounted_cost")["steps"][0][0] == "y"
     assert e.validate().ok
+
+
+def test_proven_means_within_a_relative_tenth_of_a_percent():
+    """Costs of 0.001 (German's are 0.01-0.5): with ``decimals=0`` the optimum is one unit
+    (cost 0.001) and the bound 0.0005. That is a 50 % gap, not a proof (an absolute tolerance
+    of 1e-3 called it "proven optimal")."""
+    feats = ["x", "y"]
+    aset = ActionSet([Action("up", "x", (0.0, 3.0), cost=AbsChange(0.001))], feats)
+    net = ReLUNetwork([(np.array([[1.0, 0.0]]), np.array([-0.5]))])
+    e = gcf.explain_sequence(pd.Series([0.0, 0.0], index=feats), net, aset, decimals=0, random_state=0, **FAST)
+    assert e.best_cost == pytest.approx(0.001) and e.lower_bound <= 0.00051
+    assert not e.is_optimal and e.gap == pytest.approx(0.5, abs=0.01)
