@@ -94,7 +94,8 @@ def _parser() -> argparse.ArgumentParser:
     gl.add_argument("--k", "--n", dest="k", type=int, default=None,
                     help="number of shared actions (default: the fewest covering everyone coverable)")
     gl.add_argument("--min-coverage", type=float, default=None,
-                    help="a share in (0, 1]: with --k the cheapest k actions covering it; without, the fewest")
+                    help="a share in (0, 1]: with --k the cheapest k actions covering it (a MIP that runs until it "
+                         "proves its optimum, minutes on tree ensembles: give --time-limit); without, the fewest")
     gl.add_argument("--numeric", default="shift", choices=["shift", "set"],
                     help="numeric features: shifted by one amount for everyone (shift, default) or set to one value")
     gl.add_argument("--cost", action="append", default=None, metavar="FEATURE=WEIGHT",
