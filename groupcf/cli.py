@@ -113,7 +113,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="with --assign tree: the tree's most depth (default 2)")
     gl.add_argument("--by", default=None,
                     help="column of the data: coverage and cost per group and gaps to the largest, with bootstrap "
-                         "intervals (1000 resamples, seed 0, as in --report)")
+                         "intervals (1000 resamples, seed 0, as in --report); default: --fair-by's column")
     gl.add_argument("--out", default=None, help="write the result as JSON here")
     gl.add_argument("--report", default=None, help="write a self-contained HTML report here (gaps by --by)")
     return p
@@ -305,6 +305,8 @@ def _check_global(args) -> None:
         raise InvalidInputError("--assign tree and --fair-by cannot be combined: the tree would break the gap bound")
     if args.max_gap is None:
         args.max_gap = 0.05
+    if args.by is None:                  # the gaps --fair-by bounds, shown (and in --report) by default
+        args.by = args.fair_by
 
 
 def _weights(pairs) -> dict[str, float] | None:

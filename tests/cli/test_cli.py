@@ -262,6 +262,7 @@ def test_global_options_match_the_python_call(cli, files, flags, kwargs):
     back = _same_answer((tmp / "opts.json").read_text(), py)
     if "fair_by" in kwargs:
         assert back.stats["max_gap"] == kwargs["max_gap"] and "Coverage by" in r.stdout
+        assert "coverage_gap" in r.stdout          # --by defaults to --fair-by's column: the gaps table
     if "assign" in kwargs:
         assert back.tree is not None and "Assigned by a decision tree" in r.stdout
 
