@@ -43,7 +43,9 @@ class SequenceExplanation(ResultBase):
         One row per sequence: ``steps`` (list of ``(action, value)``), ``length``,
         ``cost`` (sum of direct efforts), ``discounted_cost`` (eqs. 1-2), ``distance``
         (Gower), ``final_state`` (dict), ``proba`` (the model's probability of the positive
-        class after each step), ``source`` (``"ga"`` or ``"bound"``).
+        class after each step), ``source`` (``"ga"`` or ``"bound"``). With discounted costs it
+        also holds the cheapest (undiscounted) valid sequence found, which ``lower_bound`` is
+        compared with, even when the discounted objectives dominate it.
     problem : object, default None
         The sequence problem (actions, consequences, the model), used by :meth:`validate`;
         ``None`` after :meth:`from_dict`.

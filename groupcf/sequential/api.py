@@ -233,7 +233,8 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
         F = np.vstack([F, objectives(problem, rp)])
         cv = np.concatenate([cv, violation(problem, rp)])
         feas = np.flatnonzero(cv <= 0)
-    cap = float(rollout(problem, G[feas]).cost.min()) if len(feas) else None
+    costs = rollout(problem, G[feas]).cost if len(feas) else np.zeros(0)
+    cap = float(costs.min()) if len(feas) else None
     tb = time.perf_counter()
     left = deadline.left()
     bound_time = opt.bound_time_limit if left is None else max(0.0, min(opt.bound_time_limit, left))
@@ -248,6 +249,9 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
         front = feas[first_front(F[feas])]
         r = rollout(problem, G[front], record=True)
         frames.append(pareto_frame(problem, r, range(len(front))))
+        if problem.discounted:     # the cheapest undiscounted sequence, which the bound is about
+            cheapest = feas[[int(np.argmin(costs))]]
+            frames.append(pareto_frame(problem, rollout(problem, G[cheapest], record=True), [0]))
     if b is not None and b.steps is not None and (Tmax is None or len(b.steps) <= Tmax):
         cost, disc, probs, final = replay(problem, b.steps)
         frames.append(pd.DataFrame([{
@@ -260,7 +264,12 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
                                         "makes the model accept x (the bound MIP is infeasible)")
         raise NoCounterfactualError("the search found no valid sequence that the model accepts; "
                                     "widen the actions' ranges or add actions, or raise generations")
-    pareto = _nondominated(problem, pd.concat(frames, ignore_index=True))
+    every = pd.concat(frames, ignore_index=True)
+    pareto = _nondominated(problem, every)
+    low = every.loc[[every["cost"].idxmin()]]
+    if float(low["cost"].iloc[0]) < float(pareto["cost"].min()):    # dominated in the discounted
+        pareto = pd.concat([pareto, low], ignore_index=True).sort_values("cost", kind="stable")  # objectives
+        pareto = pareto.reset_index(drop=True)
     lb = None if b is None else b.value
     optimal = bool(lb is not None and np.isfinite(lb) and pareto["cost"].min() <= lb + 1e-3 * max(1.0, abs(lb)))
     info = {} if b is None else {"bound_status": str(b.status), "bound_seconds": tb, "mip_sequence": b.steps}

@@ -303,3 +303,19 @@ def test_set_actions_only_are_bounded():
     e = gcf.explain_sequence(pd.Series([0.0, 0.0, 0.0], index=feats), p.model.model, p.actions, p.graph,
                              encode=gcf.sequential.OneHotEncoding(feats, {}), random_state=3, **FAST)
     assert e.lower_bound == pytest.approx(30.0) and e.is_optimal and e.best_cost == pytest.approx(30.0)
+
+
+def test_discounted_search_keeps_the_cheapest_undiscounted_sequence():
+    """cscf: ``x`` (cost 5, discounted 3.75, two features changed) is dominated in the
+    discounted objectives by ``y`` (cost 6, discounted 3, one feature). The bound is on the
+    undiscounted cost (5); the table keeps ``x`` so the answer is proven (it reported best
+    cost 6, "not proven", with ``x`` known)."""
+    feats = ["f2", "f3", "f4"]
+    acts = ActionSet([Action("x", "f2", kind="set", values=[1.0], cost=5, consequences={"f3": 1.0}),
+                      Action("y", "f2", kind="set", values=[1.0], cost=6)], feats)
+    deps = DependencyGraph({("f4", "f2"): 0.5, ("f4", "f3"): 1.0}, feats)
+    net = ReLUNetwork([(np.array([[1.0, 0.0, 0.0]]), np.array([-0.5]))])
+    e = gcf.explain_sequence(pd.Series([0.0, 0.0, 0.0], index=feats), net, acts, deps, random_state=0, **FAST)
+    assert e.best_cost == pytest.approx(5.0) and e.lower_bound == pytest.approx(5.0) and e.is_optimal
+    assert e.best(by="discounted_cost")["steps"][0][0] == "y"
+    assert e.validate().ok
