@@ -94,7 +94,8 @@ def _parser() -> argparse.ArgumentParser:
     gl.add_argument("--k", "--n", dest="k", type=int, default=None,
                     help="number of shared actions (default: the fewest covering everyone coverable)")
     gl.add_argument("--min-coverage", type=float, default=None,
-                    help="a share in (0, 1]: with --k the cheapest k actions covering it; without, the fewest")
+                    help="a share in (0, 1]: with --k the cheapest k actions covering it (a MIP that runs until it "
+                         "proves its optimum, minutes on tree ensembles: give --time-limit); without, the fewest")
     gl.add_argument("--numeric", default="shift", choices=["shift", "set"],
                     help="numeric features: shifted by one amount for everyone (shift, default) or set to one value")
     gl.add_argument("--cost", action="append", default=None, metavar="FEATURE=WEIGHT",
@@ -107,12 +108,13 @@ def _parser() -> argparse.ArgumentParser:
                     help="largest coverage gap between the --fair-by groups, a share (default 0.05)")
     gl.add_argument("--assign", default="best", choices=["best", "tree"],
                     help="best (default): each person takes the cheapest action covering them; tree: a "
-                         "depth-2 decision tree over the features assigns the actions (not with --fair-by)")
-    gl.add_argument("--tree-depth", type=int, default=2, choices=[0, 1, 2],
-                    help="with --assign tree: the tree's most depth (default 2)")
+                         "decision tree over the features (depth <= --tree-depth) assigns the actions (not with "
+                         "--fair-by)")
+    gl.add_argument("--tree-depth", type=int, default=None, choices=[0, 1, 2],
+                    help="with --assign tree: the tree's largest depth (default 2)")
     gl.add_argument("--by", default=None,
                     help="column of the data: coverage and cost per group and gaps to the largest, with bootstrap "
-                         "intervals (1000 resamples, seed 0, as in --report)")
+                         "intervals (1000 resamples, seed 0, as in --report); default: --fair-by's column")
     gl.add_argument("--out", default=None, help="write the result as JSON here")
     gl.add_argument("--report", default=None, help="write a self-contained HTML report here (gaps by --by)")
     return p
@@ -302,8 +304,14 @@ def _check_global(args) -> None:
         raise InvalidInputError("--fair-by bounds the coverage gap of k actions: give --k and no --min-coverage")
     if args.assign == "tree" and args.fair_by is not None:
         raise InvalidInputError("--assign tree and --fair-by cannot be combined: the tree would break the gap bound")
+    if args.tree_depth is not None and args.assign != "tree":
+        raise InvalidInputError("--tree-depth is the depth of the --assign tree: give --assign tree")
     if args.max_gap is None:
         args.max_gap = 0.05
+    if args.tree_depth is None:
+        args.tree_depth = 2
+    if args.by is None:                  # the gaps --fair-by bounds, shown (and in --report) by default
+        args.by = args.fair_by
 
 
 def _weights(pairs) -> dict[str, float] | None:

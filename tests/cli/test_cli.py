@@ -262,6 +262,7 @@ def test_global_options_match_the_python_call(cli, files, flags, kwargs):
     back = _same_answer((tmp / "opts.json").read_text(), py)
     if "fair_by" in kwargs:
         assert back.stats["max_gap"] == kwargs["max_gap"] and "Coverage by" in r.stdout
+        assert "coverage_gap" in r.stdout          # --by defaults to --fair-by's column: the gaps table
     if "assign" in kwargs:
         assert back.tree is not None and "Assigned by a decision tree" in r.stdout
 
@@ -274,7 +275,8 @@ def test_global_option_errors(cli, files):
                        (["--fair-by", "sex"], "give --k"), (["--space", "model.joblib"], "not a fitted FeatureSpace"),
                        (["--space", "none.joblib"], "space file not found"),
                        (["--max-gap", "0.1", "--k", "2"], "give --fair-by"), (["--min-coverage", "80"], "--min-coverage"),
-                       (["--k", "0"], "--k must be"), (["--fair-by", "race", "--k", "2", "--assign", "tree"], "--assign")]:
+                       (["--k", "0"], "--k must be"), (["--fair-by", "race", "--k", "2", "--assign", "tree"], "--assign"),
+                       (["--tree-depth", "1"], "give --assign tree")]:
         r = cli(*base, *flags, cwd=tmp)
         assert r.returncode == 2 and msg in r.stderr and "Traceback" not in r.stderr, (flags, r.stderr)
     pipe = joblib.load(tmp / "model.joblib")

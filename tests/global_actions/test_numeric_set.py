@@ -49,7 +49,7 @@ def _least_cost(C, D, k):
     return best, least
 
 
-@pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
+@pytest.mark.parametrize("model", ["lr", "mlp", "forest", "gbt"])
 def test_the_box_maximum_equals_brute_force(model):
     seen = 0
     for seed, _, (pipe, S, X, imm, inc) in _cases((model,)):
@@ -76,7 +76,7 @@ def test_the_box_maximum_equals_brute_force(model):
     assert seen >= 12
 
 
-@pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
+@pytest.mark.parametrize("model", ["lr", "mlp", "forest", "gbt"])
 @pytest.mark.parametrize("enumerate_work", [0, 100_000_000], ids=["boxes-or-mips", "enumeration"])
 def test_explain_global_with_set_matches_brute_force(model, enumerate_work):
     """Every curve point: found ≤ brute force ≤ certified bound, equal when optimal, and
