@@ -107,7 +107,19 @@ def same_people(df: pd.DataFrame, folder: Path) -> str:
     return "\n".join(lines)
 
 
+def reference_path(args) -> Path:
+    """``--reference``, else the first of ``../shared/reference`` beside the repository and
+    ``reference`` two levels above the data folder that holds ``cscf_summary.csv``."""
+    if args.reference:
+        return Path(args.reference)
+    near = [ROOT / ".." / "shared" / "reference", Path(args.data_dir).resolve().parents[1] / "reference"]
+    return next((d / "cscf_summary.csv" for d in near if (d / "cscf_summary.csv").exists()),
+                near[0] / "cscf_summary.csv")
+
+
 def table(df: pd.DataFrame, ref_path: Path) -> str:
+    if not ref_path.exists():
+        print(f"authors' medians not found at {ref_path} (--reference): shown as n/a", file=sys.stderr)
     ref = pd.read_csv(ref_path) if ref_path.exists() else pd.DataFrame()
     lines = [("| dataset | method | n | median runtime s (authors) | median min_cost_T2 (authors) | "
              "median min_cost_all (authors) | median min_disc_cost_all (authors) | median pareto size "
@@ -142,7 +154,9 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--start", type=int, default=0, help="first start instance (with --n: a slice, for short runs)")
     ap.add_argument("--data-dir", default=os.environ.get("GROUPCF_CSCF_DATA", str(ROOT / ".." / "shared" / "data" / "cscf")),
                     help="the authors' data (default: $GROUPCF_CSCF_DATA, else ../shared/data/cscf)")
-    ap.add_argument("--reference", default=str(ROOT / ".." / "shared" / "reference" / "cscf_summary.csv"))
+    ap.add_argument("--reference", default=None,
+                    help="the authors' published medians (default: ../shared/reference/cscf_summary.csv beside "
+                         "the repository, else beside the data folder: <data-dir>/../../reference)")
     ap.add_argument("--out", default=None, help="CSV path (default benchmarks/results/sequential_<dataset>.csv)")
     ap.add_argument("--population", type=int, default=500)
     ap.add_argument("--offspring", type=int, default=400)
@@ -162,7 +176,7 @@ def main(argv=None):
     out = Path(args.out or ROOT / "benchmarks" / "results" / f"sequential_{args.dataset}.csv")
     out.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(out, index=False)
-    print(table(df, Path(args.reference)))
+    print(table(df, reference_path(args)))
     if args.authors_results:
         print()
         print(same_people(df, Path(args.authors_results)))
