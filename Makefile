@@ -87,12 +87,12 @@ bench-pso: $(STAMP)
 	$(PY) benchmarks/pso.py evaluate --data-dir $(MDPSO_DATA) --methods pso mace-mad $(PSO_ARGS)
 
 # Sequential counterfactuals (Naumann & Ntoutsi 2021) on the authors' models and start instances,
-# read from ../shared/data/cscf. Quick run: make bench-sequential SEQ_ARGS="--n 5"
+# read from $$GROUPCF_CSCF_DATA (default ../shared/data/cscf). Quick run: make bench-sequential SEQ_ARGS="--n 5"
 CSCF_DATA ?= $(abspath ../shared/data/cscf)
 .PHONY: bench-sequential
 bench-sequential: $(STAMP)
-	$(PY) benchmarks/sequential.py --dataset adult --methods scf cscf --data-dir $(CSCF_DATA) $(SEQ_ARGS)
-	$(PY) benchmarks/sequential.py --dataset german --methods scf --data-dir $(CSCF_DATA) $(SEQ_ARGS)
+	$(PY) benchmarks/sequential.py --dataset adult --methods scf cscf --data-dir $${GROUPCF_CSCF_DATA:-$(CSCF_DATA)} $(SEQ_ARGS)
+	$(PY) benchmarks/sequential.py --dataset german --methods scf --data-dir $${GROUPCF_CSCF_DATA:-$(CSCF_DATA)} $(SEQ_ARGS)
 
 # Population-scale explain_many benchmark (issue 13); quick run: make bench-scale SCALE_ARGS="--n 200"
 .PHONY: bench-scale

@@ -1,6 +1,7 @@
 """Consequence-aware sequential counterfactuals on the authors' experiment (Naumann & Ntoutsi,
 ECML-PKDD 2021): their Keras models (as groupcf ReLU networks), action sets and start
-instances, read from --data-dir (default ../shared/data/cscf; never copied).
+instances, read from --data-dir (default ``$GROUPCF_CSCF_DATA``, else ../shared/data/cscf
+beside the repository; never copied).
 
     python benchmarks/sequential.py --dataset adult --methods scf cscf --n 30
     python benchmarks/sequential.py --dataset german --methods scf --n 30
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -36,7 +38,7 @@ def run(args) -> pd.DataFrame:
         if method == "cscf" and D.dependencies is None:
             print(f"{args.dataset}: no dependency graph, cscf = scf; skipped", file=sys.stderr)
             continue
-        for i in range(min(args.n, len(D.starts))):
+        for i in range(args.start, min(args.start + args.n, len(D.starts))):
             x = D.starts.iloc[i]
             t0 = time.perf_counter()
             e = gcf.explain_sequence(
@@ -105,7 +107,19 @@ def same_people(df: pd.DataFrame, folder: Path) -> str:
     return "\n".join(lines)
 
 
+def reference_path(args) -> Path:
+    """``--reference``, else the first of ``../shared/reference`` beside the repository and
+    ``reference`` two levels above the data folder that holds ``cscf_summary.csv``."""
+    if args.reference:
+        return Path(args.reference)
+    near = [ROOT / ".." / "shared" / "reference", Path(args.data_dir).resolve().parents[1] / "reference"]
+    return next((d / "cscf_summary.csv" for d in near if (d / "cscf_summary.csv").exists()),
+                near[0] / "cscf_summary.csv")
+
+
 def table(df: pd.DataFrame, ref_path: Path) -> str:
+    if not ref_path.exists():
+        print(f"authors' medians not found at {ref_path} (--reference): shown as n/a", file=sys.stderr)
     ref = pd.read_csv(ref_path) if ref_path.exists() else pd.DataFrame()
     lines = [("| dataset | method | n | median runtime s (authors) | median min_cost_T2 (authors) | "
              "median min_cost_all (authors) | median min_disc_cost_all (authors) | median pareto size "
@@ -131,13 +145,18 @@ def table(df: pd.DataFrame, ref_path: Path) -> str:
     return "\n".join(lines)
 
 
-def main(argv=None):
+def parser() -> argparse.ArgumentParser:
+    """The command line (defaults read ``$GROUPCF_CSCF_DATA`` when it is called)."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dataset", choices=["adult", "german"], default="adult")
     ap.add_argument("--methods", nargs="+", choices=["scf", "cscf"], default=["scf"])
     ap.add_argument("--n", type=int, default=100)
-    ap.add_argument("--data-dir", default=str(ROOT / ".." / "shared" / "data" / "cscf"))
-    ap.add_argument("--reference", default=str(ROOT / ".." / "shared" / "reference" / "cscf_summary.csv"))
+    ap.add_argument("--start", type=int, default=0, help="first start instance (with --n: a slice, for short runs)")
+    ap.add_argument("--data-dir", default=os.environ.get("GROUPCF_CSCF_DATA", str(ROOT / ".." / "shared" / "data" / "cscf")),
+                    help="the authors' data (default: $GROUPCF_CSCF_DATA, else ../shared/data/cscf)")
+    ap.add_argument("--reference", default=None,
+                    help="the authors' published medians (default: ../shared/reference/cscf_summary.csv beside "
+                         "the repository, else beside the data folder: <data-dir>/../../reference)")
     ap.add_argument("--out", default=None, help="CSV path (default benchmarks/results/sequential_<dataset>.csv)")
     ap.add_argument("--population", type=int, default=500)
     ap.add_argument("--offspring", type=int, default=400)
@@ -148,12 +167,16 @@ def main(argv=None):
     ap.add_argument("--no-bound", action="store_true")
     ap.add_argument("--authors-results", default=None,
                     help="folder results/my_method of a checkout of ppnaumann/CSCF: per-person comparison")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
     df = run(args)
     out = Path(args.out or ROOT / "benchmarks" / "results" / f"sequential_{args.dataset}.csv")
     out.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(out, index=False)
-    print(table(df, Path(args.reference)))
+    print(table(df, reference_path(args)))
     if args.authors_results:
         print()
         print(same_people(df, Path(args.authors_results)))

@@ -17,6 +17,7 @@ from ..models import DEFAULT_MARGIN, resolve_model
 from ..options import Interval, N, Options
 from ..results.base import Stats
 from ..results.global_actions import CURVE_COLUMNS, GlobalExplanation
+from ..results.global_rules import rules_of
 from ..solvers import make_backend
 from ..solvers.base import Status
 from ..utils import Deadline
@@ -140,7 +141,9 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
         ``stats["min_coverage"]`` says whether the mean cost is proven least and its
         lower bound. That MIP runs until it proves its optimum or ``time_limit``: without a
         time limit this can take minutes or more on tree ensembles. With ``k=None``: the fewest
-        actions reaching this share (then the cheapest such).
+        actions reaching this share (then the cheapest such); ``lower_bound`` is then the
+        fewest actions whose certified upper bound reaches it (``stats["share_target"]``
+        people).
     fair_by
         A column of ``S`` or a Series indexed like ``S`` (e.g. ``X["sex"]``): with ``k``,
         every curve point's actions are the most covering ones whose coverage of each group
@@ -267,7 +270,9 @@ def explain_global(S: pd.DataFrame, model, *, Tmax: int | None = None, k: int | 
         assign_r, cost_r, tree = _tree_assignment(aspace, acts, opts.tree_depth)
     assignment = pd.Series(assign_r, index=idx, dtype="Int64", name="action")
     assignment[assignment < 0] = pd.NA
-    result = _result(aspace, acts, specs, assignment, cost_r, res, point, k, solver, tm, time.perf_counter() - t0)
+    share_target = None if k is not None or min_coverage is None else math.ceil(float(min_coverage) * n - 1e-9)
+    result = _result(aspace, acts, specs, assignment, cost_r, res, point, k, solver, tm, time.perf_counter() - t0,
+                     share_target)
     if unused:
         result.stats["unused_actions"] = unused
     if share_stats is not None:
@@ -381,7 +386,11 @@ def _polish(aspace, acts, assign, chosen, mip, deadline):
     return out
 
 
-def _result(aspace, acts, specs, assign, cost_r, res, point, k, solver, tm, elapsed) -> GlobalExplanation:
+def _result(aspace, acts, specs, assign, cost_r, res, point, k, solver, tm, elapsed, target=None
+            ) -> GlobalExplanation:
+    """The answer; ``target``: with ``k=None`` and ``min_coverage``, the people to reach
+    (the lower bound is then the fewest actions whose certified bound reaches it; when no
+    bound does, the answer is the fallback, everyone coverable, with its own bound)."""
     S = aspace.S
     cost = pd.Series(cost_r, index=S.index, name="cost", dtype=float)
     cost[assign.isna().to_numpy()] = np.nan
@@ -403,7 +412,11 @@ def _result(aspace, acts, specs, assign, cost_r, res, point, k, solver, tm, elap
     upper = int(point.upper) if point is not None else n_undecided
     optimal = point is not None and n_cov >= upper and point.status == Status.OPTIMAL
     lower = None
-    if k is None:
+    reach = None if target is None else next((p.k for p in res.curve if p.upper >= target), None)
+    if k is None and reach is not None:       # the fewest actions reaching the share
+        lower = reach
+        optimal = point is not None and point.covered >= target and len(acts) <= lower
+    elif k is None:                           # everyone coverable (also a share no k reaches: the fallback)
         lower = res.min_k_bound if res.min_k_bound is not None else 0
         optimal = optimal and len(acts) <= (lower or 0) if res.min_k is not None \
             else n_coverable == 0 and n_undecided == 0
@@ -412,12 +425,14 @@ def _result(aspace, acts, specs, assign, cost_r, res, point, k, solver, tm, elap
         status = Status.FEASIBLE
     stats = Stats(res.stats)
     stats.update(n_types=aspace.n_types, n_mutable=len(aspace.mutable))
+    if reach is not None:
+        stats["share_target"] = target
     return GlobalExplanation(
         actions=actions, specs=specs, assignment=assign, cost=cost, coverage=n_cov / n, n_covered=n_cov,
         n_coverable=n_coverable, mean_cost=float(cost.mean()) if n_cov else math.nan, curve=curve, status=status,
         is_optimal=bool(optimal), k=k, Tmax=aspace.Tmax, numeric=aspace.numeric,
         solver=getattr(solver, "name", str(solver)), solve_time=elapsed, lower_bound=lower, upper_bound=upper,
-        S=S.copy(), stats=stats, model=tm)
+        S=S.copy(), stats=stats, model=tm, threshold=tm.threshold, rules=rules_of(tm.space))
 
 
 def _recheck(result: GlobalExplanation, tm) -> None:

@@ -30,7 +30,9 @@ binary feature, the hull of the allowed values; on a shifted feature, the hull o
 and, when increase-only, :math:`v \ge 0` (each test with slack :math:`2\,` ``DOMAIN_TOL``:
 :meth:`ActionSpace.apply` allows ``DOMAIN_TOL``, so every valid value passes whatever the
 float rounding), with :math:`x_{tl}` added when "keep" is allowed; with ``numeric="set"``,
-the hull of the allowed values not below :math:`x_{tl}` (same slack) when increase-only.
+the hull of the allowed values inside the domain and, when increase-only, not below
+:math:`x_{tl}` (same slack; :func:`~groupcf.global_actions.enumerate.feature_values` lists
+only values inside the domain, the test keeps the bound valid for any :math:`V_l`).
 If no allowed choice is valid for :math:`t`, no action in :math:`B` covers it. Otherwise :math:`\mathrm{score}(x_t \oplus a) \le
 u_t(B) :=` :meth:`Embedding.box_upper <groupcf.embeddings.base.Embedding.box_upper>` of
 :math:`Z_t(B)` (exact for a linear model on a single action, CROWN for a ReLU network, the
@@ -165,10 +167,10 @@ class ActionBoxes:
                 s = np.searchsorted(V, low, side="left")
                 e = np.searchsorted(V, 1 + _SLACK - x, side="right")
                 base = x
-            else:
-                s = (np.searchsorted(V, x - _SLACK, side="left") if f.increase_only
-                     else np.zeros(len(idx), dtype=np.int64))
-                e = np.full(len(idx), len(V))
+            else:                # a set value inside the domain and, increase-only, not below x
+                low = np.full(len(idx), -_SLACK) if not f.increase_only else np.maximum(x - _SLACK, -_SLACK)
+                s = np.searchsorted(V, low, side="left")
+                e = np.full(len(idx), np.searchsorted(V, 1 + _SLACK, side="right"))
                 base = np.zeros(len(idx))
             s, e = np.clip(s, 0, len(V)), np.clip(e, 0, len(V))
             has = s < e

@@ -15,6 +15,7 @@ from ..features.display import set_column
 from ..solvers.base import Status
 from .base import ResultBase, Stats, ValidationReport, denoise, html_pre, space_of
 from .base import plain as _plain
+from .global_rules import Rule, rules_from_json, rules_of, rules_to_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..models import TrainedModel
@@ -128,6 +129,12 @@ class GlobalExplanation(ResultBase):
         Statistics of the search.
     model : TrainedModel or None, default None
         The model, kept for :meth:`validate` (not serialised).
+    threshold : float, default 0.5
+        The probability from which the search counted a person accepted (serialised).
+    rules : dict or None, default None
+        Each feature's rules the search ran under (``{name: Rule}``,
+        :mod:`~groupcf.results.global_rules`: numeric domain, immutable, increase-only;
+        serialised), which :meth:`validate` checks; ``None``: the validating model's.
 
     Attributes
     ----------
@@ -169,6 +176,8 @@ class GlobalExplanation(ResultBase):
     S: pd.DataFrame = field(default=None, repr=False)
     stats: Stats = field(default_factory=Stats, repr=False)
     model: TrainedModel | None = field(default=None, repr=False, compare=False)
+    threshold: float = 0.5
+    rules: dict[str, Rule] | None = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -269,8 +278,8 @@ class GlobalExplanation(ResultBase):
         from .subgroups import bootstrap_gaps
 
         g = self._groups(groups)
-        return bootstrap_gaps(self.covered.to_numpy(), self.cost.to_numpy(), g.to_numpy(), n_boot, level,
-                              random_state)
+        return denoise(bootstrap_gaps(self.covered.to_numpy(), self.cost.to_numpy(), g.to_numpy(), n_boot, level,
+                                      random_state))
 
     def actions_by_group(self, groups: str | pd.Series) -> pd.DataFrame:
         """Share of each group assigned to each action.
@@ -319,7 +328,10 @@ class GlobalExplanation(ResultBase):
         if self.upper_bound is not None:
             lines.append(f"Certified: no {asked} action(s) cover more than {self.upper_bound} people"
                          + (" — optimal." if self.is_optimal else f" (status {self.status.value})."))
-        if self.lower_bound is not None:
+        if self.lower_bound is not None and "share_target" in self.stats:      # k=None, min_coverage
+            lines.append(f"Fewest actions covering at least {self.stats['share_target']} people: {self.n_actions} "
+                         f"(certified lower bound {self.lower_bound}).")
+        elif self.lower_bound is not None:
             lines.append(f"Fewest actions covering every coverable person: {self.n_actions} "
                          f"(certified lower bound {self.lower_bound}).")
         if "coverage_gap" in self.stats:
@@ -402,23 +414,75 @@ class GlobalExplanation(ResultBase):
             return gp.plot_groups(self, groups, ax)
         raise ValueError(f"unknown plot kind {kind!r}; expected 'curve', 'actions' or 'groups'")
 
-    def _validation(self, tm: TrainedModel) -> ValidationReport:
+    def validate(self, model: Any = None, raise_on_error: bool = True, *, space: Any = None,
+                 threshold: float | None = None) -> ValidationReport:
+        """Re-check every claim of the result with the real model and the rules the search ran under.
+
+        Parameters
+        ----------
+        model : object or None, default None
+            The model to re-check with (``None``: the one the result was computed with; a
+            result read back from JSON needs it).
+        raise_on_error : bool, default True
+            Raise :class:`~groupcf.exceptions.ValidationError` (carrying the report as
+            ``.report``) when a check fails.
+        space : FeatureSpace or None, default None
+            As in :func:`~groupcf.explain_global`: the fitted ``FeatureSpace`` of a bare
+            model, or the training ranges and rules of a preprocessing pipeline. ``None``:
+            the rules the search ran under (:attr:`rules`, kept in the JSON too), so a
+            result read back from JSON validates exactly as the original; given, its rules
+            are checked instead.
+        threshold : float or None, default None
+            Probability from which a row is accepted (``None``: the search's,
+            :attr:`threshold`).
+
+        Returns
+        -------
+        ValidationReport
+            What was checked and what failed.
+
+        Raises
+        ------
+        ValidationError
+            A check failed (with ``raise_on_error``), or no model is known.
+        """
+        import warnings
+
+        from ..exceptions import ValidationError
+        from ..models import TrainedModel, resolve_model
+
+        tm = self.model if model is None else model
+        if tm is None:
+            raise ValidationError("validate() needs the model (pass model=...)")
+        th = self.threshold if threshold is None else float(threshold)
+        if isinstance(tm, TrainedModel) and (space is not None or th != tm.threshold):
+            tm = tm.model                  # re-resolved below with the space / threshold asked for
+        with warnings.catch_warnings():
+            if space is None and self.rules is not None:   # the kept rules replace the estimated ranges
+                warnings.filterwarnings("ignore", message="numeric ranges estimated")
+            tm = resolve_model(tm, space=space, threshold=th)
+        rules = self.rules if space is None and self.rules is not None else rules_of(space_of(tm))
+        report = self._validation(tm, rules)
+        return report.raise_if_failed() if raise_on_error else report
+
+    def _validation(self, tm: TrainedModel, rules: dict[str, Rule] | None = None) -> ValidationReport:
         """Every covered person's counterfactual accepted by the model; every action within
         ``Tmax`` and free of immutable features; no increase-only feature decreased; numeric
-        values an action changes inside the space's domain (a person's own out-of-range value
-        is theirs, as in the cover); the coverage figures match the assignment."""
+        values an action changes inside the domain (a person's own out-of-range value is
+        theirs, as in the cover); the coverage figures match the assignment. ``rules``: the
+        features' rules (default: the model's space's)."""
         rep = ValidationReport(n_items=len(self.S), checked=[
             "every covered person's counterfactual is accepted by the model",
             f"every action changes at most Tmax={self.Tmax} features and no immutable one",
             "no increase-only feature decreases, every numeric value an action changes is inside its domain",
             "coverage, n_covered and mean_cost match the assignment and the costs"])
         fail = rep.failures
-        space = space_of(tm)
+        rules = rules_of(space_of(tm)) if rules is None else rules
         for j, spec in enumerate(self.specs):
             feats = [s["feature"] for s in spec]
             if self.Tmax is not None and len(feats) > self.Tmax:
                 fail.append(f"action {j} changes {len(feats)} > Tmax={self.Tmax} features")
-            fail += [f"action {j} changes immutable feature {f!r}" for f in feats if space[f].immutable]
+            fail += [f"action {j} changes immutable feature {f!r}" for f in feats if rules[f].immutable]
         covered = self.covered.to_numpy()
         if covered.any():
             S = self.S.loc[covered]
@@ -426,17 +490,16 @@ class GlobalExplanation(ResultBase):
             pos = np.asarray(tm.is_positive(X), dtype=bool)
             fail += [f"person {label!r} (action {int(self.assignment[label])}) is rejected by the model"
                      for label in X.index[~pos]]
-            cS, cX = space.codes(S), space.codes(X)
-            for l, f in enumerate(space):
-                if f.increase_only:
-                    fail += [f"person {label!r}: increase-only feature {f.name!r} decreases"
-                             for label in X.index[cX[:, l] < cS[:, l] - 1e-9]]
-                if f.encoding == "continuous":        # changed values only: a person's own value is theirs
-                    v, v0 = X[f.name].to_numpy(dtype=float), S[f.name].to_numpy(dtype=float)
-                    tol = 1e-9 * max(1.0, abs(f.high - f.low))
-                    fail += [f"person {label!r}: {f.name}={x:g} outside [{f.low:g}, {f.high:g}]"
+            for r in rules.values():
+                tol = 1e-9 * max(1.0, abs(r.high - r.low)) if r.low is not None and r.high is not None else 1e-9
+                if r.increase_only:
+                    down = r.order(X[r.name]) < r.order(S[r.name]) - tol
+                    fail += [f"person {label!r}: increase-only feature {r.name!r} decreases" for label in X.index[down]]
+                if r.low is not None and r.high is not None:   # changed values only: a person's own value is theirs
+                    v, v0 = X[r.name].to_numpy(dtype=float), S[r.name].to_numpy(dtype=float)
+                    fail += [f"person {label!r}: {r.name}={x:g} outside [{r.low:g}, {r.high:g}]"
                              for label, x, x0 in zip(X.index, v, v0)
-                             if x != x0 and not f.low - tol <= x <= f.high + tol]
+                             if x != x0 and not r.low - tol <= x <= r.high + tol]
         n_cov = int(covered.sum())
         if n_cov != self.n_covered or abs(self.coverage - n_cov / max(len(self.S), 1)) > 1e-12:
             fail.append(f"n_covered={self.n_covered}, coverage={self.coverage} but {n_cov} people are assigned")
@@ -473,7 +536,8 @@ class GlobalExplanation(ResultBase):
             "S": None if self.S is None else {"index": _plain(list(self.S.index)), "columns": list(self.S.columns),
                                               "data": _plain(self.S.astype(object).to_numpy().tolist()),
                                               "dtypes": {str(c): _dtype_to_json(self.S[c].dtype) for c in self.S}},
-            "stats": self.stats.as_dict(),
+            "stats": self.stats.as_dict(), "threshold": float(self.threshold),
+            "rules": None if self.rules is None else rules_to_json(self.rules),
             "tree": None if self.tree is None else {c: _plain(list(self.tree[c])) for c in self.tree.columns},
         }
 
@@ -504,7 +568,8 @@ class GlobalExplanation(ResultBase):
         Returns
         -------
         GlobalExplanation
-            The result; :meth:`validate` then needs ``model=``.
+            The result; :meth:`validate` then needs ``model=`` (the search's threshold and
+            rules are read back with it).
 
         Raises
         ------
@@ -529,7 +594,8 @@ class GlobalExplanation(ResultBase):
                    curve=pd.DataFrame(d["curve"], columns=CURVE_COLUMNS), status=Status(d["status"]),
                    is_optimal=d["is_optimal"], k=d["k"], Tmax=d["Tmax"], numeric=d["numeric"], solver=d["solver"],
                    solve_time=d["solve_time"], lower_bound=d["lower_bound"], upper_bound=d["upper_bound"], S=S,
-                   stats=Stats(d.get("stats") or {}),
+                   stats=Stats(d.get("stats") or {}), threshold=float(d.get("threshold", 0.5)),
+                   rules=rules_from_json(d.get("rules")),
                    tree=None if d.get("tree") is None else pd.DataFrame(d["tree"]).rename_axis("leaf"))
 
     @classmethod
@@ -544,6 +610,7 @@ class GlobalExplanation(ResultBase):
         Returns
         -------
         GlobalExplanation
-            The result; :meth:`validate` then needs ``model=``.
+            The result; :meth:`validate` then needs ``model=`` (the search's threshold and
+            rules are read back with it).
         """
         return cls.from_dict(json.loads(s))

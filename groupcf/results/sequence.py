@@ -43,14 +43,16 @@ class SequenceExplanation(ResultBase):
         One row per sequence: ``steps`` (list of ``(action, value)``), ``length``,
         ``cost`` (sum of direct efforts), ``discounted_cost`` (eqs. 1-2), ``distance``
         (Gower), ``final_state`` (dict), ``proba`` (the model's probability of the positive
-        class after each step), ``source`` (``"ga"`` or ``"bound"``).
+        class after each step), ``source`` (``"ga"`` or ``"bound"``). With discounted costs it
+        also holds the cheapest (undiscounted) valid sequence found, which ``lower_bound`` is
+        compared with, even when the discounted objectives dominate it.
     problem : object, default None
         The sequence problem (actions, consequences, the model), used by :meth:`validate`;
         ``None`` after :meth:`from_dict`.
     lower_bound : float or None, default None
         Certified lower bound on the undiscounted cost of *any* valid sequence (``None``
-        if not computed); ``is_optimal`` says whether a sequence within
-        ``1e-3 * max(1, bound)`` of it was found.
+        if not computed); ``is_optimal`` says whether a sequence within 0.1 % of it
+        (``1e-3 * bound``, relative) was found.
     is_optimal : bool, default False
         Whether the cheapest sequence is proven optimal.
     solve_time : float, default 0.0
@@ -112,8 +114,8 @@ class SequenceExplanation(ResultBase):
 
     @property
     def gap(self) -> float | None:
-        """``(best_cost - lower_bound) / best_cost`` (0 when proven optimal; ``None``
-        without a bound)."""
+        """``(best_cost - lower_bound) / best_cost`` (at most about 0.001 when proven
+        optimal; ``None`` without a bound)."""
         if self.lower_bound is None or not np.isfinite(self.lower_bound):
             return None
         c = self.best_cost

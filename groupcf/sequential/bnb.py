@@ -140,6 +140,8 @@ def _node_bound(model, combos, lo, hi, emb, cut):
         score = (w[None, :] + 1e-9) * width
     else:
         score = np.sqrt((np.abs(a) + 1e-12) * (w[None, :] + 1e-9)) * width
+    if width.shape[1] == 0:          # set actions only: no tweak value to branch on
+        return lb, np.full(K, -1), up
     branch = np.where(width.max(1) > 1e-9, score.argmax(1), -1)
     return lb, branch, up
 
@@ -210,7 +212,7 @@ def _search(problem, model, combos, emb, cut, best_cap, t_end, rtol, batch):
             closed = True
             break
         glb = min(best_cap, float(lb_all.min()))
-        if best_cap < INF and best_cap <= glb + rtol * max(1.0, glb):
+        if best_cap < INF and best_cap <= glb + rtol * abs(glb) + 1e-9:     # relative, as is_optimal
             closed = True
             break
         if time.perf_counter() >= t_end:

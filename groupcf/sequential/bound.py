@@ -200,7 +200,7 @@ def sequence_bound(problem: Problem, encoding, solver="highs", time_limit: float
     if b is None or cap is None or b.status in (BoundStatus.OPTIMAL, BoundStatus.INFEASIBLE):
         return b
     lo, hi, best = b.value, cap, b
-    while hi - lo > 1e-3 * max(1.0, hi):
+    while hi - lo > 1e-3 * abs(hi) + 1e-9:     # relative, as is_optimal
         left = t_end - time.perf_counter()
         if left < 0.2:
             break
@@ -219,7 +219,7 @@ def sequence_bound(problem: Problem, encoding, solver="highs", time_limit: float
             lo = max(lo, min(bm.value, mid))
             break
     best.value = max(lo, b.value)
-    best.status = BoundStatus.OPTIMAL if hi - lo <= 1e-3 * max(1.0, hi) else BoundStatus.BISECTION
+    best.status = BoundStatus.OPTIMAL if hi - lo <= 1e-3 * abs(hi) + 1e-9 else BoundStatus.BISECTION
     return best
 
 

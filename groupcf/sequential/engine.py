@@ -51,10 +51,16 @@ def decode_value(a: Action, gene: np.ndarray, before: StateView) -> np.ndarray:
 
 def apply_action(a: Action, B: np.ndarray, v: np.ndarray, index: Mapping[str, int],
                  decimals: int | None) -> np.ndarray:
-    """The states after ``a`` with values ``v`` from the states ``B`` (rows)."""
+    """The states after ``a`` with values ``v`` from the states ``B`` (rows).
+
+    With ``decimals`` the direct feature is rounded first and a linear consequence moves by
+    its factor times that rounded change (``Action``: "the feature changes by factor times
+    the direct change"); then the whole state is rounded."""
     A = B.copy()
     f = index[a.feature]
     A[:, f] = B[:, f] + v if a.kind == "add" else v
+    if decimals is not None:        # consequences follow the direct change as rounded, so a
+        A[:, f] = np.round(A[:, f], decimals)   # tweak that rounds to no change moves nothing
     before = StateView(B, index)
     for g, eff in a.consequences.items():
         fn = eff[0] if isinstance(eff, tuple) else eff

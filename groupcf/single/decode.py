@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..formulations.nearest import change_tol
 
-__all__ = ["decode", "restore_dtypes", "round_away"]
+__all__ = ["decode", "integer_past", "restore_dtypes", "round_away"]
 
 
 def decode(space, x: pd.Series, v: np.ndarray, z0: np.ndarray, keep=()) -> pd.DataFrame:
@@ -47,3 +47,17 @@ def round_away(f, v: float, up: bool) -> float:
     raw = f.low + v * rng
     raw = math.ceil(raw - 1e-9) if up else math.floor(raw + 1e-9)
     return (raw - f.low) / rng
+
+
+def integer_past(f, t: float, rng: float, up: bool) -> float:
+    """The integer raw value nearest the threshold ``t`` on the side a crossing needs
+    (``up``: encoded above ``t``; else at or below it), encoded. A threshold a hair above an
+    integer (LightGBM's bin bounds, e.g. 1588.0000000000007) must not round to that integer,
+    which encodes at or below ``t`` and crosses nothing."""
+    raw = f.low + t * rng
+    r = math.ceil(raw - 1e-9) if up else math.floor(raw + 1e-9)
+    if up and (r - f.low) / rng <= t:
+        r += 1
+    elif not up and (r - f.low) / rng > t:
+        r -= 1
+    return (r - f.low) / rng

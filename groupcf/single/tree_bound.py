@@ -41,6 +41,7 @@ import numpy as np
 
 from ..formulations.distances import box_distance, parse_distance
 from ..utils import Deadline
+from .decode import integer_past
 from .radius import category_changes, deltas, max_changes, radius_box
 from .tree_pairs import best_combination
 
@@ -80,9 +81,7 @@ def _candidates(space, emb, z0, lb, ub, can_change):
             for t in thr:
                 v = float(np.nextafter(t, np.inf)) if z0[c] <= t else float(t)
                 if f.integer and rng > 0:
-                    raw = f.low + v * rng
-                    raw = math.ceil(raw - 1e-9) if z0[c] <= t else math.floor(raw + 1e-9)
-                    v = (raw - f.low) / rng
+                    v = integer_past(f, t, rng, up=bool(z0[c] <= t))
                 if lb[c] <= v <= ub[c] and v != z0[c]:
                     out.append((l, cols, np.array([v])))
     return out

@@ -53,3 +53,31 @@ def test_cscf_adult_pareto_replays_and_bound_holds():
         assert D.network.score(D.encoding(x))[0] >= 0
         assert 0 < state["Hours/Week"] < 90 and state["Age"] >= D.starts.iloc[2]["Age"]
     assert e.lower_bound is None or e.lower_bound <= e.pareto["cost"].min() + 1e-6
+
+
+def test_sequential_benchmark_reads_the_data_folder_from_the_environment(monkeypatch, tmp_path):
+    """``benchmarks/sequential.py`` defaults ``--data-dir`` to ``$GROUPCF_CSCF_DATA`` (as
+    benchmarks/cscf.py documents); it used to ignore it and look beside the repository."""
+    spec = importlib.util.spec_from_file_location("sequential_bench", _ROOT / "benchmarks" / "sequential.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setenv("GROUPCF_CSCF_DATA", str(tmp_path))
+    assert mod.parser().parse_args([]).data_dir == str(tmp_path)
+    monkeypatch.delenv("GROUPCF_CSCF_DATA")
+    assert Path(mod.parser().parse_args([]).data_dir) == _ROOT / ".." / "shared" / "data" / "cscf"
+
+
+def test_sequential_benchmark_finds_the_authors_medians_beside_the_data(tmp_path):
+    """The table's "(authors)" medians come from ``cscf_summary.csv``: found two levels above
+    the data folder when the repository has no ``../shared`` beside it (it printed n/a)."""
+    spec = importlib.util.spec_from_file_location("sequential_bench2", _ROOT / "benchmarks" / "sequential.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    data = tmp_path / "data" / "cscf"
+    data.mkdir(parents=True)
+    (tmp_path / "reference").mkdir()
+    (tmp_path / "reference" / "cscf_summary.csv").write_text("dataset,method,metric,subset,median\n")
+    args = mod.parser().parse_args(["--data-dir", str(data)])
+    if not (_ROOT / ".." / "shared" / "reference" / "cscf_summary.csv").exists():
+        assert mod.reference_path(args) == tmp_path / "reference" / "cscf_summary.csv"
+    assert mod.reference_path(mod.parser().parse_args(["--reference", "x.csv"])) == Path("x.csv")

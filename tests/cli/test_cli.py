@@ -224,3 +224,129 @@ def test_index_col_is_a_name_or_a_position(tmp_path):
     assert read_table(tmp_path / "t.csv", "a").index.tolist() == [1, 2]
     with pytest.raises(InvalidInputError, match=r"unknown column 'b'.*position 0 … 1"):
         read_table(tmp_path / "t.csv", "b")
+
+
+def _same_answer(cli_json, py):
+    """The CLI's JSON and the Python call's result: the same actions, assignment, costs, curve."""
+    back = gcf.GlobalExplanation.from_json(cli_json)
+    assert back.specs == py.specs and back.stats.get("assign") == py.stats.get("assign")
+    assert back.assignment.tolist() == py.assignment.tolist()
+    pd.testing.assert_series_equal(back.cost.reset_index(drop=True), py.cost.reset_index(drop=True), check_names=False)
+    assert (back.n_covered, back.mean_cost, back.k, back.Tmax) == (py.n_covered, py.mean_cost, py.k, py.Tmax)
+    pd.testing.assert_frame_equal(back.curve, py.curve, check_dtype=False)
+    return back
+
+
+@pytest.mark.parametrize("flags, kwargs", [
+    (["--cost", "age=2,priors_count=0.5", "--cost", "c_charge_degree=3"],
+     {"cost": {"age": 2.0, "priors_count": 0.5, "c_charge_degree": 3.0}}),
+    (["--fair-by", "race", "--max-gap", "0.2"], {"fair_by": "race", "max_gap": 0.2}),
+    (["--fair-by", "race"], {"fair_by": "race", "max_gap": 0.05}),
+    (["--assign", "tree"], {"assign": "tree"}),
+    (["--assign", "tree", "--tree-depth", "1"], {"assign": "tree", "tree_depth": 1}),
+], ids=["cost", "fair-by", "fair-by-default-gap", "assign-tree", "tree-depth"])
+def test_global_options_match_the_python_call(cli, files, flags, kwargs):
+    """Issue 23's gap: --cost, --fair-by / --max-gap and --assign are explain_global's cost=,
+    fair_by= / max_gap= and assign= (same defaults); the CLI's answer is the Python call's."""
+    from groupcf.cli import read_table
+
+    tmp, pipe, _ = files
+    r = cli("global", "--data", "rejected.csv", "--model", "model.joblib", "--tmax", "2", "--k", "2", *flags,
+            "--out", "opts.json", cwd=tmp)
+    assert r.returncode == 0, r.stderr
+    S = read_table(tmp / "rejected.csv")
+    names = [f.name for f in pipe[0]]
+    if "fair_by" in kwargs:
+        kwargs = {**kwargs, "fair_by": S[kwargs["fair_by"]]}
+    py = gcf.explain_global(S[names], pipe, Tmax=2, k=2, progress=False, **kwargs)
+    back = _same_answer((tmp / "opts.json").read_text(), py)
+    if "fair_by" in kwargs:
+        assert back.stats["max_gap"] == kwargs["max_gap"] and "Coverage by" in r.stdout
+        assert "coverage_gap" in r.stdout          # --by defaults to --fair-by's column: the gaps table
+    if "assign" in kwargs:
+        assert back.tree is not None and "Assigned by a decision tree" in r.stdout
+
+
+def test_global_option_errors(cli, files):
+    tmp, _, _ = files
+    base = ["global", "--data", "rejected.csv", "--model", "model.joblib", "--tmax", "1"]
+    for flags, msg in [(["--cost", "age"], "FEATURE=WEIGHT"), (["--cost", "age=x"], "FEATURE=WEIGHT"),
+                       (["--cost", "nosuch=2"], "nosuch"), (["--fair-by", "nosuch", "--k", "2"], "nosuch"),
+                       (["--fair-by", "sex"], "give --k"), (["--space", "model.joblib"], "not a fitted FeatureSpace"),
+                       (["--space", "none.joblib"], "space file not found"),
+                       (["--max-gap", "0.1", "--k", "2"], "give --fair-by"), (["--min-coverage", "80"], "--min-coverage"),
+                       (["--k", "0"], "--k must be"), (["--fair-by", "race", "--k", "2", "--assign", "tree"], "--assign"),
+                       (["--tree-depth", "1"], "give --assign tree")]:
+        r = cli(*base, *flags, cwd=tmp)
+        assert r.returncode == 2 and msg in r.stderr and "Traceback" not in r.stderr, (flags, r.stderr)
+    pipe = joblib.load(tmp / "model.joblib")
+    X = gcf.datasets.load("compas").X
+    X[pipe.predict(X) == 1].iloc[:3].to_csv(tmp / "accepted.csv", index=False)
+    r = cli("global", "--data", "accepted.csv", "--model", "model.joblib", cwd=tmp)
+    assert r.returncode == 2 and "no row of accepted.csv is rejected" in r.stderr, r.stderr
+    r = cli("global", "--help", cwd=tmp)
+    for flag in ("--cost", "FEATURE=WEIGHT", "--fair-by", "--max-gap", "default 0.05", "--assign", "--space"):
+        assert flag in r.stdout, flag
+
+
+def test_global_with_space_validates_like_python(cli, tmp_path):
+    """--space (Python's space=) for a ColumnTransformer pipeline: the training ranges and rules,
+    kept in the JSON, so the result read back validates with the pipeline alone."""
+    from sklearn.compose import make_column_transformer
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    d = gcf.datasets.load("compas")
+    cats = ["sex", "race", "c_charge_degree"]
+    ct = make_column_transformer((OneHotEncoder(handle_unknown="ignore"), cats),
+                                 (StandardScaler(), [c for c in d.X.columns if c not in cats]))
+    pipe = make_pipeline(ct, LogisticRegression(max_iter=500)).fit(d.X, d.y)
+    rules = d.space(numeric="passthrough").fit(d.X)
+    joblib.dump(pipe, tmp_path / "ct.joblib")
+    joblib.dump(rules, tmp_path / "rules.joblib")
+    rows = d.X[pipe.predict(d.X) == 0].sample(15, random_state=1).reset_index(drop=True)
+    rows.to_csv(tmp_path / "rows.csv", index=False)
+    import warnings
+
+    for cmd in (["explain", "--out", "e.parquet"], ["group", "--allow-partial"]):   # --space on every command
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            r = cli(*cmd, "--data", "rows.csv", "--model", "ct.joblib", "--space", "rules.joblib", "--tmax", "2",
+                    cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        assert not [w for w in seen if "estimated" in str(w.message)], cmd     # the training ranges, not the scaler's
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        r = cli("global", "--data", "rows.csv", "--model", "ct.joblib", "--space", "rules.joblib", "--tmax", "2",
+                "--k", "2", "--threshold", "0.55", "--out", "g.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert not [w for w in seen if "estimated" in str(w.message)]
+    with warnings.catch_warnings(record=True) as seen:      # without it: said once, in the CLI's words
+        warnings.simplefilter("always")
+        r = cli("global", "--data", "rows.csv", "--model", "ct.joblib", "--tmax", "1", "--k", "1", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    said = [str(w.message) for w in seen if "estimated" in str(w.message)]
+    assert len(said) == 1 and "--space FILE" in said[0], said
+    from groupcf.cli import read_table
+
+    S = read_table(tmp_path / "rows.csv")
+    S = S[pipe.predict_proba(S)[:, 1] < 0.55]
+    py = gcf.explain_global(S, pipe, Tmax=2, k=2, space=rules, threshold=0.55, progress=False)
+    back = _same_answer((tmp_path / "g.json").read_text(), py)
+    assert back.rules == py.rules and back.threshold == 0.55
+    assert back.validate(model=pipe).ok
+
+
+def test_global_by_prints_the_reports_intervals(cli, files):
+    """--by's table is seeded as the report's and audit's (random_state=0): the same numbers on
+    every run and in the HTML (it was unseeded: each run printed other intervals)."""
+    from groupcf.cli import read_table
+
+    tmp, pipe, _ = files
+    runs = [cli("global", "--data", "rejected.csv", "--model", "model.joblib", "--tmax", "1", "--k", "1", "--by",
+                "race", "--out", f"by{i}.json", cwd=tmp) for i in range(2)]
+    assert all(r.returncode == 0 for r in runs)
+    assert runs[0].stdout.replace("by0.json", "") == runs[1].stdout.replace("by1.json", "")
+    back = gcf.GlobalExplanation.from_json((tmp / "by0.json").read_text())
+    S = read_table(tmp / "rejected.csv")
+    table = back.by_group(S["race"], random_state=0).to_string(float_format="%.4g")
+    assert table in runs[0].stdout

@@ -148,3 +148,16 @@ def test_json_round_trip_keeps_the_columns_dtypes(german_global):
     assert back.S.dtypes.to_dict() == res.S.dtypes.to_dict()
     pd.testing.assert_frame_equal(back.apply(), res.apply())
     assert back.validate(model=res.model).ok
+
+
+def test_by_group_shows_no_float_noise(german_global):
+    """Equal costs in every group: every cost gap is exactly 0 (the bootstrap means of equal
+    floats differ in the last bit: 5.6e-17 was printed)."""
+    import copy
+
+    res = copy.deepcopy(german_global)
+    res.cost[res.covered.to_numpy()] = 0.3077
+    groups = pd.Series(np.arange(len(res.S)) % 3, index=res.S.index).map({0: "a", 1: "b", 2: "c"})
+    gaps = res.by_group(groups, n_boot=200, random_state=0)
+    for c in ("cost_gap", "cost_gap_lo", "cost_gap_hi"):
+        assert (gaps[c].dropna() == 0.0).all(), gaps[c].tolist()

@@ -38,6 +38,9 @@ def tiny_case(seed: int, model: str = "lr", n_S: int = 7):
     elif model == "mlp":
         from sklearn.neural_network import MLPClassifier
         clf = MLPClassifier(hidden_layer_sizes=(4,), max_iter=600, random_state=seed)
+    elif model == "gbt":
+        from sklearn.ensemble import GradientBoostingClassifier
+        clf = GradientBoostingClassifier(n_estimators=6, max_depth=2, random_state=seed)
     else:
         from sklearn.ensemble import RandomForestClassifier
         clf = RandomForestClassifier(n_estimators=3, max_depth=3, random_state=seed)

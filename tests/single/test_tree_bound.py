@@ -219,3 +219,45 @@ def test_one_candidate_per_score_class_keeps_the_optimum(seed, size, monkeypatch
             if point is not None:
                 assert emb.score(point[None, :])[0] >= lo_score
     assert any(reduced) or size == 3
+
+
+def test_an_integer_crossing_of_a_threshold_a_hair_above_an_integer():
+    """LightGBM's thresholds are bin bounds that can sit a hair above an integer (German
+    credit_amount: raw 1588.0000000000007). The single-change candidate past it is 1589,
+    not 1588 (which encodes at or below the threshold and crosses nothing: the scan then
+    proved 1600, the next threshold's crossing, while 1589 is accepted and nearer)."""
+    lightgbm = pytest.importorskip("lightgbm")
+    ds = gcf.datasets.load("german")
+    X_tr, X_te, y_tr, _ = ds.split(test_size=0.3, random_state=3)
+    pipe = make_pipeline(ds.space(numeric="passthrough"),
+                         lightgbm.LGBMClassifier(n_estimators=500, max_depth=6, learning_rate=0.2, random_state=3,
+                                                 n_jobs=1, verbose=-1)).fit(X_tr, y_tr)
+    x = X_te.loc[755]
+    assert pipe.predict(x.to_frame().T.astype(X_tr.dtypes.to_dict()))[0] == 0
+    exp = gcf.explain(x, pipe, method="mace", distance={"l0": 0.1, "l1": 0.9}, time_limit=10)
+    cf = exp.counterfactuals.iloc[0]
+    grid = np.arange(int(x["credit_amount"]), int(cf["credit_amount"]) + 1)
+    rows = pd.DataFrame([x] * len(grid)).astype(X_tr.dtypes.to_dict())
+    rows["credit_amount"] = grid
+    nearest = grid[pipe.predict(rows) == 1].min()        # every value between x and the answer
+    assert exp.is_optimal and exp.changed_features[0] == ["credit_amount"]
+    assert cf["credit_amount"] == nearest
+
+
+def test_integer_candidates_cross_their_threshold():
+    """Every single-change candidate of an integer column lies strictly on the other side
+    of its threshold, also when the threshold's raw value is within 1e-9 of an integer."""
+    from types import SimpleNamespace
+
+    from groupcf.single.decode import integer_past
+    f = SimpleNamespace(low=250.0, high=18424.0)
+    rng = f.high - f.low
+    for raw_t in (1588.0, 1599.5, 40.0, 17000.0):
+        for ulps in range(-3, 4):
+            t = (raw_t - f.low) / rng
+            t = float(np.nextafter(t, np.inf if ulps > 0 else -np.inf)) if ulps else t
+            for _ in range(abs(ulps) - 1):
+                t = float(np.nextafter(t, np.inf if ulps > 0 else -np.inf))
+            up, down = integer_past(f, t, rng, True), integer_past(f, t, rng, False)
+            assert up > t and down <= t
+            assert (up - down) * rng == pytest.approx(1.0)         # the two integers around t
