@@ -63,7 +63,10 @@ class SequenceExplanation(ResultBase):
     Tmax : int or None, default None
         The most actions a sequence could take (``None``: no limit).
     stats : Stats
-        The bound's status, its seconds, the MIP's own sequence.
+        The bound's status, its seconds, the MIP's own sequence. ``bound_status`` says how
+        the bound was obtained (``optimal``: the bound's own MIP or search finished, which
+        proves nothing about the sequences when the bound stays below them; that is
+        ``is_optimal``).
 
     See Also
     --------
