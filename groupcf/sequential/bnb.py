@@ -132,14 +132,8 @@ def _node_bound(model, combos, lo, hi, emb, cut):
     const = (model.const_if_used[None, :] * ((lo > 0) | (hi < 0))).sum(1)
     lb = np.where(feasible, np.maximum(lb, 0.0) + const, INF)
     width = (hi - lo) * used
-    import os
-    mode = os.environ.get("BNB_BRANCH", "a")
-    if mode == "a":
-        score = np.abs(a) * width + 1e-12 * width
-    elif mode == "w":
-        score = (w[None, :] + 1e-9) * width
-    else:
-        score = np.sqrt((np.abs(a) + 1e-12) * (w[None, :] + 1e-9)) * width
+    # branch on the tweak whose range moves the score most (|weight| x width)
+    score = np.abs(a) * width + 1e-12 * width
     if width.shape[1] == 0:          # set actions only: no tweak value to branch on
         return lb, np.full(K, -1), up
     branch = np.where(width.max(1) > 1e-9, score.argmax(1), -1)
