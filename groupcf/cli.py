@@ -140,19 +140,24 @@ def read_table(path, index_col=None):
     return X
 
 
-def _load_space(path):
-    """``--space``: a fitted FeatureSpace from a joblib file (``None`` when not given)."""
+def _joblib_file(path, what: str):
+    """The object saved with ``joblib.dump`` at ``path`` (``what``: named in the errors)."""
     import joblib
 
+    if not Path(path).is_file():
+        raise InvalidInputError(f"{what} file not found: {path}")
+    try:
+        return joblib.load(path)
+    except Exception as exc:
+        raise InvalidInputError(f"cannot read {what} {path}: {exc}") from exc
+
+
+def _load_space(path):
+    """``--space``: a fitted FeatureSpace from a joblib file (``None`` when not given)."""
     from .features import FeatureSpace
     if path is None:
         return None
-    if not Path(path).is_file():
-        raise InvalidInputError(f"space file not found: {path}")
-    try:
-        space = joblib.load(path)
-    except Exception as exc:
-        raise InvalidInputError(f"cannot read space {path}: {exc}") from exc
+    space = _joblib_file(path, "space")
     if not isinstance(space, FeatureSpace) or not hasattr(space, "features_"):
         raise InvalidInputError(f"{path} is not a fitted FeatureSpace; save one with "
                                 "joblib.dump(gcf.FeatureSpace(numeric='passthrough').fit(X_train), path)")
@@ -160,15 +165,8 @@ def _load_space(path):
 
 
 def _load_model(path, X, space=None):
-    import joblib
-
     from .models import resolve_model
-    if not Path(path).is_file():
-        raise InvalidInputError(f"model file not found: {path}")
-    try:
-        model = joblib.load(path)
-    except Exception as exc:
-        raise InvalidInputError(f"cannot read model {path}: {exc}") from exc
+    model = _joblib_file(path, "model")
     if not hasattr(model, "steps") or not hasattr(model, "predict_proba"):
         raise InvalidInputError(f"{path} is not a Pipeline (a groupcf FeatureSpace or fitted "
                                 "scikit-learn preprocessing, then a classifier); save one with joblib.dump(pipeline, path)")
