@@ -96,3 +96,50 @@ def test_explain_group_closes_the_triangles_gap_with_them(triangles):
     assert res.stats["maximal_classes"] > 0 and res.stats["maximal_classes_bound"] == 4
     assert res.stats["gap_closed_by_enumeration"] and res.stats.get("bp_nodes", 0) == 0
     assert res.n_explanations == 4 and res.lower_bound == 4 and res.is_optimal
+
+
+def _fewest_cover(C):
+    """Brute force: the fewest rows of ``C`` (columns × types) covering every type."""
+    import itertools
+    for r in range(1, len(C) + 1):
+        for rows in itertools.combinations(range(len(C)), r):
+            if C[list(rows)].any(axis=0).all():
+                return r
+    raise AssertionError("no cover")
+
+
+def _triangles(n: int) -> np.ndarray:
+    """``n`` disjoint triangles of types, a column per edge: LP ``1.5 n``, optimum ``2 n``."""
+    C = np.zeros((3 * n, 3 * n), dtype=bool)
+    for t in range(n):
+        for j, (a, b) in enumerate(((0, 1), (1, 2), (0, 2))):
+            C[3 * t + j, [3 * t + a, 3 * t + b]] = True
+    return C
+
+
+@pytest.mark.parametrize("seed", [*range(12), "triangles"])
+def test_cover_at_lp_bound_is_a_cover_of_the_optimum_size(seed, monkeypatch):
+    """``_cover_at_lp_bound``: a cover it returns has exactly ``ceil(LP)`` columns and is
+    optimal (brute force); it returns none where ``ceil(LP)`` is below the optimum (three
+    triangles: 5 < 6), and, with every column allowed, one wherever the LP bound is tight."""
+    from groupcf.group import closed_classes as cc
+    from groupcf.utils import Deadline
+    if seed == "triangles":
+        C = _triangles(3)
+    else:
+        rng = np.random.default_rng(seed)
+        C = rng.random((9, 7)) < 0.35
+        C[rng.integers(9, size=7), np.arange(7)] = True          # every type coverable
+    from scipy.optimize import linprog
+    opt = _fewest_cover(C)
+    lp = linprog(np.ones(len(C)), A_ub=-C.T.astype(float), b_ub=-np.ones(C.shape[1]), bounds=(0, None))
+    tight = int(np.ceil(lp.fun - 1e-9)) == opt
+    for near in (0.35, 10.0):
+        monkeypatch.setattr(cc, "NEAR_LP", near)
+        got = cc._cover_at_lp_bound(C, "highs", Deadline(30.0))
+        if got is None:             # none: the LP bound is below the optimum, or the filter dropped it
+            assert near < 10.0 or not tight
+            continue
+        b, rows = got
+        assert tight and b == opt
+        assert C[rows].any(axis=0).all() and len(rows) == b

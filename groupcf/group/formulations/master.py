@@ -26,16 +26,20 @@ from ...utils import EPS
 
 
 def solve_set_cover(C: np.ndarray, solver, allowed: np.ndarray | None = None, time_limit: float | None = None,
-                    start: np.ndarray | None = None) -> Solution:
+                    start: np.ndarray | None = None, most: int | None = None, integer: bool = True) -> Solution:
     """Minimum number of columns (rows of the bool matrix ``C``, columns × types) covering
-    every type, as a MIP. Types that no allowed column covers make it infeasible."""
+    every type, as a MIP (``integer=False``: its LP relaxation, with the rows' duals).
+    Types that no allowed column covers make it infeasible; so does ``most`` (at most that
+    many columns) when no cover is that small."""
     be = make_backend(solver, time_limit=time_limit)
     n_cols, n_types = C.shape
     ub = np.ones(n_cols) if allowed is None else allowed.astype(float)
-    y = be.add_vars(n_cols, 0.0, ub, VarType.BINARY, obj=1.0)
+    y = be.add_vars(n_cols, 0.0, ub, VarType.BINARY if integer else VarType.CONTINUOUS, obj=1.0)
     rows = RowBuffer()
     for i in range(n_types):
         rows.add(y[C[:, i]], 1.0, 1.0, INF)
+    if most is not None:
+        rows.add(y, 1.0, -INF, float(most))
     rows.flush(be)
     be.set_objective(y, np.ones(n_cols), sense="min")
     if start is not None and be.capabilities.mip_start:
