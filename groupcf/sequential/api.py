@@ -22,7 +22,7 @@ from groupcf.results.base import Stats
 from groupcf.results.sequence import SequenceExplanation
 from groupcf.sequential.actions import Action, ActionSet, DependencyGraph
 from groupcf.sequential.bnb import bnb_bound
-from groupcf.sequential.bound import BoundStatus, sequence_bound
+from groupcf.sequential.bound import BoundStatus, proven, sequence_bound
 from groupcf.sequential.brkga import GAOptions, first_front, polish, run_brkga
 from groupcf.sequential.encoding import OneHotEncoding
 from groupcf.sequential.engine import (
@@ -271,9 +271,7 @@ def explain_sequence(x, model, actions: ActionSet | Sequence[Action],
         pareto = pd.concat([pareto, low], ignore_index=True).sort_values("cost", kind="stable")  # objectives
         pareto = pareto.reset_index(drop=True)
     lb = None if b is None else b.value
-    # proven: within 0.1 % of the bound, relative (an absolute 1e-3 "proved" costs of 0.001 against a
-    optimal = bool(lb is not None and np.isfinite(lb)    # bound of 0.0005, and German's 0.01-0.5)
-                   and pareto["cost"].min() <= lb + 1e-3 * abs(lb) + 1e-9)
+    optimal = lb is not None and bool(np.isfinite(lb)) and proven(float(pareto["cost"].min()), lb)
     info = {} if b is None else {"bound_status": str(b.status), "bound_seconds": tb, "mip_sequence": b.steps}
     return SequenceExplanation(pd.Series(x0, index=features), pareto, problem, lb, optimal,
                                time.perf_counter() - t0, Status.OPTIMAL if optimal else Status.FEASIBLE,

@@ -80,6 +80,7 @@ import numpy as np
 
 from groupcf.exceptions import ValidationError
 from groupcf.sequential.bnb_model import _Model, _NotExpressible
+from groupcf.sequential.bound import PROVEN_RTOL, proven
 from groupcf.sequential.engine import Problem
 
 logger = logging.getLogger(__name__)
@@ -141,7 +142,7 @@ def _node_bound(model, combos, lo, hi, emb, cut):
 
 
 def bnb_bound(problem: Problem, encoding, time_limit: float = 10.0, cap: float | None = None,
-              batch: int = 256, rtol: float = 1e-3):
+              batch: int = 256, rtol: float = PROVEN_RTOL):
     """The certified lower bound of the module docstring, or ``None`` when the problem
     cannot be expressed (then :func:`groupcf.sequential.bound.sequence_bound` is used).
 
@@ -206,7 +207,7 @@ def _search(problem, model, combos, emb, cut, best_cap, t_end, rtol, batch):
             closed = True
             break
         glb = min(best_cap, float(lb_all.min()))
-        if best_cap < INF and best_cap <= glb + rtol * abs(glb) + 1e-9:     # relative, as is_optimal
+        if best_cap < INF and proven(best_cap, glb, rtol):              # relative, as is_optimal
             closed = True
             break
         if time.perf_counter() >= t_end:

@@ -99,6 +99,16 @@ class BoundStatus(str, enum.Enum):
         return cls(status.value)
 
 
+#: a cost within this share of a lower bound counts as proven (relative: an absolute 1e-3
+#: "proved" costs of 0.001 against a bound of 0.0005, and German's costs are 0.01-0.5)
+PROVEN_RTOL = 1e-3
+
+
+def proven(cost: float, bound: float, rtol: float = PROVEN_RTOL) -> bool:
+    """Whether ``cost`` is within ``rtol`` of the lower ``bound``, relative (plus 1e-9)."""
+    return bool(cost <= bound + rtol * abs(bound) + 1e-9)
+
+
 @dataclass
 class Bound:
     """The certified lower bound, its status and the MIP's own sequence."""
@@ -200,7 +210,7 @@ def sequence_bound(problem: Problem, encoding, solver="highs", time_limit: float
     if b is None or cap is None or b.status in (BoundStatus.OPTIMAL, BoundStatus.INFEASIBLE):
         return b
     lo, hi, best = b.value, cap, b
-    while hi - lo > 1e-3 * abs(hi) + 1e-9:     # relative, as is_optimal
+    while hi - lo > PROVEN_RTOL * abs(hi) + 1e-9:     # relative, as is_optimal
         left = t_end - time.perf_counter()
         if left < 0.2:
             break
@@ -219,7 +229,7 @@ def sequence_bound(problem: Problem, encoding, solver="highs", time_limit: float
             lo = max(lo, min(bm.value, mid))
             break
     best.value = max(lo, b.value)
-    best.status = BoundStatus.OPTIMAL if hi - lo <= 1e-3 * abs(hi) + 1e-9 else BoundStatus.BISECTION
+    best.status = BoundStatus.OPTIMAL if hi - lo <= PROVEN_RTOL * abs(hi) + 1e-9 else BoundStatus.BISECTION
     return best
 
 
