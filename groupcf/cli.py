@@ -187,13 +187,20 @@ def _load_model(path, X, space=None):
     return model, names
 
 
+def _inputs(args):
+    """``--data``, ``--space`` and ``--model`` read and checked (``args.space`` becomes the
+    FeatureSpace): the rows, the model and its feature names."""
+    X = read_table(args.data, args.index_col)
+    args.space = _load_space(args.space)
+    model, names = _load_model(args.model, X, args.space)
+    return X, model, names
+
+
 def _population(args):
     """``--data``, ``--model`` and ``--space`` read and checked (``--by`` a column of the
     data; ``args.space`` becomes the FeatureSpace): the model, its feature names and the
     rows it rejects."""
-    X = read_table(args.data, args.index_col)
-    args.space = _load_space(args.space)
-    model, names = _load_model(args.model, X, args.space)
+    X, model, names = _inputs(args)
     for col in (args.by, getattr(args, "fair_by", None)):
         if col is not None and col not in X.columns:
             raise InvalidInputError(f"unknown column {col!r}: choose one of {list(X.columns)}")
@@ -207,9 +214,7 @@ def _population(args):
 
 def _explain(args) -> int:
     from .batch import explain_many
-    X = read_table(args.data, args.index_col)
-    args.space = _load_space(args.space)
-    model, names = _load_model(args.model, X, args.space)
+    X, model, names = _inputs(args)
     backend = args.backend
     if args.scheduler:
         from dask.distributed import Client
