@@ -103,7 +103,14 @@ def _rows_delta(P: FloatArray, mask: np.ndarray, first_t: np.ndarray, path_nodes
 
 #: whether numba is installed (checked without importing it: numba is imported, and the walk
 #: compiled or loaded from numba's cache, on the first :func:`compiled_rows_delta`)
-COMPILED = importlib.util.find_spec("numba") is not None
+def _numba_installed() -> bool:
+    try:
+        return importlib.util.find_spec("numba") is not None
+    except (ImportError, ValueError):     # a blocked module (``sys.modules["numba"] = None``)
+        return False
+
+
+COMPILED = _numba_installed()
 _JIT: list[Callable[..., FloatArray]] = []
 
 
