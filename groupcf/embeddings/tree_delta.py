@@ -17,7 +17,9 @@ where :math:`\ell_k(z)` is found by walking tree :math:`k` from the first node o
 :math:`z^0`'s path testing :math:`C` (only the leaves reachable when the columns of
 :math:`C` vary are visited). :math:`A(C)` and the start nodes are computed once per
 column set (cached) from the :math:`z^0`-path matrix; the candidates of every column set
-of a call are walked together in one vectorised pass.
+of a call are walked together in one vectorised pass, or, with numba installed (the ``fast``
+extra), in the compiled loop of :mod:`groupcf.embeddings._tree_walk` (same start nodes, same
+sums in the same order: the same bits).
 """
 from __future__ import annotations
 
