@@ -379,12 +379,15 @@ def versions() -> str:
 
     out = [f"groupcf {gcf.__version__}", f"numpy {np.__version__}", f"pandas {pd.__version__}",
            f"scikit-learn {sklearn.__version__}"]
-    for pkg in ("highspy", "dice-ml"):
+    for pkg in ("highspy", "dice-ml", "numba"):
         try:
             out.append(f"{pkg} {version(pkg)}")
         except PackageNotFoundError:
             out.append(f"{pkg} not installed")
-    return ", ".join(out)
+    from groupcf.embeddings import _tree_walk
+    from groupcf.embeddings.tree_delta import TreeDelta
+    walk = "compiled (numba)" if _tree_walk.COMPILED and TreeDelta.compiled else "numpy"
+    return ", ".join(out) + f"; tree walk: {walk}"
 
 
 def main(argv=None) -> int:

@@ -17,7 +17,9 @@ where :math:`\ell_k(z)` is found by walking tree :math:`k` from the first node o
 :math:`z^0`'s path testing :math:`C` (only the leaves reachable when the columns of
 :math:`C` vary are visited). :math:`A(C)` and the start nodes are computed once per
 column set (cached) from the :math:`z^0`-path matrix; the candidates of every column set
-of a call are walked together in one vectorised pass.
+of a call are walked together in one vectorised pass, or, with numba installed (the ``fast``
+extra), in the compiled loop of :mod:`groupcf.embeddings._tree_walk` (same start nodes, same
+sums in the same order: the same bits).
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from groupcf.embeddings import _tree_walk
 from groupcf.embeddings._typing import ArrayLike, FloatArray, IntArray
 from groupcf.embeddings.base import DeltaEvaluator
 
@@ -55,6 +58,17 @@ def _walk_tables(e: TreeEnsemble) -> tuple[IntArray, FloatArray, FloatArray, Int
         hit = (np.repeat(np.where(leaf, 0, e.feature), 2), np.repeat(np.where(leaf, np.inf, e.threshold), 2),
                np.repeat(e.value, 2), child)
         _TABLES[e] = hit
+    return hit
+
+
+#: the compiled walk's tables of each ensemble (:func:`~groupcf.embeddings._tree_walk.node_table`)
+_NODES: weakref.WeakKeyDictionary[TreeEnsemble, tuple[IntArray, FloatArray]] = weakref.WeakKeyDictionary()
+
+
+def _node_table(e: TreeEnsemble) -> tuple[IntArray, FloatArray]:
+    hit = _NODES.get(e)
+    if hit is None:
+        hit = _NODES[e] = _tree_walk.node_table(e.feature, e.threshold, e.left, e.right)
     return hit
 
 
@@ -109,9 +123,14 @@ class TreeDelta(DeltaEvaluator):
         for d in range(depth, -1, -1):
             first[feat[:, d], trees] = d                              # -1 (past a leaf): the last row
         self._first = first[:-1]
+        self._first_t = np.ascontiguousarray(self._first.T)             # (trees, columns): the compiled walk's
         self._feat, self._thr, self._value, self._child = _walk_tables(e)
 
     by_rows = True
+
+    #: walk with the compiled loop of :mod:`~groupcf.embeddings._tree_walk` (numba, the
+    #: ``fast`` extra) when it is installed; the numpy walk below gives the same bits
+    compiled: bool = _tree_walk.COMPILED
 
     def score_rows(self, Z: ArrayLike, changed: ArrayLike) -> FloatArray:
         P = np.asarray(Z, dtype=np.float64)
@@ -119,6 +138,12 @@ class TreeDelta(DeltaEvaluator):
         e, m = self.embedding, len(P)
         if m == 0:
             return np.zeros(0)
+        walk = _tree_walk.compiled_rows_delta() if self.compiled else None
+        if walk is not None:
+            nodes, thr = _node_table(e)
+            walked = walk(np.ascontiguousarray(P), np.ascontiguousarray(mask), self._first_t,
+                                      self._path_nodes, nodes, thr, e.value, self._leaf_value)
+            return np.asarray(self._s0 + e.scale * walked, dtype=np.float64)
         # the affected trees and start nodes once per distinct changed-column mask
         packed = np.ascontiguousarray(np.packbits(mask, axis=1))
         keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)

@@ -18,7 +18,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier
 
 import groupcf as gcf
-from groupcf.embeddings import add_predictor_constr, get_embedding
+from groupcf.embeddings import _tree_walk, add_predictor_constr, get_embedding
+from groupcf.embeddings.tree_delta import TreeDelta
 from groupcf.embeddings.trees import TreeConstr, TreeEnsemble, le_threshold_f32, lt_threshold_f32
 from groupcf.exceptions import SolverNotInstalledError, UnsupportedModelError
 from groupcf.features.domain import InputDomain
@@ -496,7 +497,7 @@ def test_mace_continuous_features_match_brute_force(seed):
 
 
 @pytest.mark.parametrize("name", list(MODELS))
-def test_delta_evaluator_partial_walks_match_full_rows(name):
+def test_delta_evaluator_partial_walks_match_full_rows(name, walk):
     """Only the trees whose path of z0 tests a changed column are walked, from the first
     such node: the scores equal full-row scores for random column sets (values on, above
     and below the thresholds included), one call with many groups and per group."""
@@ -634,8 +635,19 @@ def test_check_reads_predict_from_predict_proba(name):
         np.testing.assert_array_equal(ok, two_calls)
 
 
+#: the walks of ``TreeDelta.score_rows``: numpy, and the compiled loop when numba is installed
+WALKS = ["numpy"] + (["compiled"] if _tree_walk.COMPILED else [])
+
+
+@pytest.fixture(params=WALKS)
+def walk(request, monkeypatch):
+    """Runs a test once per walk of ``TreeDelta.score_rows``."""
+    monkeypatch.setattr(TreeDelta, "compiled", request.param == "compiled")
+    return request.param
+
+
 @pytest.mark.parametrize("name", list(MODELS))
-def test_delta_score_rows_mixed_masks_match_full_rows(name):
+def test_delta_score_rows_mixed_masks_match_full_rows(name, walk):
     """``TreeDelta.score_rows`` with a different changed-column mask per row in one call
     (GeCo's batches): empty masks, masks that mark unchanged columns too, and rows sharing
     a mask; the start level per tree is the least over the mask's columns. Scores equal
@@ -653,7 +665,7 @@ def test_delta_score_rows_mixed_masks_match_full_rows(name):
         np.testing.assert_allclose(ev.score_rows(Z, changed), emb.score(Z), atol=1e-12, rtol=0)
 
 
-def test_delta_score_rows_leaves_marked_below_minus_one():
+def test_delta_score_rows_leaves_marked_below_minus_one(walk):
     """A leaf may be marked by any negative feature (scikit-learn writes -2): the scores
     stay exact whichever columns are marked changed."""
     # one stump on column 1 and one bare leaf (feature -2), two inputs
@@ -697,7 +709,7 @@ def _tree_by_tree_delta(ens, z0, Z, changed):
 
 
 @pytest.mark.parametrize("name", ["rf", "gb"])
-def test_delta_score_rows_equals_tree_by_tree_sum_bit_for_bit(name):
+def test_delta_score_rows_equals_tree_by_tree_sum_bit_for_bit(name, walk):
     """The pairs (row, affected tree) are walked sorted by start level (each only from its
     own level down); the scores are still each row's differences summed in tree order,
     equal bit for bit to a tree-by-tree walk, with start levels mixed in one call."""
@@ -712,7 +724,7 @@ def test_delta_score_rows_equals_tree_by_tree_sum_bit_for_bit(name):
     assert np.array_equal(got, _tree_by_tree_delta(emb, z0, Z, changed))
 
 
-def test_delta_score_rows_deeper_than_an_int8_level():
+def test_delta_score_rows_deeper_than_an_int8_level(walk):
     """Start levels past 127 (a chain of 300 splits, on column 0 down to level 199 and on
     column 1 below, next to a stump on column 1): the levels are kept in a wide enough
     integer type and the scores stay exact."""

@@ -18,8 +18,9 @@ from ...results.explanation import Explanation
 from ...solvers.base import Status
 from .domain import DOMAIN_CACHE
 from .params import GeCoOptions
+from .sampling import _GroupSampler
 from .scoring import _resolve, _Scorer, decode
-from .search import _GroupSampler, _Population, _Run
+from .search import _Population, _Run
 
 log = logging.getLogger(__name__)
 

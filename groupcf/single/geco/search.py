@@ -10,6 +10,7 @@ import numpy as np
 from ...formulations.distances import feature_distances_codes
 from ...plaf import Candidates
 from .params import geco_distance
+from .sampling import GroupSamplers
 
 if TYPE_CHECKING:
     from .explainer import GeCo
@@ -37,32 +38,6 @@ class _Population:
         return _Population(*(np.concatenate([getattr(a, s), getattr(b, s)]) for s in _Population.__slots__))
 
 
-class _GroupSampler:
-    """Frequency-weighted sampling of one group's value tuples, at one instance."""
-
-    __slots__ = ("members", "tuples", "same", "cw_change", "cw_any")
-
-    def __init__(self, members, tuples, same, cw_change, cw_any):
-        self.members, self.tuples, self.same = members, tuples, same
-        self.cw_change, self.cw_any = cw_change, cw_any
-
-    def apply(self, M, V, rows, rng, allow_revert) -> None:
-        """Re-sample the group in ``rows`` of (M, V); where ``allow_revert``, tuples equal
-        to the instance's (a change undone) may be drawn too."""
-        idx = np.empty(len(rows), dtype=np.int64)
-        for flag, cwt in ((True, self.cw_any), (False, self.cw_change)):
-            sel = np.flatnonzero(allow_revert == flag)
-            if len(sel):
-                u = rng.random(len(sel)) * cwt[-1]
-                idx[sel] = np.searchsorted(cwt, u, side="right")
-        same = self.same[idx]
-        mem = np.asarray(self.members)
-        M[rows[:, None], mem[None, :]] = ~same
-        V[rows[:, None], mem[None, :]] = np.where(same, -1, self.tuples[idx])
-
-
-
-
 def a_empty() -> np.ndarray:
     """No parents (an empty index array)."""
     return np.zeros(0, dtype=np.int64)
@@ -86,11 +61,16 @@ class _Run:
     def __init__(self, geco: GeCo, scorer: _Scorer, xkeys, allowed, samplers, rng, k):
         self.g, self.scorer, self.xkeys, self.allowed = geco, scorer, xkeys, allowed
         self.samplers, self.rng, self.k = samplers, rng, k
+        self.sampling = GroupSamplers(samplers)
         self.P = geco.params
         dom = geco.domain
         self.n = len(dom)
         self.numeric = np.array([f.kind == "numeric" for f in dom.features])
         self.span = np.array([f.span for f in dom.features])
+        # the numeric features' value keys, padded to one table (feature, value code)
+        self._num_keys = np.full((self.n, max((len(f.keys) for f in dom.features), default=1)), np.nan)
+        for l in np.flatnonzero(self.numeric):
+            self._num_keys[l, :len(dom.features[l].keys)] = dom.features[l].keys
         self.membership = np.zeros((self.n, len(geco.groups)), dtype=np.int32)
         for gi, members in enumerate(geco.groups):
             self.membership[list(members), gi] = 1
@@ -103,17 +83,17 @@ class _Run:
         # every candidate scored in this run: sorted hashes, p, pos (see score)
         self.seen: tuple[np.ndarray, np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0), np.zeros(0, bool))
 
-    def _mace_tables(self) -> list[np.ndarray]:
-        """Per feature, MACE's per-feature distance of each active-domain value to the
-        instance (:func:`~groupcf.formulations.distances.feature_distances_codes`)."""
+    def _mace_tables(self) -> np.ndarray:
+        """MACE's per-feature distance of each active-domain value to the instance
+        (:func:`~groupcf.formulations.distances.feature_distances_codes`), ``(feature, value code)``;
+        codes past a feature's domain repeat its last value (never read)."""
         feats = self.g.domain.features
         size = max(f.size for f in feats)
         C = np.empty((size, self.n))
         for l, f in enumerate(feats):
             C[:, l] = f.space_codes()[np.minimum(np.arange(size), f.size - 1)]
         xcodes = self.g.space.codes(self.scorer.x.to_frame().T)[0]
-        D = feature_distances_codes(self.g.space, xcodes, C)
-        return [D[: f.size, l].copy() for l, f in enumerate(feats)]
+        return np.ascontiguousarray(feature_distances_codes(self.g.space, xcodes, C).T)
 
     # ------------------------------------------------------------------ operators
     def initial(self):
@@ -121,9 +101,8 @@ class _Run:
         m = P.m_init * len(self.samplers)
         M = np.zeros((m, n), dtype=bool)
         V = np.full((m, n), -1, dtype=np.int32)
-        for s, smp in enumerate(self.samplers):
-            rows = np.arange(s * P.m_init, (s + 1) * P.m_init)
-            smp.apply(M, V, rows, self.rng, np.zeros(len(rows), dtype=bool))
+        which = np.repeat(np.arange(len(self.samplers)), P.m_init)     # m_init rows per group
+        self.sampling.apply(M, V, np.arange(m), which, self.rng, np.zeros(m, dtype=bool))
         return M, V
 
     def mutate(self, pop: _Population):
@@ -131,11 +110,8 @@ class _Run:
         parents = np.repeat(np.arange(len(pop)), P.m_mut)
         M, V = pop.M[parents].copy(), pop.V[parents].copy()
         which = self.rng.integers(len(self.samplers), size=len(parents))
-        for s, smp in enumerate(self.samplers):
-            rows = np.flatnonzero(which == s)
-            if len(rows):
-                changed = M[rows[:, None], np.asarray(smp.members)[None, :]].any(axis=1)
-                smp.apply(M, V, rows, self.rng, changed)
+        changed = self.sampling.changes_group(M, which)                  # may revert its group's change
+        self.sampling.apply(M, V, np.arange(len(parents)), which, self.rng, changed)
         return M, V, parents
 
     def crossover(self, pop: _Population):
@@ -247,15 +223,12 @@ class _Run:
     def distance(self, M, V) -> np.ndarray:
         if self.delta is not None and self.g.mace_distance is not None:   # MACE's distance (option distance=)
             D = np.zeros(M.shape)
-            for l in np.flatnonzero(M.any(axis=0)):
-                r = np.flatnonzero(M[:, l])
-                D[r, l] = self.delta[l][V[r, l]]
+            rows, cols = np.nonzero(M)
+            D[rows, cols] = self.delta[cols, V[rows, cols]]
             return self.g.mace_distance.aggregate(D)
         D = M.astype(float)
-        feats = self.g.domain.features
-        for l in np.flatnonzero(self.numeric & M.any(axis=0)):
-            r = np.flatnonzero(M[:, l])
-            D[r, l] = np.abs(feats[l].keys[V[r, l]] - self.xkeys[l]) / self.span[l]
+        rows, cols = np.nonzero(M & self.numeric[None, :])        # numeric changes: |key - x| / span
+        D[rows, cols] = np.abs(self._num_keys[cols, V[rows, cols]] - self.xkeys[cols]) / self.span[cols]
         P = self.P
         return geco_distance(M, D, P.alpha, P.beta, P.gamma)
 
@@ -294,7 +267,7 @@ class _Run:
                 single[members[0]] = True
         kinds = ("numeric", "ordinal") if self.delta is not None else ("numeric",)
         refinable = single & np.array([f.kind in kinds for f in dom.features])
-        close = [self.delta[l] if self.delta is not None else
+        close = [self.delta[l, :f.size] if self.delta is not None else
                  np.abs(f.keys - self.xkeys[l]) / self.span[l] for l, f in enumerate(dom.features)]
         R = self.REFINE_VALUES
         passes = 0

@@ -1,0 +1,63 @@
+"""GeCo's batched group re-sampling equals the per-group loop it replaces, random
+numbers included (same ``random_state``, same search)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from groupcf.single.geco.sampling import GroupSamplers, _GroupSampler
+
+
+def _samplers(rng, n_features=7):
+    """Groups of one to three features (disjoint), with frequency weights, some tuples equal
+    to the instance's and some infeasible (weight 0 in ``cw_change``)."""
+    groups, f = [], 0
+    while f < n_features:
+        width = min(int(rng.integers(1, 4)), n_features - f)
+        groups.append(list(range(f, f + width)))
+        f += width
+    out = []
+    for members in groups:
+        k = int(rng.integers(1, 9))
+        tuples = rng.integers(0, 6, size=(k, len(members)))
+        same = rng.random((k, len(members))) < 0.3
+        cnt = rng.integers(1, 20, size=k).astype(float)
+        change = ~same.all(axis=1) & (rng.random(k) < 0.8)
+        change[0] = True
+        out.append(_GroupSampler(members, tuples, same, np.cumsum(cnt * change), np.cumsum(cnt)))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_batched_resampling_equals_the_loop(seed):
+    rng = np.random.default_rng(seed)
+    samplers = _samplers(rng)
+    batch = GroupSamplers(samplers)
+    n = 200
+    M0 = rng.random((n, 7)) < 0.3
+    V0 = np.where(M0, rng.integers(0, 6, size=(n, 7)), -1).astype(np.int32)
+    rows = np.sort(rng.choice(n + 50, size=n, replace=False)) % n if seed % 2 else np.arange(n)
+    rows = np.unique(rows)
+    which = rng.integers(len(samplers), size=len(rows))
+    revert = batch.changes_group(M0[rows], which)
+    # the loop, group by group
+    M1, V1, r1 = M0.copy(), V0.copy(), np.random.default_rng(100 + seed)
+    for s, smp in enumerate(samplers):
+        sel = which == s
+        if sel.any():
+            smp.apply(M1, V1, rows[sel], r1, revert[sel])
+    M2, V2, r2 = M0.copy(), V0.copy(), np.random.default_rng(100 + seed)
+    batch.apply(M2, V2, rows, which, r2, revert)
+    np.testing.assert_array_equal(M1, M2)
+    np.testing.assert_array_equal(V1, V2)
+    assert r1.random() == r2.random()                       # the same numbers were drawn
+
+
+def test_changes_group_reads_only_the_group():
+    rng = np.random.default_rng(1)
+    samplers = _samplers(rng)
+    batch = GroupSamplers(samplers)
+    M = rng.random((50, 7)) < 0.4
+    which = rng.integers(len(samplers), size=50)
+    want = np.array([M[i, samplers[s].members].any() for i, s in enumerate(which)])
+    np.testing.assert_array_equal(batch.changes_group(M, which), want)
