@@ -4,12 +4,13 @@ r"""A compiled walk for :class:`~groupcf.embeddings.tree_delta.TreeDelta` (optio
 every (candidate, affected tree) pair from the first node of :math:`z^0`'s path testing a
 changed column. In numpy that walk is a loop over depth of gathers over all pairs
 (sorted by start level so that each level steps only the pairs that have started). With
-`numba <https://numba.pydata.org>`_ installed (the ``fast`` extra) the same walk is one
-compiled loop per pair, with the same start nodes, the same comparisons and the same
-summation order (per row, in tree order, :math:`v_{k,\ell_k(z)} - v_{k,\ell_k(z^0)}` added
-to a running sum that starts at 0), so both give bit-identical scores; the tests check
-this. Without numba, :data:`COMPILED` is False and the numpy walk is used. numba is imported
-only when a tree ensemble is first walked, so ``import groupcf`` does not pay for it.
+`numba <https://numba.pydata.org>`_ installed (the ``fast`` extra) the same walk is
+compiled (:func:`_rows_delta`: tree by tree, each tree's pairs stepped level by level), with
+the same start nodes, the same comparisons and the same summation order (per row, in tree
+order, :math:`v_{k,\ell_k(z)} - v_{k,\ell_k(z^0)}` added to a running sum that starts at
+0), so both give bit-identical scores; the tests check this. Without numba,
+:data:`COMPILED` is False and the numpy walk is used. numba is imported only when a tree
+ensemble is first walked, so ``import groupcf`` does not pay for it.
 
 numba is the maintained way to compile such a loop from Python without a C extension to
 build and ship; scikit-learn's own compiled traversal (``tree_.apply``) walks every tree
@@ -101,8 +102,6 @@ def _rows_delta(P: FloatArray, mask: np.ndarray, first_t: np.ndarray, path_nodes
     return out
 
 
-#: whether numba is installed (checked without importing it: numba is imported, and the walk
-#: compiled or loaded from numba's cache, on the first :func:`compiled_rows_delta`)
 def _numba_installed() -> bool:
     try:
         return importlib.util.find_spec("numba") is not None
@@ -110,6 +109,8 @@ def _numba_installed() -> bool:
         return False
 
 
+#: whether numba is installed (checked without importing it: numba is imported, and the walk
+#: compiled or loaded from numba's cache, on the first :func:`compiled_rows_delta`)
 COMPILED = _numba_installed()
 _JIT: list[Callable[..., FloatArray]] = []
 

@@ -142,7 +142,7 @@ class TreeDelta(DeltaEvaluator):
         if walk is not None:
             nodes, thr = _node_table(e)
             walked = walk(np.ascontiguousarray(P), np.ascontiguousarray(mask), self._first_t,
-                                      self._path_nodes, nodes, thr, e.value, self._leaf_value)
+                          self._path_nodes, nodes, thr, e.value, self._leaf_value)
             return np.asarray(self._s0 + e.scale * walked, dtype=np.float64)
         # the affected trees and start nodes once per distinct changed-column mask
         packed = np.ascontiguousarray(np.packbits(mask, axis=1))
