@@ -1,9 +1,9 @@
 """GeCo's group samplers: frequency-weighted re-sampling of a feature group's value tuples.
 
-:class:`_GroupSampler` re-samples one group in some rows; :class:`GroupSamplers` re-samples
-each row's own group, all groups in one pass, drawing the same random numbers in the same
-order as the loop ``for s: samplers[s].apply(rows of s)``, so the search is unchanged for a
-given ``random_state`` (the tests check this against the loop).
+:class:`_GroupSampler` holds one group's tuples and weights; :class:`GroupSamplers`
+re-samples each row's own group, all groups in one pass, drawing the same random numbers in
+the same order as a loop over the groups (GeCo's loop before, kept in the tests as the
+reference), so the search is unchanged for a given ``random_state``.
 """
 from __future__ import annotations
 
@@ -11,27 +11,16 @@ import numpy as np
 
 
 class _GroupSampler:
-    """Frequency-weighted sampling of one group's value tuples, at one instance."""
+    """Frequency-weighted sampling of one group's value tuples, at one instance: the
+    tuples, which of their values equal the instance's, and cumulative weights over the
+    tuples that change the group (``cw_change``) or over every feasible one (``cw_any``, for
+    rows that may undo the group's change). :class:`GroupSamplers` draws from them."""
 
     __slots__ = ("members", "tuples", "same", "cw_change", "cw_any")
 
     def __init__(self, members, tuples, same, cw_change, cw_any):
         self.members, self.tuples, self.same = members, tuples, same
         self.cw_change, self.cw_any = cw_change, cw_any
-
-    def apply(self, M, V, rows, rng, allow_revert) -> None:
-        """Re-sample the group in ``rows`` of (M, V); where ``allow_revert``, tuples equal
-        to the instance's (a change undone) may be drawn too."""
-        idx = np.empty(len(rows), dtype=np.int64)
-        for flag, cwt in ((True, self.cw_any), (False, self.cw_change)):
-            sel = np.flatnonzero(allow_revert == flag)
-            if len(sel):
-                u = rng.random(len(sel)) * cwt[-1]
-                idx[sel] = np.searchsorted(cwt, u, side="right")
-        same = self.same[idx]
-        mem = np.asarray(self.members)
-        M[rows[:, None], mem[None, :]] = ~same
-        V[rows[:, None], mem[None, :]] = np.where(same, -1, self.tuples[idx])
 
 
 class GroupSamplers:
@@ -62,12 +51,12 @@ class GroupSamplers:
         return (M[np.arange(len(M))[:, None], np.maximum(mem, 0)] & (mem >= 0)).any(axis=1)
 
     def apply(self, M, V, rows, which, rng, allow_revert) -> None:
-        """Re-sample group ``which[i]`` in row ``rows[i]`` of (M, V) (rows distinct), as
-        ``samplers[s].apply(M, V, rows[which == s], rng, allow_revert[which == s])`` for
-        ``s = 0, 1, ...``: that loop draws, group by group, first for its rows that may revert
-        and then for the others (each in row order), one uniform each; here they are drawn
-        in one call (one double per draw either way, so the same numbers) and handed out in
-        that order."""
+        """Re-sample group ``which[i]`` in row ``rows[i]`` of (M, V) (rows distinct): a tuple
+        drawn by weight (``cw_any`` where ``allow_revert``, else ``cw_change``), its members
+        set to changed where they differ from the instance. The uniforms are handed out as a
+        loop over the groups ``s = 0, 1, ...`` would draw them (first for the group's rows
+        that may revert, then for the others, each in row order, one uniform a row), drawn
+        here in one call (one double per draw either way, so the same numbers)."""
         n = len(rows)
         if not n:
             return
