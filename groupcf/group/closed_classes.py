@@ -35,6 +35,24 @@ On Students LR :math:`|S| = 100`, :math:`T_{max} = 20` (seed 2) HiGHS needs ~200
 the 17-cover among all 45,357 classes and 20–35 s among the ~9,550 of reduced cost at most
 0.35; where no cover of :math:`b` classes exists there, ruling it out took 14–34 s.
 
+**Time: all that is left; branch and price gets what it leaves.** The full set cover may use
+all of the time left (the cover at the LP bound at most ``NEAR_LP_SHARE`` of it). Where the
+relaxation's optimum is below :math:`y^*` (a class no one point covers whole), HiGHS proves
+that optimum and the stage returns early, so branch and price keeps its time: the rows of the
+paper grids where it certified after this stage are of that kind (Students RF :math:`|S| = 100`,
+:math:`T_{max} = 10`, seed 3: classes 60, :math:`y^* = 61`, the stage 0.3 s, then 1 node).
+When the set cover stops at the limit instead, branch and price faces the same question (a
+cover of the incumbent minus one?) from the same root bound, with pricing at every node, and it
+never closed such a gap (Students :math:`|S| = 100`, :math:`T_{max} = 20`: LR seed 2, 115 nodes;
+NN seed 6, 245 nodes).
+
+**Only the classes within reach.** With an incumbent of :math:`U` columns, only covers of
+:math:`U - 1` or fewer matter: the full set cover is over the classes whose LP reduced cost
+leaves room for one (:func:`_within_reach`, LP reduced-cost fixing; exact: same optimum, valid
+bound) and the incumbent's columns. HiGHS fixes those columns itself, but only after a restart:
+on Students NN seed 6 (:math:`|S| = 100`, :math:`T_{max} = 20`; 22,514 of 46,988 columns kept)
+it proves 17 in 218 s where it had not in 330 s over all of them (BENCHMARKS.md).
+
 Measured on Students RF, :math:`|S| = 100`, :math:`T_{max} = 20` (BENCHMARKS.md): 45,581
 maximal classes, root LP 15.67 like column generation's, and HiGHS proves the set cover's
 optimum 17 — the incumbent, which branch and price had not certified in 300 s.
@@ -59,16 +77,22 @@ log = logging.getLogger(__name__)
 
 #: most distinct intents per seed (and maximal classes in all) before giving up
 MAX_CLASSES = 300_000
-#: share of the time left the set cover over the maximal classes may take (the rest is
-#: branch and price's when the relaxation does not close the gap)
-SHARE = 0.6
 #: before the full set cover, a cover of exactly ``ceil(LP)`` classes is sought among the
 #: classes of LP reduced cost at most this (a primal heuristic: when found it is optimal;
-#: Students |S| = 100, Tmax 20, BENCHMARKS.md), given at most ``NEAR_LP_SHARE`` of its time
+#: Students |S| = 100, Tmax 20, BENCHMARKS.md), given at most ``NEAR_LP_SHARE`` of the time
+#: left (sought only where it was always found, ``NEAR_LP_FRACTION``; 13–87 s on a quiet machine,
+#: and at load 3–4 Students NN seed 5 was cut at 30 %, 83 s); the full set cover then has all
+#: that remains (module docstring: *Time*)
 NEAR_LP = 0.35
 NEAR_LP_SHARE = 0.5
 #: its time without a time limit
 NEAR_LP_SECONDS = 60.0
+#: not sought when the LP's fractional part is at least this (:math:`\lceil z \rceil - z \le 0.5`:
+#: little room above the LP for a cover of :math:`\lceil z \rceil`; a heuristic). Students
+#: :math:`|S| = 100`, Tmax 20, four models, BENCHMARKS.md: found in every row with fraction
+#: 0.00–0.45, never with 0.50–0.98 (seeds 0–4, 20 rows; then seeds 5–7, 12 rows that did not set
+#: it), where ruling it out cost 12–71 s that the full set cover needs (NN seed 6)
+NEAR_LP_FRACTION = 0.5
 
 
 @dataclass
@@ -155,8 +179,8 @@ def maximal_classes(problem: GroupProblem, deadline: Deadline | None = None,
 
 def close_gap_by_maximal_classes(problem: GroupProblem, checker, active: np.ndarray, solver, deadline: Deadline,
                                  incumbent: Sequence[Column] = (), stats: dict | None = None) -> GapResult | None:
-    """The set cover over the maximal classes (a lower bound on :math:`y^*`), given at
-    most ``SHARE`` of the time left; and, when its chosen classes pass a greedy completion
+    """The set cover over the maximal classes (a lower bound on :math:`y^*`), given all
+    of the time left (module docstring); and, when its chosen classes pass a greedy completion
     check, an optimal cover. ``None`` when the classes are not enumerated (too many, more
     than 62 features, the deadline). ``incumbent``: columns of a cover found before (MIP
     start; each lies in a maximal class, so the bound is unchanged)."""
@@ -170,19 +194,20 @@ def close_gap_by_maximal_classes(problem: GroupProblem, checker, active: np.ndar
     C = covers[:, active]
     alive = np.flatnonzero(C.any(axis=1))
     left = deadline.left()
-    sub = Deadline(None if left is None else SHARE * left)
     start = (alive >= len(classes)).astype(float) if extra else None
     columns = None
-    near = _cover_at_lp_bound(C[alive], solver, Deadline(NEAR_LP_SECONDS if left is None else
-                                                         NEAR_LP_SHARE * SHARE * left))
+    near = _cover_at_lp_bound(C[alive], solver, Deadline(NEAR_LP_SECONDS if left is None else NEAR_LP_SHARE * left))
     if near is not None:
         lower, rows = near
         columns = _verify(problem, classes, checker, alive[rows], extra)
         if stats is not None:
             stats["cover_at_lp_bound"] = columns is not None
     if columns is None:
-        lower, chosen = set_cover_by_components(C[alive], solver, sub, start)
-        chosen_rows = None if chosen is None else alive[chosen]
+        keep = _within_reach(C[alive], solver, deadline, len(extra)) if extra else None
+        rows = alive if keep is None else alive[keep | (alive >= len(classes))]
+        lower, chosen = set_cover_by_components(C[rows], solver, deadline,     # all the time that is left
+                                                None if start is None else (rows >= len(classes)).astype(float))
+        chosen_rows = None if chosen is None else rows[chosen]
         columns = _verify(problem, classes, checker, chosen_rows, extra) if chosen_rows is not None else None
     if stats is not None:
         stats.update(maximal_classes=len(classes), time_maximal_classes=round(t_enum, 3),
@@ -193,13 +218,37 @@ def close_gap_by_maximal_classes(problem: GroupProblem, checker, active: np.ndar
     return GapResult(int(lower), columns, 1, 0, 0)
 
 
+def _within_reach(C: np.ndarray, solver, deadline: Deadline, cutoff: int) -> np.ndarray | None:
+    r"""The columns of ``C`` (columns × types) that can be in a cover of fewer than ``cutoff``
+    columns (the size of a known cover), by LP reduced costs: with the LP's duals
+    :math:`w \ge 0`, :math:`r_j = 1 - \sum_{i \in C_j} w_i` and :math:`z = \sum_i w_i +
+    \sum_j \min(r_j, 0)`, every cover :math:`y` has :math:`\sum_j y_j \ge z + r_k` for each chosen
+    :math:`k` with :math:`r_k \ge 0`, so a column with :math:`r_k > cutoff - 1 - z` is in none of
+    size ``cutoff - 1`` or less. A set cover over the kept columns and the known cover has the
+    same optimum, and its bound holds for all. ``None`` when the LP is not solved."""
+    lp = solve_set_cover(C, solver, time_limit=deadline.left(), integer=False)
+    if lp.status != Status.OPTIMAL or lp.row_duals is None:
+        return None
+    w = np.maximum(np.asarray(lp.row_duals, dtype=float)[: C.shape[1]], 0.0)
+    r = 1.0 - C.astype(float) @ w
+    z = float(w.sum() + np.minimum(r, 0.0).sum())
+    keep = r <= cutoff - 1 - z + EPS
+    log.info("maximal classes: %d of %d within reach of a cover of %d (LP %.3f)", keep.sum(), len(C), cutoff - 1, z)
+    return keep
+
+
 def _cover_at_lp_bound(C: np.ndarray, solver, deadline: Deadline) -> tuple[int, np.ndarray] | None:
     """``(b, rows)``: ``b = ceil(LP)`` of the set cover over ``C`` (columns × types) and a
     cover of ``b`` columns found among those of LP reduced cost ``<= NEAR_LP``; ``None``
-    when there is none there (or none found in time). ``b`` is a lower bound on every
+    when there is none there (or none found in time), or without a search when the LP's
+    fractional part is at least ``NEAR_LP_FRACTION``. ``b`` is a lower bound on every
     cover, so such a cover is optimal."""
     lp = solve_set_cover(C, solver, time_limit=deadline.left(), integer=False)
     if lp.status != Status.OPTIMAL or lp.row_duals is None or lp.objective is None:
+        return None
+    fraction = lp.objective - math.floor(lp.objective + EPS)
+    if fraction >= NEAR_LP_FRACTION:
+        log.info("maximal classes: LP %.3f, fraction %.2f: no cover at the LP bound sought", lp.objective, fraction)
         return None
     b = math.ceil(lp.objective - EPS)
     reduced = 1.0 - C.astype(float) @ np.maximum(np.asarray(lp.row_duals, dtype=float)[: C.shape[1]], 0.0)

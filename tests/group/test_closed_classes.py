@@ -134,6 +134,7 @@ def test_cover_at_lp_bound_is_a_cover_of_the_optimum_size(seed, monkeypatch):
     opt = _fewest_cover(C)
     lp = linprog(np.ones(len(C)), A_ub=-C.T.astype(float), b_ub=-np.ones(C.shape[1]), bounds=(0, None))
     tight = int(np.ceil(lp.fun - 1e-9)) == opt
+    monkeypatch.setattr(cc, "NEAR_LP_FRACTION", 1.0)       # the search itself, whatever the LP's fraction
     for near in (0.35, 10.0):
         monkeypatch.setattr(cc, "NEAR_LP", near)
         got = cc._cover_at_lp_bound(C, "highs", Deadline(30.0))
@@ -143,3 +144,100 @@ def test_cover_at_lp_bound_is_a_cover_of_the_optimum_size(seed, monkeypatch):
         b, rows = got
         assert tight and b == opt
         assert C[rows].any(axis=0).all() and len(rows) == b
+
+
+def test_the_full_set_cover_gets_all_the_time_left(monkeypatch):
+    """The time split (module docstring, *Time*): the cover at the LP bound at most
+    ``NEAR_LP_SHARE`` of the time left, then the full set cover everything that remains —
+    not a share of it (was 60 %), so branch and price only gets what the set cover leaves."""
+    from groupcf.group import closed_classes as cc
+    clock = [0.0]
+    deadline = Deadline(100.0, clock=lambda: clock[0])
+    got: dict[str, float] = {}
+
+    def near(C, solver, d):
+        got["near"] = d.left()
+        clock[0] += 20.0                  # the heuristic spends 20 s and finds no cover
+        return None
+
+    def full(C, solver, d, start=None):
+        got["full"] = d.left()
+        clock[0] += d.left()              # runs to its limit, nothing proved
+        return 1, None
+
+    monkeypatch.setattr(cc, "_cover_at_lp_bound", near)
+    monkeypatch.setattr(cc, "set_cover_by_components", full)
+    p = problem_of(*all_cases(1)[0])
+    res = cc.close_gap_by_maximal_classes(p, p.completions("highs"), np.ones(p.n_types, dtype=bool), "highs", deadline)
+    assert got["full"] == pytest.approx(80.0)             # 100 - 20: all that is left (40 with a 60 % share)
+    assert got["near"] == pytest.approx(cc.NEAR_LP_SHARE * 100.0, abs=0.5)
+    assert deadline.passed and res is not None and res.columns is None and res.lower == 1
+
+
+def test_branch_and_price_gets_what_the_set_cover_leaves(triangles, monkeypatch):
+    """When the set cover over the maximal classes returns early with a bound below the
+    incumbent and no verified cover (a relaxation gap), branch and price still runs on the
+    time left and certifies (triangles: LP 3, optimum 4; the stage made to stop at 3)."""
+    from groupcf.group import closed_classes as cc
+    monkeypatch.setattr(cc, "_cover_at_lp_bound", lambda C, solver, d: None)
+    monkeypatch.setattr(cc, "set_cover_by_components", lambda C, solver, d, start=None: (3, None))
+    S, models = triangles
+    res = gcf.explain_group(S, models["nn"], Tmax=2, progress=False, max_change_sets=0, max_enumerated_sets=1,
+                            components=False, time_limit=60)
+    res.validate()
+    assert res.stats["maximal_classes_bound"] == 3 and not res.stats["gap_closed_by_enumeration"]
+    assert res.stats["bp_nodes"] >= 1
+    assert res.n_explanations == 4 and res.lower_bound == 4 and res.is_optimal
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_no_cover_at_lp_bound_is_sought_when_the_lp_fraction_is_high(n, monkeypatch):
+    """``NEAR_LP_FRACTION``: triangles have LP ``1.5 n`` (fraction 0.5): only the LP is
+    solved, no search; with the gate off the search runs: it finds the 2-cover of one
+    triangle (the gate is a heuristic: it can skip a cover that exists) and none for three
+    (optimum 6 > 5)."""
+    from groupcf.group import closed_classes as cc
+    calls: list[bool] = []
+    real = cc.solve_set_cover
+
+    def counted(C, solver, **kw):
+        calls.append(kw.get("integer", True))
+        return real(C, solver, **kw)
+
+    monkeypatch.setattr(cc, "solve_set_cover", counted)
+    C = _triangles(n)
+    assert cc._cover_at_lp_bound(C, "highs", Deadline(30.0)) is None
+    assert calls == [False]                                 # the LP only
+    calls.clear()
+    monkeypatch.setattr(cc, "NEAR_LP", 10.0)
+    monkeypatch.setattr(cc, "NEAR_LP_FRACTION", 1.0)
+    got = cc._cover_at_lp_bound(C, "highs", Deadline(30.0))
+    assert calls == [False, True]                           # the LP, then the search for a cover of ceil(LP)
+    assert (got is None) == (n == 3)
+    if got is not None:
+        assert got[0] == 2 and len(got[1]) == 2 and C[got[1]].any(axis=0).all()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_within_reach_keeps_every_cover_smaller_than_the_cutoff(seed):
+    """``_within_reach`` (LP reduced-cost fixing): every column of every cover with fewer
+    columns than the cutoff is kept (brute force over all covers), so the set cover over the
+    kept columns and a known cover of the cutoff's size has the same optimum."""
+    import itertools
+
+    from groupcf.group import closed_classes as cc
+    rng = np.random.default_rng(seed)
+    C = rng.random((10, 7)) < 0.3
+    C[rng.integers(10, size=7), np.arange(7)] = True
+    opt = _fewest_cover(C)
+    for cutoff in (opt + 1, opt + 2):
+        keep = cc._within_reach(C, "highs", Deadline(30.0), cutoff)
+        assert keep is not None
+        for r in range(1, cutoff):
+            for rows in itertools.combinations(range(len(C)), r):
+                if C[list(rows)].any(axis=0).all():
+                    assert keep[list(rows)].all(), (cutoff, rows)
+    keep = cc._within_reach(_triangles(2), "highs", Deadline(30.0), 3)   # LP 3 > 2: no cover of 2 or fewer
+    assert keep is not None and not keep.any()
+    keep = cc._within_reach(_triangles(2), "highs", Deadline(30.0), 4)   # every edge has reduced cost 0
+    assert keep is not None and keep.all()
