@@ -85,6 +85,20 @@ class TrainedModel:
             return self.encode(X)
         return X if hasattr(self.model, "steps") or self.space is None else self.encode(X)
 
+    def _final_inputs(self, X: pd.DataFrame | np.ndarray) -> Any:
+        """What the real model's final step is given: :meth:`_inputs` through a
+        pipeline's transforms."""
+        X_in = self._inputs(X)
+        m: Any = self.model
+        if hasattr(m, "steps") and len(m.steps) > 1:
+            X_in = m[:-1].transform(X_in)
+        return X_in
+
+    def _model_proba(self) -> Callable[[Any], np.ndarray] | None:
+        """The embedding's ``model_proba`` (the real model's own ``predict_proba`` on its
+        final step's inputs, bit for bit, without its per-part cost), when it has one."""
+        return None if self.embedding is None else self.embedding.model_proba
+
     def proba(self, X: pd.DataFrame | np.ndarray) -> np.ndarray:
         """Probability of the positive class according to the *real* model (raw rows go
         to a pipeline as they are; a bare model gets them encoded by the space; with an
@@ -93,6 +107,9 @@ class TrainedModel:
         if isinstance(m, Embedding):       # an embedding given as the model is its own real model
             return np.asarray(m.proba(self.encode(X)), dtype=float)
         if hasattr(m, "predict_proba"):
+            fast = self._model_proba()
+            if fast is not None:
+                return fast(self._final_inputs(X))[:, self.positive_class]
             return np.asarray(m.predict_proba(self._inputs(X)))[:, self.positive_class]
         if hasattr(m, "decision_function"):  # margin classifier: sigmoid of its margin
             d = np.asarray(m.decision_function(self._inputs(X)), dtype=float)
@@ -124,11 +141,10 @@ class TrainedModel:
                 and hasattr(m, "classes_") and hasattr(_final_step(m), "predict_proba"):
             # one pass of the pipeline's transforms; predict too unless the embedding
             # states that predict follows predict_proba's argmax
-            X_in = self._inputs(X)
+            X_in = self._final_inputs(X)
             clf = _final_step(m)
-            if hasattr(m, "steps") and len(m.steps) > 1:
-                X_in = m[:-1].transform(X_in)
-            P = np.asarray(clf.predict_proba(X_in))
+            fast = self._model_proba()
+            P = np.asarray(clf.predict_proba(X_in) if fast is None else fast(X_in))
             p = P[:, self.positive_class]
             ok = p >= self.threshold
             if self.embedding is not None and self.embedding.predict_follows_proba:

@@ -104,6 +104,12 @@ class Embedding(abc.ABC):
     #: :meth:`groupcf.models.TrainedModel.check` reads the verdict from one
     #: ``predict_proba`` pass instead of calling ``predict`` as well
     predict_follows_proba: bool = False
+    #: optional ``f(X)``: the real model's own ``predict_proba(X)`` on its inputs, computed by
+    #: the model's own fitted parts and equal to it bit for bit, without the per-part cost
+    #: of its ``predict_proba`` (set by :func:`groupcf.embeddings.sklearn_trees.forest`: a
+    #: scikit-learn forest dispatches each tree as a joblib task, ~0.1 ms a tree on one
+    #: row); :meth:`groupcf.models.TrainedModel.check` re-checks with it when set
+    model_proba: Callable[[Any], FloatArray] | None = None
 
     @property
     @abc.abstractmethod

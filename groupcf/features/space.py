@@ -378,9 +378,12 @@ class FeatureSpace(TransformerMixin, BaseEstimator):  # type: ignore[misc, unuse
         if missing:
             raise InvalidInputError(f"columns missing from the input: {missing}")
         Z = np.zeros((len(X), self.n_features_out_))
+        # which columns hold a missing value, in one pass over the frame's blocks
+        has_nan = dict(zip(X.columns.tolist(), X.isna().to_numpy().any(axis=0).tolist()))
         for f in self.features_:
             col = X[f.name]
-            self._check_nan(col, f.name)
+            if has_nan.get(f.name, True):
+                self._check_nan(col, f.name)
             if f.encoding == "continuous":
                 Z[:, f.columns[0]] = (_numbers(col, f.name) - f.low) / (f.high - f.low)
                 continue
@@ -402,6 +405,13 @@ class FeatureSpace(TransformerMixin, BaseEstimator):  # type: ignore[misc, unuse
                              else int(np.searchsorted(f.edges[1:-1], x, side="right"))
                              for v, x in zip(col.tolist(), nums)], dtype=np.int64)
         lookup = {_key(c): i for i, c in enumerate(f.categories)}
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            # a categorical column: each of its categories looked up once, the codes mapped
+            cat = col.array                            # a pandas Categorical
+            known = np.array([lookup.get(_key(c), -1) for c in cat.categories.tolist()] + [-1], dtype=np.int64)
+            mapped: IntArray = known[np.asarray(cat.codes)]
+            if (mapped >= 0).all():
+                return mapped                          # else the loop below names the value
         values = col.tolist()
         codes = np.empty(len(values), dtype=np.int64)
         for r, v in enumerate(values):

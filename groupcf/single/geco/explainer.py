@@ -80,7 +80,8 @@ class GeCo:
         k = P.n if n is None else n
         if int(k) != k or k < 1:
             raise InvalidInputError(f"n must be a positive integer, got {k!r}")
-        x = self._instance(x)
+        # the space's checks (NaN, unknown category) run once, in z0's encoding
+        x = validate_instance(x, None, columns=self.domain.names)
         xf = x.to_frame().T.infer_objects()
         z0 = self.space.transform(xf)[0] if self.space is not None else None
         # the real model's verdict on x: now, or (when the embedding, which reproduces the
@@ -122,9 +123,6 @@ class GeCo:
             solver=f"genetic ({scorer.kind})", lower_bound=None, stats=stats)
 
     # ------------------------------------------------------------------ helpers
-    def _instance(self, x) -> pd.Series:
-        return validate_instance(x, self.space, columns=self.domain.names)
-
     def _samplers(self, xkeys, allowed) -> list[_GroupSampler]:
         dom = self.domain
         out = []
