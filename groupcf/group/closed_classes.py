@@ -196,14 +196,16 @@ def close_gap_by_maximal_classes(problem: GroupProblem, checker, active: np.ndar
     left = deadline.left()
     start = (alive >= len(classes)).astype(float) if extra else None
     columns = None
-    near = _cover_at_lp_bound(C[alive], solver, Deadline(NEAR_LP_SECONDS if left is None else NEAR_LP_SHARE * left))
+    near_deadline = Deadline(NEAR_LP_SECONDS if left is None else NEAR_LP_SHARE * left)
+    lp = _set_cover_lp(C[alive], solver, near_deadline)      # read by both the cover at the LP bound and the fixing
+    near = None if lp is None else _cover_at_lp_bound(C[alive], solver, near_deadline, lp=lp)
     if near is not None:
         lower, rows = near
         columns = _verify(problem, classes, checker, alive[rows], extra)
         if stats is not None:
             stats["cover_at_lp_bound"] = columns is not None
     if columns is None:
-        keep = _within_reach(C[alive], solver, deadline, len(extra)) if extra else None
+        keep = _within_reach(C[alive], solver, deadline, len(extra), lp=lp) if extra else None
         rows = alive if keep is None else alive[keep | (alive >= len(classes))]
         lower, chosen = set_cover_by_components(C[rows], solver, deadline,     # all the time that is left
                                                 None if start is None else (rows >= len(classes)).astype(float))
@@ -218,41 +220,63 @@ def close_gap_by_maximal_classes(problem: GroupProblem, checker, active: np.ndar
     return GapResult(int(lower), columns, 1, 0, 0)
 
 
-def _within_reach(C: np.ndarray, solver, deadline: Deadline, cutoff: int) -> np.ndarray | None:
+@dataclass
+class _CoverLP:
+    r"""The set cover's LP relaxation over ``C``: its ``objective``, the duals ``w`` (clipped
+    at 0) and each column's reduced cost ``reduced`` :math:`= 1 - \sum_{i \in C_j} w_i`."""
+
+    objective: float
+    w: np.ndarray
+    reduced: np.ndarray
+
+
+def _set_cover_lp(C: np.ndarray, solver, deadline: Deadline) -> _CoverLP | None:
+    """The LP relaxation of the set cover over ``C`` (columns × types); ``None`` when it is
+    not solved to optimality in time."""
+    lp = solve_set_cover(C, solver, time_limit=deadline.left(), integer=False)
+    if lp.status != Status.OPTIMAL or lp.row_duals is None or lp.objective is None:
+        return None
+    w = np.maximum(np.asarray(lp.row_duals, dtype=float)[: C.shape[1]], 0.0)
+    return _CoverLP(float(lp.objective), w, 1.0 - C.astype(float) @ w)
+
+
+def _within_reach(C: np.ndarray, solver, deadline: Deadline, cutoff: int,
+                  lp: _CoverLP | None = None) -> np.ndarray | None:
     r"""The columns of ``C`` (columns × types) that can be in a cover of fewer than ``cutoff``
     columns (the size of a known cover), by LP reduced costs: with the LP's duals
     :math:`w \ge 0`, :math:`r_j = 1 - \sum_{i \in C_j} w_i` and :math:`z = \sum_i w_i +
     \sum_j \min(r_j, 0)`, every cover :math:`y` has :math:`\sum_j y_j \ge z + r_k` for each chosen
     :math:`k` with :math:`r_k \ge 0`, so a column with :math:`r_k > cutoff - 1 - z` is in none of
     size ``cutoff - 1`` or less. A set cover over the kept columns and the known cover has the
-    same optimum, and its bound holds for all. ``None`` when the LP is not solved."""
-    lp = solve_set_cover(C, solver, time_limit=deadline.left(), integer=False)
-    if lp.status != Status.OPTIMAL or lp.row_duals is None:
+    same optimum, and its bound holds for all. ``lp``: that LP when solved already (else it
+    is solved here). ``None`` when the LP is not solved."""
+    lp = _set_cover_lp(C, solver, deadline) if lp is None else lp
+    if lp is None:
         return None
-    w = np.maximum(np.asarray(lp.row_duals, dtype=float)[: C.shape[1]], 0.0)
-    r = 1.0 - C.astype(float) @ w
+    w, r = lp.w, lp.reduced
     z = float(w.sum() + np.minimum(r, 0.0).sum())
     keep = r <= cutoff - 1 - z + EPS
     log.info("maximal classes: %d of %d within reach of a cover of %d (LP %.3f)", keep.sum(), len(C), cutoff - 1, z)
     return keep
 
 
-def _cover_at_lp_bound(C: np.ndarray, solver, deadline: Deadline) -> tuple[int, np.ndarray] | None:
+def _cover_at_lp_bound(C: np.ndarray, solver, deadline: Deadline,
+                       lp: _CoverLP | None = None) -> tuple[int, np.ndarray] | None:
     """``(b, rows)``: ``b = ceil(LP)`` of the set cover over ``C`` (columns × types) and a
     cover of ``b`` columns found among those of LP reduced cost ``<= NEAR_LP``; ``None``
     when there is none there (or none found in time), or without a search when the LP's
     fractional part is at least ``NEAR_LP_FRACTION``. ``b`` is a lower bound on every
-    cover, so such a cover is optimal."""
-    lp = solve_set_cover(C, solver, time_limit=deadline.left(), integer=False)
-    if lp.status != Status.OPTIMAL or lp.row_duals is None or lp.objective is None:
+    cover, so such a cover is optimal. ``lp``: the LP when solved already (else it is
+    solved here)."""
+    lp = _set_cover_lp(C, solver, deadline) if lp is None else lp
+    if lp is None:
         return None
     fraction = lp.objective - math.floor(lp.objective + EPS)
     if fraction >= NEAR_LP_FRACTION:
         log.info("maximal classes: LP %.3f, fraction %.2f: no cover at the LP bound sought", lp.objective, fraction)
         return None
     b = math.ceil(lp.objective - EPS)
-    reduced = 1.0 - C.astype(float) @ np.maximum(np.asarray(lp.row_duals, dtype=float)[: C.shape[1]], 0.0)
-    idx = np.flatnonzero(reduced <= NEAR_LP)
+    idx = np.flatnonzero(lp.reduced <= NEAR_LP)
     if not len(idx) or not C[idx].any(axis=0).all():
         return None
     sol = solve_set_cover(C[idx], solver, time_limit=deadline.left(), most=b)

@@ -155,7 +155,7 @@ def test_the_full_set_cover_gets_all_the_time_left(monkeypatch):
     deadline = Deadline(100.0, clock=lambda: clock[0])
     got: dict[str, float] = {}
 
-    def near(C, solver, d):
+    def near(C, solver, d, lp=None):
         got["near"] = d.left()
         clock[0] += 20.0                  # the heuristic spends 20 s and finds no cover
         return None
@@ -179,7 +179,7 @@ def test_branch_and_price_gets_what_the_set_cover_leaves(triangles, monkeypatch)
     incumbent and no verified cover (a relaxation gap), branch and price still runs on the
     time left and certifies (triangles: LP 3, optimum 4; the stage made to stop at 3)."""
     from groupcf.group import closed_classes as cc
-    monkeypatch.setattr(cc, "_cover_at_lp_bound", lambda C, solver, d: None)
+    monkeypatch.setattr(cc, "_cover_at_lp_bound", lambda C, solver, d, lp=None: None)
     monkeypatch.setattr(cc, "set_cover_by_components", lambda C, solver, d, start=None: (3, None))
     S, models = triangles
     res = gcf.explain_group(S, models["nn"], Tmax=2, progress=False, max_change_sets=0, max_enumerated_sets=1,
