@@ -138,18 +138,18 @@ class TreeDelta(DeltaEvaluator):
         e, m = self.embedding, len(P)
         if m == 0:
             return np.zeros(0)
-        walk = _tree_walk.compiled_rows_delta() if self.compiled else None
-        if walk is not None:
-            nodes, thr = _node_table(e)
-            walked = walk(np.ascontiguousarray(P), np.ascontiguousarray(mask), self._first_t,
-                          self._path_nodes, nodes, thr, e.value, self._leaf_value)
-            return np.asarray(self._s0 + e.scale * walked, dtype=np.float64)
         # the affected trees and start nodes once per distinct changed-column mask
         packed = np.ascontiguousarray(np.packbits(mask, axis=1))
         keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
         _, first_row, inv = np.unique(keys, return_index=True, return_inverse=True)
         inv = inv.reshape(-1)
         U = mask[first_row]
+        walk = _tree_walk.compiled_rows_delta() if self.compiled else None
+        if walk is not None:
+            nodes, thr = _node_table(e)
+            walked = walk(np.ascontiguousarray(P), np.ascontiguousarray(U), inv.astype(np.int64, copy=False),
+                          self._first_t, self._path_nodes, nodes, thr, e.value, self._leaf_value)
+            return np.asarray(self._s0 + e.scale * walked, dtype=np.float64)
         none = self._path_feat.shape[1]                        # depth + 1: the tree is not affected
         start = np.full((len(U), e.n_trees), none, dtype=np.min_scalar_type(none))   # (masks, trees)
         r, c = np.nonzero(U)

@@ -161,14 +161,14 @@ class GeCo:
         while len(rows) < k and start < len(cand):
             chunk = cand[start:start + 2 * k]
             start += len(chunk)
-            df = decode(self.domain, x, pop.M[chunk], pop.V[chunk])
+            M, V = pop.M[chunk], pop.V[chunk]
+            if xf is not None:      # the instance itself first (no change: its raw values, the data's dtypes)
+                M, V = np.vstack([np.zeros_like(M[:1]), M]), np.vstack([np.full_like(V[:1], -1), V])
+            df = decode(self.domain, x, M, V)
+            p, ok = self.real.check(df)
             if xf is not None:
-                p, ok = self.real.check(pd.concat([xf.astype(df.dtypes.to_dict(), errors="ignore"), df],
-                                                  ignore_index=True))
                 self._not_rejected(x, p, ok)
-                p, ok, xf = p[1:], ok[1:], None
-            else:
-                p, ok = self.real.check(df)
+                df, p, ok, xf = df.iloc[1:], p[1:], ok[1:], None
             stats["rejected_by_model"] += int((~ok).sum())
             if self.constraints.rules:
                 plaf_ok = self.constraints.check_rows(x, df)
@@ -177,13 +177,14 @@ class GeCo:
             if not ok.all():
                 log.warning("GeCo: %d candidate(s) rejected by the final re-check (real model / "
                             "PLAF rules on raw values)", int((~ok).sum()))
-            for j in np.flatnonzero(ok)[: k - len(rows)]:
-                rows.append(int(chunk[j]))
-                frames.append(df.iloc[[j]])
-                probs.append(float(p[j]))
+            take = np.flatnonzero(ok)[: k - len(rows)]
+            if len(take):
+                rows += chunk[take].tolist()
+                frames.append(df.iloc[take])
+                probs += p[take].tolist()
         if not rows:
             return None, [], []
-        return pd.concat(frames, ignore_index=True), rows, probs
+        return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0].reset_index(drop=True), rows, probs
 
 
 
