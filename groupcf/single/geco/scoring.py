@@ -88,6 +88,14 @@ class _Scorer:
         pad[:, :-1] = M
         return pad[:, self._col_feature]
 
+    def set_labels(self, M) -> np.ndarray:
+        """One int64 label per row, equal for rows with the same changed-feature set (the
+        set's bit code up to 62 features, else :meth:`set_ids`' inverse): what ranking within
+        sets needs, without sorting the distinct sets."""
+        if self._bits is not None:
+            return M.astype(np.int64) @ self._bits
+        return self.set_ids(M)[1].astype(np.int64, copy=False)
+
     def set_ids(self, M) -> tuple[np.ndarray, np.ndarray]:
         """``(keys, inverse)``: one key per distinct changed-feature set, row -> set."""
         if self._bits is not None:

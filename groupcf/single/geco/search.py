@@ -118,8 +118,7 @@ class _Run:
         """Children of pairs of parents (the best candidate of each changed-feature set,
         fittest first): the union of the parents' changes, groups taken whole from the
         fitter parent ``a`` where it changes them, from ``b`` elsewhere."""
-        keys, first = self._first_per_set(pop.M)
-        reps = np.sort(first)
+        reps = np.sort(self._first_per_set(pop.M))
         budget = self.P.n_crossover if self.P.n_crossover is not None else self.P.q
         R = min(len(reps), int((1 + math.isqrt(1 + 8 * budget)) // 2))
         if R < 2:
@@ -134,11 +133,9 @@ class _Run:
         V = np.where(from_a, pop.V[a], pop.V[b]).astype(np.int32)
         return M, V, a
 
-    def _first_per_set(self, M):
-        keys, inv = self.scorer.set_ids(M)
-        first = np.full(len(keys), len(M), dtype=np.int64)
-        np.minimum.at(first, inv, np.arange(len(M)))
-        return keys, first
+    def _first_per_set(self, M) -> np.ndarray:
+        """The first row of each changed-feature set of ``M``."""
+        return np.unique(self.scorer.set_labels(M), return_index=True)[1]
 
     # ------------------------------------------------------------------ evaluation
     def hashes(self, M, V) -> np.ndarray:
@@ -159,8 +156,7 @@ class _Run:
         f = np.sort(pop.fit, kind="stable") if cap is None else None
         if f is None:
             order = np.argsort(pop.fit, kind="stable")
-            _, inv = self.scorer.set_ids(pop.M[order])
-            f = pop.fit[order][_rank_within(inv) < cap]
+            f = pop.fit[order][_rank_within(self.scorer.set_labels(pop.M[order])) < cap]
         return float(f[q - 1]) if len(f) >= q else math.inf
 
     def prepare(self, M, V, known: np.ndarray | None = None, parent: np.ndarray | None = None,
@@ -238,8 +234,7 @@ class _Run:
         order = np.argsort(pop.fit, kind="stable")
         cap = self.P.max_per_set
         if cap is not None and len(order) > self.P.q:
-            _, inv = self.scorer.set_ids(pop.M[order])
-            rank = _rank_within(inv)
+            rank = _rank_within(self.scorer.set_labels(pop.M[order]))
             order = np.concatenate([order[rank < cap], order[rank >= cap]])
         return pop.take(order[: self.P.q])
 
