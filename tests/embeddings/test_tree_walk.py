@@ -68,6 +68,23 @@ def test_compiled_walk_equals_numpy_walk_bit_for_bit(fitted):
 
 
 @needs_numba
+def test_compiled_walk_rows_sharing_masks(fitted):
+    """GeCo's shape: many rows share a few changed-column masks (start levels computed once
+    per distinct mask), in any order, with different values: the numpy walk's scores to the
+    bit and the full rows' to rounding."""
+    X, emb = fitted
+    rng = np.random.default_rng(11)
+    z0 = X[3]
+    ev = emb.delta_evaluator(z0)
+    masks = rng.random((5, X.shape[1])) < np.array([[0.1], [0.2], [0.4], [0.6], [0.0]])
+    changed = masks[rng.integers(len(masks), size=300)]
+    Z = np.where(changed, X[rng.integers(len(X), size=300)], z0[None, :])
+    fast, slow = _scores(ev, Z, changed, True), _scores(ev, Z, changed, False)
+    assert np.array_equal(fast, slow)
+    np.testing.assert_allclose(fast, emb.score(Z), atol=1e-12, rtol=0)
+
+
+@needs_numba
 def test_compiled_walk_empty_and_single_rows(fitted):
     X, emb = fitted
     ev = emb.delta_evaluator(X[0])
