@@ -38,13 +38,23 @@ def _dask_cli(role: str) -> list[str]:
     return [sys.executable, "-m", f"distributed.cli.dask_{role}"]
 
 
-def _stop(procs) -> None:
-    """Terminate every process started here (and its process group), kill what is left."""
+#: seconds the processes get to exit by themselves after ``client.shutdown()`` (they do in
+#: ~1 s; a SIGTERM sent sooner interrupts the workers' own shutdown and they hang until killed:
+#: teardowns of 5-20 s), then seconds a terminated process gets before it is killed
+SETTLE, STOP_GRACE = 10.0, 5.0
+
+
+def _stop(procs, settle: float = 0.0) -> None:
+    """Wait up to ``settle`` seconds for every process started here to exit, then terminate
+    each one left (and its process group), and kill what is left after ``STOP_GRACE``."""
+    deadline = time.monotonic() + settle
+    while time.monotonic() < deadline and any(p.poll() is None for p in procs):
+        time.sleep(0.05)
     for p in procs:
         if p.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(p.pid, signal.SIGTERM)
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + STOP_GRACE
     for p in procs:
         try:
             p.wait(timeout=max(0.1, deadline - time.monotonic()))
@@ -68,12 +78,14 @@ def cluster(request, tmp_path_factory):
     logs = []
 
     def finalize():
+        settle = 0.0
         if client is not None:
             try:
                 client.shutdown()   # asks the scheduler to stop itself and its workers
+                settle = SETTLE
             except Exception:  # noqa: BLE001 - the processes are stopped below in any case
                 client.close(timeout=10)
-        _stop(procs)
+        _stop(procs, settle)
         for f in logs:
             f.close()
 
