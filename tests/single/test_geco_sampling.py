@@ -76,3 +76,41 @@ def test_changes_group_reads_only_the_group():
     which = rng.integers(len(samplers), size=50)
     want = np.array([M[i, samplers[s].members].any() for i, s in enumerate(which)])
     np.testing.assert_array_equal(batch.changes_group(M, which), want)
+
+
+def test_geco_samplers_from_cached_counts_equal_the_cumulative_sums(german_binned):
+    """``GeCo._samplers``: a one-feature group without rules is built from the feature's
+    cached keys and cumulative counts (``cw_change`` = ``cw_any`` less the instance's value
+    from its index on); every array equals the group's cumulative sums computed afresh,
+    bit for bit, instance after instance (the cache is not changed by one)."""
+    from groupcf.features.validation import validate_instance
+    from groupcf.single.geco import GeCo
+
+    pipe, rejected, X_tr = german_binned
+    geco = GeCo(pipe, X_tr)
+    dom = geco.domain
+    n_single = 0
+    for i in [0, 1, 2, 0]:
+        x = validate_instance(rejected.iloc[i], None, columns=dom.names)
+        xkeys = dom.instance_keys(x)
+        allowed = geco.bound.allowed(xkeys) if geco._has_rules else [None] * len(dom)
+        got = {tuple(s.members): s for s in geco._samplers(xkeys, allowed)}
+        for members in geco.groups:
+            tup, cnt = dom.tuples(members)
+            feas = np.ones(len(tup), dtype=bool)
+            same = np.empty(tup.shape, dtype=bool)
+            for j, l in enumerate(members):
+                if allowed[l] is not None:
+                    feas &= allowed[l][tup[:, j]]
+                same[:, j] = dom.keys[l][tup[:, j]] == xkeys[l]
+            change = feas & ~same.all(axis=1)
+            if not change.any():
+                assert tuple(members) not in got
+                continue
+            s = got[tuple(members)]
+            c = cnt.astype(float)
+            assert np.array_equal(s.tuples, tup) and np.array_equal(s.same, same)
+            assert np.array_equal(s.cw_change, np.cumsum(c * change))
+            assert np.array_equal(s.cw_any, np.cumsum(c * feas))
+            n_single += len(members) == 1 and allowed[members[0]] is None
+    assert n_single >= 2                     # the cached path ran

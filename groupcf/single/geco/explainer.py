@@ -63,6 +63,8 @@ class GeCo:
         self._has_rules = bool(self.bound.clauses)
         w = np.random.default_rng(0x6EC0).integers(1, 2**62, size=len(self.domain), dtype=np.int64)
         self._hash_w = w | 1
+        self._tables_cache: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._single_cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     # ------------------------------------------------------------------ public
     def explain(self, x, n: int | None = None, random_state=None, **deprecated) -> Explanation:
@@ -123,11 +125,53 @@ class GeCo:
             solver=f"genetic ({scorer.kind})", lower_bound=None, stats=stats)
 
     # ------------------------------------------------------------------ helpers
+    def _tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The search's tables that do not depend on the instance (built on first use, then
+        shared read-only by every search): which features are numeric, their spans, the
+        numeric features' value keys padded to one ``(feature, value code)`` table, and the
+        features x groups membership."""
+        if self._tables_cache is None:
+            feats = self.domain.features
+            numeric = np.array([f.kind == "numeric" for f in feats])
+            span = np.array([f.span for f in feats])
+            keys = np.full((len(feats), max((len(f.keys) for f in feats), default=1)), np.nan)
+            for l in np.flatnonzero(numeric):
+                keys[l, :len(feats[l].keys)] = feats[l].keys
+            membership = np.zeros((len(feats), len(self.groups)), dtype=np.int32)
+            for gi, members in enumerate(self.groups):
+                membership[list(members), gi] = 1
+            for a in (numeric, span, keys, membership):
+                a.flags.writeable = False
+            self._tables_cache = (numeric, span, keys, membership)
+        return self._tables_cache
+
+    def _single(self, l: int, tup: np.ndarray, cnt: np.ndarray, xkey: float) -> _GroupSampler | None:
+        """:meth:`_samplers`' sampler of a one-feature group ``(l,)`` without rules: the same
+        arrays, from the feature's value keys and cumulative counts cached across instances.
+        ``cw_change`` is ``cw_any`` less the count of the instance's value from its index on,
+        the same floats as the cumulative sum of the other values' counts (integer counts)."""
+        hit = self._single_cache.get(l)
+        if hit is None:
+            hit = self._single_cache[l] = (self.domain.keys[l][tup[:, 0]], np.cumsum(cnt.astype(float)))
+        keys, cw_any = hit
+        same = keys == xkey
+        if same.all():
+            return None
+        cw_change = cw_any.copy()
+        for i in np.flatnonzero(same).tolist():
+            cw_change[i:] -= float(cnt[i])
+        return _GroupSampler((l,), tup, same[:, None], cw_change, cw_any)
+
     def _samplers(self, xkeys, allowed) -> list[_GroupSampler]:
         dom = self.domain
         out = []
         for members in self.groups:
             tup, cnt = dom.tuples(members)
+            if len(members) == 1 and allowed[members[0]] is None:
+                smp = self._single(members[0], tup, cnt, xkeys[members[0]])
+                if smp is not None:
+                    out.append(smp)
+                continue
             feas = np.ones(len(tup), dtype=bool)
             same = np.empty(tup.shape, dtype=bool)
             for j, l in enumerate(members):

@@ -65,15 +65,8 @@ class _Run:
         self.P = geco.params
         dom = geco.domain
         self.n = len(dom)
-        self.numeric = np.array([f.kind == "numeric" for f in dom.features])
-        self.span = np.array([f.span for f in dom.features])
-        # the numeric features' value keys, padded to one table (feature, value code)
-        self._num_keys = np.full((self.n, max((len(f.keys) for f in dom.features), default=1)), np.nan)
-        for l in np.flatnonzero(self.numeric):
-            self._num_keys[l, :len(dom.features[l].keys)] = dom.features[l].keys
-        self.membership = np.zeros((self.n, len(geco.groups)), dtype=np.int32)
-        for gi, members in enumerate(geco.groups):
-            self.membership[list(members), gi] = 1
+        # the instance-free tables, built once per explainer (read only)
+        self.numeric, self.span, self._num_keys, self.membership = geco._tables()
         self.delta = self._mace_tables() if geco.mace_distance is not None else None
         # added to a non-counterfactual's distance: at least the largest possible distance
         w = (geco.mace_distance.weights.values() if geco.mace_distance is not None else
