@@ -151,8 +151,11 @@ class GeCo:
         ``cw_change`` is ``cw_any`` less the count of the instance's value from its index on,
         the same floats as the cumulative sum of the other values' counts (integer counts)."""
         hit = self._single_cache.get(l)
-        if hit is None:
-            hit = self._single_cache[l] = (self.domain.keys[l][tup[:, 0]], np.cumsum(cnt.astype(float)))
+        if hit is None:                 # shared by every search: read only
+            hit = (self.domain.keys[l][tup[:, 0]], np.cumsum(cnt.astype(float)))
+            for a in hit:
+                a.flags.writeable = False
+            self._single_cache[l] = hit
         keys, cw_any = hit
         same = keys == xkey
         if same.all():
