@@ -193,22 +193,22 @@ def close_gap_by_maximal_classes(problem: GroupProblem, checker, active: np.ndar
     covers = np.vstack([classes.covers] + [c.cover[None, :] for c in extra]) if extra else classes.covers
     C = covers[:, active]
     alive = np.flatnonzero(C.any(axis=1))
+    Ca = C[alive]
     left = deadline.left()
-    start = (alive >= len(classes)).astype(float) if extra else None
     columns = None
     near_deadline = Deadline(NEAR_LP_SECONDS if left is None else NEAR_LP_SHARE * left)
-    lp = _set_cover_lp(C[alive], solver, near_deadline)      # read by both the cover at the LP bound and the fixing
-    near = None if lp is None else _cover_at_lp_bound(C[alive], solver, near_deadline, lp=lp)
+    lp = _set_cover_lp(Ca, solver, near_deadline)      # read by both the cover at the LP bound and the fixing
+    near = None if lp is None else _cover_at_lp_bound(Ca, solver, near_deadline, lp=lp)
     if near is not None:
         lower, rows = near
         columns = _verify(problem, classes, checker, alive[rows], extra)
         if stats is not None:
             stats["cover_at_lp_bound"] = columns is not None
     if columns is None:
-        keep = _within_reach(C[alive], solver, deadline, len(extra), lp=lp) if extra else None
+        keep = _within_reach(Ca, solver, deadline, len(extra), lp=lp) if extra else None
         rows = alive if keep is None else alive[keep | (alive >= len(classes))]
-        lower, chosen = set_cover_by_components(C[rows], solver, deadline,     # all the time that is left
-                                                None if start is None else (rows >= len(classes)).astype(float))
+        start = (rows >= len(classes)).astype(float) if extra else None     # the incumbent's columns: MIP start
+        lower, chosen = set_cover_by_components(C[rows], solver, deadline, start)   # all the time that is left
         chosen_rows = None if chosen is None else rows[chosen]
         columns = _verify(problem, classes, checker, chosen_rows, extra) if chosen_rows is not None else None
     if stats is not None:
