@@ -226,9 +226,10 @@ class Constraints:
             An order comparison on a non-numeric column without a Categorical dtype.
         """
         out = np.ones(len(rows), dtype=bool)
+        columns = _Columns(rows)
+        dtypes = rows.dtypes
         for i in range(len(rows)):
-            row = rows.iloc[i]
-            env = _RawEnv(instance, row, rows.dtypes)
+            env = _RawEnv(instance, _Row(columns, i), dtypes)
             for r in self.rules:
                 if r.condition is not None and not env.cond(r.condition):
                     continue
@@ -247,6 +248,33 @@ def _flatten(items):
             yield from _flatten(it)
         else:
             yield it
+
+
+class _Columns:
+    """The columns of ``rows`` as lists of raw values, each read once when first asked for
+    (a rule reads a few columns; a row of a mixed-dtype frame costs a pandas Series)."""
+
+    def __init__(self, rows: pd.DataFrame):
+        self.rows = rows
+        self.cols: dict[str, list] = {}
+
+    def get(self, name):
+        col = self.cols.get(name)
+        if col is None:
+            col = self.cols[name] = self.rows[name].tolist()
+        return col
+
+
+class _Row:
+    """Row ``i`` of :class:`_Columns`: ``row[name]`` is what ``rows.iloc[i][name]`` reads."""
+
+    __slots__ = ("columns", "i")
+
+    def __init__(self, columns: _Columns, i: int):
+        self.columns, self.i = columns, i
+
+    def __getitem__(self, name):
+        return self.columns.get(name)[self.i]
 
 
 class _RawEnv:

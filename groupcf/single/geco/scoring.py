@@ -1,6 +1,7 @@
 """Scoring GeCo's candidates (Δ-representation) with the model, and decoding them to raw rows."""
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -199,24 +200,66 @@ class _Scorer:
 def decode(domain: ActiveDomain, x: pd.Series, M: np.ndarray, V: np.ndarray) -> pd.DataFrame:
     """Raw rows of candidates: the instance's own raw value where a feature is unchanged,
     the active-domain value where it changes; data dtypes kept."""
-    m = len(M)
-    cols = {}
-    for l, f in enumerate(domain.features):
-        xv = x[f.name]
-        ch = M[:, l]
-        if ch.any():
-            vals = np.empty(m, dtype=object)
-            vals[:] = [xv] * m
-            vals[ch] = f.values[V[ch, l]]
-        else:
-            vals = np.empty(m, dtype=object)
-            vals[:] = [xv] * m
-        dt = f.dtype
-        if isinstance(dt, pd.CategoricalDtype):
-            cols[f.name] = pd.Categorical(vals, dtype=dt)
-        else:
-            try:
-                cols[f.name] = pd.array(vals, dtype=dt) if dt is not None else vals
-            except (TypeError, ValueError):
-                cols[f.name] = vals
-    return pd.DataFrame(cols)
+    return pd.DataFrame({f.name: _column(f, x[f.name], M[:, l], V[:, l]) for l, f in enumerate(domain.features)})
+
+
+#: per feature domain, its values as category codes or in the data's numpy dtype (:func:`_typed`)
+_TYPED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _typed(f) -> np.ndarray | None:
+    """The domain values of ``f`` as codes of its Categorical dtype, or converted to its
+    numpy dtype (bool, integer, float) as ``pd.array`` converts them; None for any other
+    dtype or values it cannot hold (cached per feature)."""
+    if f in _TYPED:
+        return _TYPED[f]
+    dt, out = f.dtype, None
+    if isinstance(dt, pd.CategoricalDtype):
+        out = np.asarray(dt.categories.get_indexer(list(f.values)), dtype=np.int64)
+    elif isinstance(dt, np.dtype) and dt.kind in "biuf":
+        try:
+            out = np.asarray(pd.array(np.asarray(f.values, dtype=object), dtype=dt))
+        except (TypeError, ValueError):
+            out = None
+    _TYPED[f] = out
+    return out
+
+
+def _code(dt: pd.CategoricalDtype, xv) -> int:
+    """The code of ``xv`` in ``dt`` (-1, a missing value, when it is not a category), as
+    ``pd.Categorical([xv], dtype=dt)`` codes it."""
+    try:
+        at = dt.categories.get_loc(xv)
+    except (KeyError, TypeError):
+        return -1
+    return int(at) if isinstance(at, (int, np.integer)) else int(dt.categories.get_indexer([xv])[0])
+
+
+def _scalar(dt: np.dtype, xv):
+    """``xv`` converted to ``dt`` as ``pd.array`` converts it, or None when it cannot be."""
+    try:
+        return np.asarray(pd.array(np.array([xv], dtype=object), dtype=dt))[0]
+    except (TypeError, ValueError):
+        return None
+
+
+def _column(f, xv, ch: np.ndarray, v: np.ndarray):
+    """One decoded column (:func:`decode`): a Categorical from its codes, or a numpy column
+    of the data's dtype, from the domain values converted once (:func:`_typed`); else (any
+    other dtype, or an instance value the dtype cannot hold) the values converted one by one."""
+    dt, typed = f.dtype, _typed(f)
+    if typed is not None:
+        x_at = _code(dt, xv) if isinstance(dt, pd.CategoricalDtype) else _scalar(dt, xv)
+        if x_at is not None:
+            col = np.where(ch, typed[np.where(ch, v, 0)], x_at)
+            return pd.Categorical.from_codes(col, dtype=dt) if isinstance(dt, pd.CategoricalDtype) else col
+    vals = np.empty(len(ch), dtype=object)
+    vals[:] = [xv] * len(ch)
+    if ch.any():
+        vals[ch] = f.values[v[ch]]
+    if isinstance(dt, pd.CategoricalDtype):
+        return pd.Categorical(vals, dtype=dt)
+    try:
+        return pd.array(vals, dtype=dt) if dt is not None else vals
+    except (TypeError, ValueError):
+        return vals
