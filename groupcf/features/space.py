@@ -31,6 +31,7 @@ a dataset can fix the encoding size independently of a sample.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -373,10 +374,18 @@ class FeatureSpace(TransformerMixin, BaseEstimator):  # type: ignore[misc, unuse
             A missing column, a missing value (NaN) or an unknown category.
         """
         check_is_fitted(self, "features_")
+        if isinstance(X, pd.Series):
+            z = self._transform_row(X)
+            if z is not None:
+                return z[None, :]
         X = self._as_frame(X)
         missing = [f.name for f in self.features_ if f.name not in X.columns]
         if missing:
             raise InvalidInputError(f"columns missing from the input: {missing}")
+        if not X.columns.is_unique:
+            twice = sorted({str(c) for c in X.columns[X.columns.duplicated()]} & {f.name for f in self.features_})
+            if twice:
+                raise InvalidInputError(f"columns given more than once: {twice}")
         Z = np.zeros((len(X), self.n_features_out_))
         # which columns hold a missing value, in one pass over the frame's blocks
         has_nan = dict(zip(X.columns.tolist(), X.isna().to_numpy().any(axis=0).tolist()))
@@ -394,6 +403,42 @@ class FeatureSpace(TransformerMixin, BaseEstimator):  # type: ignore[misc, unuse
                 Z[np.arange(len(X)), f.columns[codes]] = 1.0
         return Z
 
+    def _lookup(self, f: Feature) -> dict[tuple[str, object], int]:
+        """Key of each category of ``f`` (:func:`_key`) -> its index; built once per fitted
+        feature (its ``categories`` list), read only."""
+        cache: dict[str, tuple[list[Any], dict[tuple[str, object], int]]] = self.__dict__.setdefault("_lookups", {})
+        hit = cache.get(f.name)
+        if hit is None or hit[0] is not f.categories:
+            hit = cache[f.name] = (f.categories, {_key(c): i for i, c in enumerate(f.categories)})
+        return hit[1]
+
+    def _transform_row(self, x: pd.Series) -> FloatArray | None:
+        """:meth:`transform` of one row given as a Series, read value by value (no frame
+        built): each continuous value a plain number (not a bool, not NaN), each other
+        value a known category of a feature that is not binned. None when a value is
+        anything else; the frame's path then encodes the row (or names what is wrong)."""
+        row = dict(zip(x.index.tolist(), x.tolist()))
+        if len(row) != len(x):                          # a repeated label
+            return None
+        z = np.zeros(self.n_features_out_)
+        for f in self.features_:
+            if f.name not in row:
+                return None
+            v = row[f.name]
+            if f.encoding == "continuous":
+                if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                        or math.isnan(v):
+                    return None
+                z[f.columns[0]] = (float(v) - f.low) / (f.high - f.low)
+                continue
+            if f.edges is not None:
+                return None
+            i = self._lookup(f).get(_key(v))
+            if i is None:
+                return None
+            z[f.columns[0] if f.encoding == "binary" else f.columns[i]] = i if f.encoding == "binary" else 1.0
+        return z
+
     def _codes(self, f: Feature, col: pd.Series) -> IntArray:
         """Index of each value's category (bin for binned numerics)."""
         if f.edges is not None:
@@ -404,7 +449,7 @@ class FeatureSpace(TransformerMixin, BaseEstimator):  # type: ignore[misc, unuse
             return np.array([f.categories.index(v) if isinstance(v, pd.Interval)
                              else int(np.searchsorted(f.edges[1:-1], x, side="right"))
                              for v, x in zip(col.tolist(), nums)], dtype=np.int64)
-        lookup = {_key(c): i for i, c in enumerate(f.categories)}
+        lookup = self._lookup(f)
         if isinstance(col.dtype, pd.CategoricalDtype):
             # a categorical column: each of its categories looked up once, the codes mapped
             cat = col.array                            # a pandas Categorical

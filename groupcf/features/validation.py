@@ -68,7 +68,7 @@ def validate_instance(x: pd.Series | pd.DataFrame, space: FeatureSpace | None = 
         if missing:
             raise InvalidInputError(f"the instance lacks features {missing}")
     if space is not None:
-        space.transform(x.to_frame().T)  # raises on NaN / unknown category / missing column
+        space.transform(x)  # raises on NaN / unknown category / missing column
     if isinstance(x.name, np.generic):   # a label read by .iloc: a plain number in every message
         x = x.copy()
         x.name = x.name.item()

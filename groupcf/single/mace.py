@@ -206,7 +206,7 @@ def mace(x: pd.Series, tm: TrainedModel, *, distance="l0", Tmax: int | None = No
         raise InvalidInputError(f"diversity_tol must be > 0, got {diversity_tol!r}")
     space = tm.space
     assert space is not None and tm.embedding is not None   # explain resolved a model groupcf embeds
-    z0 = space.transform(x.to_frame().T)[0]
+    z0 = space.transform(x)[0]
     kw = dict(options)
     if time_limit is not None:
         kw["time_limit"] = time_limit

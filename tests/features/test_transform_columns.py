@@ -56,3 +56,47 @@ def test_unknown_category_and_missing_value_named_in_categorical_columns():
         space.transform(nan)
     extra = X.iloc[:3].assign(unused=np.nan)               # a NaN in a column the space ignores
     np.testing.assert_array_equal(space.transform(extra), space.transform(X.iloc[:3]))
+
+
+def _frame_path(space, x):
+    """``transform`` of the one-row frame (the path every frame takes)."""
+    return space.transform(x.to_frame().T)
+
+
+def _outcome(f, x):
+    """The encoded row ``f(x)`` (as a tuple) or the error's message."""
+    try:
+        return tuple(np.asarray(f(x)).ravel().tolist())
+    except InvalidInputError as e:
+        return str(e)
+
+
+@pytest.mark.parametrize("numeric", ["passthrough", "bin"])
+def test_a_series_encodes_as_its_one_row_frame(numeric):
+    """A row given as a Series is read value by value, without a frame: the same encoding
+    as its one-row frame on real rows (binned and continuous numerics, binary and one-hot
+    categoricals), and, for the values it does not read itself (a missing value, an unknown
+    category, text or a bool in a numeric column, a missing column, a repeated label, a
+    bin given as an interval), the same encoding or the same error."""
+    ds = gcf.datasets.load("adult")
+    X = ds.X.iloc[:300]
+    space = gcf.FeatureSpace(numeric=numeric).fit(X)
+    for i in range(0, 300, 7):
+        x = X.iloc[i]
+        np.testing.assert_array_equal(space.transform(x), _frame_path(space, x))
+    x = X.iloc[3]
+    num = next(f.name for f in space if f.kind == "numeric")
+    cat = next(f.name for f in space if f.encoding == "onehot")
+    odd = {num: [np.nan, "12", True, np.float32(3.5), 10**17], cat: [np.nan, "never seen", None]}
+    for name, values in odd.items():
+        for v in values:
+            y = x.copy().astype(object)
+            y[name] = v
+            assert _outcome(space.transform, y) == _outcome(lambda r: _frame_path(space, r), y)
+    if numeric == "bin":
+        y = x.copy().astype(object)
+        y[num] = space[num].categories[1]                         # the bin itself
+        np.testing.assert_array_equal(space.transform(y), _frame_path(space, y))
+    assert _outcome(space.transform, x.drop(num)) == _outcome(lambda r: _frame_path(space, r), x.drop(num))
+    twice = pd.concat([x, x.iloc[:1]])
+    assert _outcome(space.transform, twice) == _outcome(lambda r: _frame_path(space, r), twice)

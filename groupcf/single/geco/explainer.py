@@ -84,14 +84,13 @@ class GeCo:
             raise InvalidInputError(f"n must be a positive integer, got {k!r}")
         # the space's checks (NaN, unknown category) run once, in z0's encoding
         x = validate_instance(x, None, columns=self.domain.names)
-        xf = x.to_frame().T.infer_objects()
-        z0 = self.space.transform(xf)[0] if self.space is not None else None
+        z0 = self.space.transform(x)[0] if self.space is not None else None
         # the real model's verdict on x: now, or (when the embedding, which reproduces the
         # model, rejects x) in the same pass as the final re-check of the counterfactuals
         deferred = z0 is not None and self.embedding is not None and \
             self.embedding.score(z0)[0] < self.embedding.score_threshold(self.threshold)
         if not deferred:
-            self._not_rejected(x, *self.real.check(xf))
+            self._not_rejected(x, *self.real.check(_frame(x)))
         rng = np.random.default_rng(random_state)
         dom = self.domain
         xkeys = dom.instance_keys(x)
@@ -103,7 +102,7 @@ class GeCo:
         pop, stats = run.search()
         if P.refine and len(pop):
             pop = run.refine(pop, stats)
-        cfs, rows, probs = self._final(x, pop, k, stats, xf if deferred else None)
+        cfs, rows, probs = self._final(x, pop, k, stats, deferred)
         if not rows:
             raise NoCounterfactualError(
                 f"GeCo found no counterfactual for instance {x.name!r} in {stats['generations']} "
@@ -193,29 +192,29 @@ class GeCo:
             raise NotRejectedError(f"the model already accepts instance {x.name!r} "
                                    f"(p = {p[0]:.3f} >= {self.threshold}); nothing to explain")
 
-    def _final(self, x, pop: _Population, k: int, stats: dict, xf=None):
+    def _final(self, x, pop: _Population, k: int, stats: dict, check_instance: bool = False):
         """Top counterfactuals that the real model accepts and the PLAF rules allow
         (re-checked on raw rows; rejections are counted in ``stats``): ``(frame, rows,
-        probabilities)``. ``xf`` (the instance's row, when its own check was deferred) is
-        checked in the first pass: :class:`NotRejectedError` when the model accepts it."""
+        probabilities)``. With ``check_instance`` (its own check was deferred) the instance
+        is checked in the first pass: :class:`NotRejectedError` when the model accepts it."""
         cand = np.flatnonzero(pop.pos)
         rows: list[int] = []
         frames, probs = [], []
         start = 0
         stats["rejected_by_model"] = stats["rejected_by_plaf"] = 0
-        if xf is not None and not len(cand):
-            self._not_rejected(x, *self.real.check(xf))
+        if check_instance and not len(cand):
+            self._not_rejected(x, *self.real.check(_frame(x)))
         while len(rows) < k and start < len(cand):
             chunk = cand[start:start + 2 * k]
             start += len(chunk)
             M, V = pop.M[chunk], pop.V[chunk]
-            if xf is not None:      # the instance itself first (no change: its raw values, the data's dtypes)
+            if check_instance:      # the instance itself first (no change: its raw values, the data's dtypes)
                 M, V = np.vstack([np.zeros_like(M[:1]), M]), np.vstack([np.full_like(V[:1], -1), V])
             df = decode(self.domain, x, M, V)
             p, ok = self.real.check(df)
-            if xf is not None:
+            if check_instance:
                 self._not_rejected(x, p, ok)
-                df, p, ok, xf = df.iloc[1:], p[1:], ok[1:], None
+                df, p, ok, check_instance = df.iloc[1:], p[1:], ok[1:], False
             stats["rejected_by_model"] += int((~ok).sum())
             if self.constraints.rules:
                 plaf_ok = self.constraints.check_rows(x, df)
@@ -233,6 +232,11 @@ class GeCo:
             return None, [], []
         return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0].reset_index(drop=True), rows, probs
 
+
+
+def _frame(x: pd.Series) -> pd.DataFrame:
+    """The instance as a one-row frame, its columns' dtypes inferred."""
+    return x.to_frame().T.infer_objects()
 
 
 def _columns(data):
