@@ -31,7 +31,6 @@ a dataset can fix the encoding size independently of a sample.
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +43,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import InvalidInputError
 from ..utils import AnyArray, FloatArray, IntArray
+from ._small import transform_small
 from ._values import _key, _numbers, _sort_key
 from .domain import InputDomain
 
@@ -374,10 +374,9 @@ class FeatureSpace(TransformerMixin, BaseEstimator):  # type: ignore[misc, unuse
             A missing column, a missing value (NaN) or an unknown category.
         """
         check_is_fitted(self, "features_")
-        if isinstance(X, pd.Series):
-            z = self._transform_row(X)
-            if z is not None:
-                return z[None, :]
+        small = transform_small(self, X)
+        if small is not None:
+            return small
         X = self._as_frame(X)
         missing = [f.name for f in self.features_ if f.name not in X.columns]
         if missing:
@@ -412,32 +411,8 @@ class FeatureSpace(TransformerMixin, BaseEstimator):  # type: ignore[misc, unuse
             hit = cache[f.name] = (f.categories, {_key(c): i for i, c in enumerate(f.categories)})
         return hit[1]
 
-    def _transform_row(self, x: pd.Series) -> FloatArray | None:
-        """:meth:`transform` of one row given as a Series, read value by value (no frame
-        built): each continuous value a plain number (not a bool, not NaN), each other
-        value a known category of a feature that is not binned. None when a value is
-        anything else; the frame's path then encodes the row (or names what is wrong)."""
-        row = dict(zip(x.index.tolist(), x.tolist()))
-        if len(row) != len(x):                          # a repeated label
-            return None
-        z = np.zeros(self.n_features_out_)
-        for f in self.features_:
-            if f.name not in row:
-                return None
-            v = row[f.name]
-            if f.encoding == "continuous":
-                if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
-                        or math.isnan(v):
-                    return None
-                z[f.columns[0]] = (float(v) - f.low) / (f.high - f.low)
-                continue
-            if f.edges is not None:
-                return None
-            i = self._lookup(f).get(_key(v))
-            if i is None:
-                return None
-            z[f.columns[0] if f.encoding == "binary" else f.columns[i]] = i if f.encoding == "binary" else 1.0
-        return z
+    #: frames of at most this many rows are read value by value (:mod:`groupcf.features._small`)
+    SMALL_FRAME = 16
 
     def _codes(self, f: Feature, col: pd.Series) -> IntArray:
         """Index of each value's category (bin for binned numerics)."""

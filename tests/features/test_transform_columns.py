@@ -100,3 +100,28 @@ def test_a_series_encodes_as_its_one_row_frame(numeric):
     assert _outcome(space.transform, x.drop(num)) == _outcome(lambda r: _frame_path(space, r), x.drop(num))
     twice = pd.concat([x, x.iloc[:1]])
     assert _outcome(space.transform, twice) == _outcome(lambda r: _frame_path(space, r), twice)
+
+
+@pytest.mark.parametrize("numeric", ["passthrough", "bin"])
+def test_small_frames_encode_as_the_frame_path(numeric, monkeypatch):
+    """Frames of at most ``SMALL_FRAME`` rows are read value by value: the frame path's
+    encoding (categorical and object columns, a repeated row), and its errors (a missing
+    value, an unknown category, text in a numeric column) named the same."""
+    space, X, as_object = _frames()
+    space = gcf.FeatureSpace(numeric=numeric).fit(X)
+    num = next(f.name for f in space if f.kind == "numeric")
+    cat = next(f.name for f in space if f.encoding == "onehot")
+    frames = [X.iloc[:space.SMALL_FRAME], X.iloc[[100]], as_object.iloc[5:12], X.iloc[[3, 3, 7]]]
+    for col, bad in ((num, np.nan), (num, "text"), (cat, "never seen"), (cat, np.nan)):
+        odd = as_object.iloc[:4].copy().astype({num: object})
+        odd.iloc[2, odd.columns.get_loc(col)] = bad
+        frames.append(odd)
+
+    def frame_path(frame):
+        with monkeypatch.context() as m:
+            m.setattr(gcf.FeatureSpace, "SMALL_FRAME", 0)
+            return space.transform(frame)
+
+    for frame in frames:
+        assert _outcome(space.transform, frame) == _outcome(frame_path, frame)
+    assert any(isinstance(_outcome(space.transform, f), str) for f in frames)      # errors compared too
