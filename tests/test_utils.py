@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
-from groupcf.utils import Deadline, value_key
+from groupcf.utils import Deadline, column_values, value_key
 
 
 def test_value_key_equal_values_share_a_key():
@@ -21,3 +22,18 @@ def test_deadline():
     assert Deadline(0.0).passed and Deadline(0.0).left() == 0.0
     d = Deadline(1e6)
     assert not d.passed and 0 < d.left() <= 1e6 and d.elapsed() >= 0
+
+
+def test_column_values_equal_tolist():
+    """``column_values`` reads a categorical column through its codes: the same Python
+    values, of the same types, as ``Series.tolist`` (missing values, numeric, ordered and
+    bool categories, non-categorical columns)."""
+    cols = [pd.Series(pd.Categorical(["a", None, "b", "a"], categories=["a", "b", "c"])),
+            pd.Series(pd.Categorical([1, 2, None, 5])),
+            pd.Series(pd.Categorical(["lo", "hi", "lo"], categories=["lo", "hi"], ordered=True)),
+            pd.Series(pd.Categorical([1.5, 2.5])), pd.Series(pd.Categorical([True, False])),
+            pd.Series([1, 2, 3]), pd.Series(["x", None]), pd.Series([0.5, np.nan])]
+    for col in cols:
+        got, want = column_values(col), col.tolist()
+        assert [type(v) for v in got] == [type(v) for v in want]
+        assert all(a == b or (a != a and b != b) for a, b in zip(got, want)), (col.dtype, got, want)

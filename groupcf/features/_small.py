@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..utils import FloatArray
+from ..utils import FloatArray, column_values
 from ._values import _key
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -38,7 +38,7 @@ def transform_small(space: FeatureSpace, X: object) -> FloatArray | None:
     names = set(X.columns.tolist())
     if any(f.name not in names for f in space.features_):
         return None
-    return transform_values(space, {f.name: X[f.name].tolist() for f in space.features_}, len(X))
+    return transform_values(space, {f.name: column_values(X[f.name]) for f in space.features_}, len(X))
 
 
 def transform_values(space: FeatureSpace, columns: Mapping[str, list[Any]], m: int) -> FloatArray | None:

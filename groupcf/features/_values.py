@@ -38,3 +38,4 @@ def _numbers(col: pd.Series, name: str) -> FloatArray:
                                 + (f" (and {len(rows) - 1} more row(s))" if len(rows) > 1 else ""))
     values = num.to_numpy(dtype=float)
     return values
+

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from ..utils import column_values
 from .language import (
     _ARITH,
     _OPS,
@@ -227,9 +228,10 @@ class Constraints:
         """
         out = np.ones(len(rows), dtype=bool)
         columns = _Columns(rows)
-        dtypes = rows.dtypes
+        dtypes = dict(zip(rows.columns.tolist(), rows.dtypes.tolist()))
+        ranks: dict = {}
         for i in range(len(rows)):
-            env = _RawEnv(instance, _Row(columns, i), dtypes)
+            env = _RawEnv(instance, _Row(columns, i), dtypes, ranks)
             for r in self.rules:
                 if r.condition is not None and not env.cond(r.condition):
                     continue
@@ -261,7 +263,7 @@ class _Columns:
     def get(self, name):
         col = self.cols.get(name)
         if col is None:
-            col = self.cols[name] = self.rows[name].tolist()
+            col = self.cols[name] = column_values(self.rows[name])
         return col
 
 
@@ -280,13 +282,23 @@ class _Row:
 class _RawEnv:
     """Scalar interpreter of PLAF conditions over raw values (for ``check_rows``)."""
 
-    def __init__(self, instance, row, dtypes):
+    def __init__(self, instance, row, dtypes, ranks=None):
         self.instance, self.row, self.dtypes = instance, row, dtypes
+        self.ranks = {} if ranks is None else ranks     # name -> (categories, first index of each)
 
     def _rank(self, name, v):
         dt = self.dtypes.get(name)
         if isinstance(dt, pd.CategoricalDtype):
-            return list(dt.categories).index(v)
+            hit = self.ranks.get(name)
+            if hit is None or hit[0] is not dt:
+                first: dict = {}
+                for i, c in enumerate(dt.categories.tolist()):
+                    first.setdefault(c, i)
+                hit = self.ranks[name] = (dt, first, list(dt.categories))
+            try:
+                return hit[1][v]
+            except (KeyError, TypeError):               # as list.index: equal but not by hash, or absent
+                return hit[2].index(v)
         if not isinstance(v, numbers.Number):
             # strings would compare alphabetically: a silent wrong answer
             raise PLAFError(f"order comparison on {name!r} needs numbers or an ordered Categorical "
