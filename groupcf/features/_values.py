@@ -38,4 +38,3 @@ def _numbers(col: pd.Series, name: str) -> FloatArray:
                                 + (f" (and {len(rows) - 1} more row(s))" if len(rows) > 1 else ""))
     values = num.to_numpy(dtype=float)
     return values
-
