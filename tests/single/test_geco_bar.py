@@ -38,6 +38,7 @@ def test_the_bar_changes_no_answer(geco_toy, model, params, monkeypatch):
         a = geco.explain(x, random_state=i)
         with monkeypatch.context() as m:
             m.setattr(_Run, "bar", lambda self, pop: math.inf)
+            m.setattr(_Run, "set_bars", lambda self, pop: None)
             b = geco.explain(x, random_state=i)
         assert b.stats["n_barred"] == 0
         barred += a.stats["n_barred"]
@@ -101,3 +102,61 @@ def test_the_bar_is_the_q_th_fitness_below_the_cap(geco_toy):
             best[key] = min(best.get(key, math.inf), f)
         firsts = sorted(best.values())
         assert out == (firsts[2] if len(firsts) >= 3 and len(M) >= 3 else math.inf)
+
+
+@pytest.mark.parametrize("model", ["mlp", "rf", "gbt"])
+@pytest.mark.parametrize("params", [{"q": 12, "m_mut": 3}, {"q": 8, "max_per_set": 1, "refine": True},
+                                    {"q": 20, "max_per_set": 2}])
+def test_the_set_bars_change_no_answer(geco_toy, model, params, monkeypatch):
+    """The per-set bars (``_Run.set_bars``) on top of the global bar: the same answers,
+    fitnesses and generations as with the global bar alone, never fewer candidates dropped,
+    and more with a small cap (where sets fill up)."""
+    X, pipe = _pipe(geco_toy, model)
+    geco = GeCo(pipe, X, **params)
+    more = 0
+    for i in range(4):
+        x = geco_toy.rejected(pipe).iloc[i]
+        a = geco.explain(x, random_state=i)
+        with monkeypatch.context() as m:
+            m.setattr(_Run, "set_bars", lambda self, pop: None)
+            b = geco.explain(x, random_state=i)
+        pd.testing.assert_frame_equal(a.counterfactuals, b.counterfactuals)
+        assert a.distances == b.distances
+        assert a.stats["fitness"] == b.stats["fitness"]
+        assert a.stats["generations"] == b.stats["generations"]
+        assert a.stats["n_barred"] >= b.stats["n_barred"]
+        more += a.stats["n_barred"] - b.stats["n_barred"]
+    assert more > 0 or params.get("max_per_set", 5) == 5
+
+
+def test_the_set_bars_are_each_sets_cap_th_fitness(geco_toy):
+    """``set_bars``: per changed-feature set with at least ``max_per_set`` members, its
+    ``max_per_set``-th smallest fitness; None when fewer than ``q`` members rank below the
+    cap in their set."""
+    X, pipe = _pipe(geco_toy, "mlp")
+    x = geco_toy.rejected(pipe).iloc[0]
+    geco = GeCo(pipe, X, q=6, max_per_set=2)
+    seen = []
+    orig = _Run.set_bars
+
+    def spy(self, pop):
+        out = orig(self, pop)
+        seen.append((pop.M.copy(), pop.fit.copy(), out, self.scorer.set_codes(pop.M)))
+        return out
+
+    _Run.set_bars = spy
+    try:
+        geco.explain(x, random_state=0)
+    finally:
+        _Run.set_bars = orig
+    assert any(out is not None for *_, out, _ in seen)
+    for M, fit, out, codes in seen:
+        per_set: dict[int, list[float]] = {}
+        for c, f in zip(codes.tolist(), fit.tolist()):
+            per_set.setdefault(c, []).append(f)
+        first_tier = sum(min(2, len(v)) for v in per_set.values())
+        if len(M) < 6 or first_tier < 6:
+            assert out is None
+            continue
+        want = {c: sorted(v)[1] for c, v in per_set.items() if len(v) >= 2}
+        assert out is not None and dict(zip(out[0].tolist(), out[1].tolist())) == want

@@ -97,6 +97,11 @@ class _Scorer:
             return M.astype(np.int64) @ self._bits
         return self.set_ids(M)[1].astype(np.int64, copy=False)
 
+    def set_codes(self, M) -> np.ndarray | None:
+        """The bit code of each row's changed-feature set (int64, equal across calls), or
+        None with more than 62 features."""
+        return M.astype(np.int64) @ self._bits if self._bits is not None else None
+
     def set_ids(self, M) -> tuple[np.ndarray, np.ndarray]:
         """``(keys, inverse)``: one key per distinct changed-feature set, row -> set."""
         if self._bits is not None:

@@ -152,10 +152,39 @@ class _Run:
             f = pop.fit[order][_rank_within(self.scorer.set_labels(pop.M[order])) < cap]
         return float(f[q - 1]) if len(f) >= q else math.inf
 
+    def set_bars(self, pop: _Population) -> tuple[np.ndarray, np.ndarray] | None:
+        """Per changed-feature set with at least ``max_per_set`` members in ``pop``, its
+        ``max_per_set``-th smallest fitness there: ``(set codes, sorted; their bars)``. None
+        without a cap, with more than 62 features (no set codes), or when fewer than ``q``
+        members of ``pop`` rank below the cap in their set (:meth:`select`'s first tier).
+
+        Otherwise a new candidate of such a set whose distance (a lower bound of its
+        fitness) is above its set's bar is never selected: adding candidates only lowers a
+        set's ``j``-th best fitness, and on ties the population's members come first, so at
+        least ``max_per_set`` members of its set come before it and it falls in the second
+        tier; the first tier only grows as candidates are added, so it holds at least ``q``
+        members and :meth:`select` never reaches the second. Dropping it unscored changes
+        nothing, as for :meth:`bar`."""
+        q, cap = self.P.q, self.P.max_per_set
+        if cap is None or len(pop) < q:
+            return None
+        order = np.argsort(pop.fit, kind="stable")
+        codes = self.scorer.set_codes(pop.M[order])
+        if codes is None:
+            return None
+        rank = _rank_within(codes)
+        if int((rank < cap).sum()) < q:
+            return None
+        at = rank == cap - 1
+        keys, bars = codes[at], pop.fit[order][at]
+        o = np.argsort(keys, kind="stable")
+        return keys[o], bars[o]
+
     def prepare(self, M, V, known: np.ndarray | None = None, parent: np.ndarray | None = None,
-                bar: float = math.inf) -> _Population | None:
+                bar: float = math.inf, sets: tuple[np.ndarray, np.ndarray] | None = None) -> _Population | None:
         """Cascade, check, drop no-ops / duplicates / known candidates and those whose
-        distance is above ``bar`` (:meth:`bar`), evaluate (``parent``:
+        distance is above ``bar`` (:meth:`bar`) or above their set's bar in ``sets``
+        (:meth:`set_bars`), evaluate (``parent``:
         each candidate's parent in the population last given to the scorer's
         ``set_parents``, or ``-1``; only where the score is computed from, not what it is)."""
         if parent is None:
@@ -182,6 +211,10 @@ class _Run:
         dist = self.distance(M, V)
         if bar < math.inf:
             near = dist <= bar
+            codes = self.scorer.set_codes(M) if sets is not None and len(sets[0]) else None
+            if sets is not None and codes is not None:
+                at = np.minimum(np.searchsorted(sets[0], codes), len(sets[0]) - 1)
+                near &= ~((sets[0][at] == codes) & (dist > sets[1][at]))
             self.n_barred += int(len(near) - near.sum())
             if not near.all():
                 M, V, h, parent, dist = M[near], V[near], h[near], parent[near], dist[near]
@@ -291,7 +324,8 @@ class _Run:
                     Vs.append(V)
             if not Ms:
                 break
-            new = self.prepare(np.concatenate(Ms), np.concatenate(Vs), known=pop.h, bar=self.bar(pop))
+            new = self.prepare(np.concatenate(Ms), np.concatenate(Vs), known=pop.h, bar=self.bar(pop),
+                               sets=self.set_bars(pop))
             passes += 1
             if new is None:
                 break
@@ -327,7 +361,7 @@ class _Run:
             Mm, Vm, pm = self.mutate(pop)
             Mc, Vc, pc = self.crossover(pop)
             new = self.prepare(np.concatenate([Mc, Mm]), np.concatenate([Vc, Vm]), known=pop.h,
-                               parent=np.concatenate([pc, pm]), bar=self.bar(pop))
+                               parent=np.concatenate([pc, pm]), bar=self.bar(pop), sets=self.set_bars(pop))
             if new is not None:
                 pop = self.select(_Population.concat(pop, new))
             stats["generations"] = gen
