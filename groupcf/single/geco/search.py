@@ -73,6 +73,7 @@ class _Run:
              (self.P.alpha, self.P.beta, self.P.gamma))
         self.penalty = max(1.0, float(sum(w)))
         self.n_barred = 0          # candidates dropped unscored by the bar of prepare
+        self._ranked_cache: tuple | None = None
         # every candidate scored in this run: sorted hashes, p, pos (see score)
         self.seen: tuple[np.ndarray, np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0), np.zeros(0, bool))
 
@@ -146,11 +147,24 @@ class _Run:
         q, cap = self.P.q, self.P.max_per_set
         if len(pop) < q:
             return math.inf
-        f = np.sort(pop.fit, kind="stable") if cap is None else None
-        if f is None:
-            order = np.argsort(pop.fit, kind="stable")
-            f = pop.fit[order][_rank_within(self.scorer.set_labels(pop.M[order])) < cap]
+        if cap is None:
+            f = np.sort(pop.fit, kind="stable")
+        else:
+            order, _, rank = self._ranked(pop)
+            f = pop.fit[order][rank < cap]
         return float(f[q - 1]) if len(f) >= q else math.inf
+
+    def _ranked(self, pop: _Population) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(order, labels, rank)`` of ``pop``: its members by fitness (stable), their
+        changed-feature sets' labels (:meth:`_Scorer.set_labels`) and each one's rank within
+        its set in that order; computed once per population (:meth:`bar` and :meth:`set_bars`
+        read the same)."""
+        hit = self._ranked_cache
+        if hit is None or hit[0] is not pop:
+            order = np.argsort(pop.fit, kind="stable")
+            labels = self.scorer.set_labels(pop.M[order])
+            hit = self._ranked_cache = (pop, order, labels, _rank_within(labels))
+        return hit[1], hit[2], hit[3]
 
     def set_bars(self, pop: _Population) -> tuple[np.ndarray, np.ndarray] | None:
         """Per changed-feature set with at least ``max_per_set`` members in ``pop``, its
@@ -166,13 +180,9 @@ class _Run:
         members and :meth:`select` never reaches the second. Dropping it unscored changes
         nothing, as for :meth:`bar`."""
         q, cap = self.P.q, self.P.max_per_set
-        if cap is None or len(pop) < q:
+        if cap is None or len(pop) < q or self.scorer.set_codes(pop.M[:0]) is None:
             return None
-        order = np.argsort(pop.fit, kind="stable")
-        codes = self.scorer.set_codes(pop.M[order])
-        if codes is None:
-            return None
-        rank = _rank_within(codes)
+        order, codes, rank = self._ranked(pop)         # up to 62 features the labels are the set codes
         if int((rank < cap).sum()) < q:
             return None
         at = rank == cap - 1
