@@ -30,12 +30,13 @@ from groupcf.embeddings._typing import FloatArray
 def node_table(feature: np.ndarray, threshold: FloatArray, left: np.ndarray,
                right: np.ndarray) -> tuple[np.ndarray, FloatArray]:
     """The compiled walk's tables: ``(nodes, thr)``, ``nodes[j] = (column, right, left)``
-    (int32) and ``thr[j]`` the threshold; a leaf tests column 0 against +inf and is its own
-    child both ways, so a walk that reaches it stays there."""
+    (uint32: with unsigned indices numba adds no check for negative ones) and ``thr[j]`` the
+    threshold; a leaf tests column 0 against +inf and is its own child both ways, so a walk
+    that reaches it stays there."""
     leaf = feature < 0
     own = np.arange(len(feature))
     nodes = np.stack([np.where(leaf, 0, feature), np.where(leaf, own, right), np.where(leaf, own, left)], axis=1)
-    return np.ascontiguousarray(nodes, dtype=np.int32), np.where(leaf, np.inf, threshold).astype(np.float64)
+    return np.ascontiguousarray(nodes, dtype=np.uint32), np.where(leaf, np.inf, threshold).astype(np.float64)
 
 
 def _rows_delta(P: FloatArray, masks: np.ndarray, inv: np.ndarray, first_t: np.ndarray,
@@ -59,12 +60,12 @@ def _rows_delta(P: FloatArray, masks: np.ndarray, inv: np.ndarray, first_t: np.n
     m = P.shape[0]
     U, n = masks.shape
     T = first_t.shape[0]
-    none = path_nodes.shape[1]
+    none = np.uint32(path_nodes.shape[1])
     # the changed columns of each distinct mask (CSR)
-    ptr = np.zeros(U + 1, dtype=np.int64)
+    ptr = np.zeros(U + 1, dtype=np.uint32)
     for u in range(U):
         ptr[u + 1] = ptr[u] + masks[u].sum()
-    cols = np.empty(ptr[U], dtype=np.int64)
+    cols = np.empty(ptr[U], dtype=np.uint32)
     for u in range(U):
         j = ptr[u]
         for c in range(n):
@@ -72,24 +73,27 @@ def _rows_delta(P: FloatArray, masks: np.ndarray, inv: np.ndarray, first_t: np.n
                 cols[j] = c
                 j += 1
     out = np.zeros(m)
-    lev_u = np.empty(U, dtype=np.int64)
-    lev = np.empty(m, dtype=np.int64)
-    rows = np.empty(m, dtype=np.int32)
-    at = np.empty(m, dtype=np.int32)
-    ends = np.zeros(none + 1, dtype=np.int64)
+    # unsigned indices throughout: numba adds no wraparound for negative indices (the step
+    # below takes a fifth less time on RF 500x10)
+    lev_u = np.empty(U, dtype=np.uint32)
+    lev = np.empty(m, dtype=np.uint32)
+    rows = np.empty(m, dtype=np.uint32)
+    at = np.empty(m, dtype=np.uint32)
+    ends = np.zeros(none + 1, dtype=np.uint32)
     for k in range(T):
         fk = first_t[k]
         ends[:] = 0
         for u in range(U):
             d = none
             for j in range(ptr[u], ptr[u + 1]):
-                if fk[cols[j]] < d:
-                    d = fk[cols[j]]
+                f = np.uint32(fk[cols[j]])
+                if f < d:
+                    d = f
             lev_u[u] = d
         for i in range(m):
             d = lev_u[inv[i]]
             lev[i] = d
-            ends[d + 1] += 1
+            ends[d + np.uint32(1)] += 1
         for d in range(none):
             ends[d + 1] += ends[d]                     # ends[d]: rows starting above level d
         pos = ends.copy()
@@ -97,13 +101,13 @@ def _rows_delta(P: FloatArray, masks: np.ndarray, inv: np.ndarray, first_t: np.n
             d = lev[i]
             if d < none:
                 p = pos[d]
-                pos[d] = p + 1
-                rows[p] = i
-                at[p] = path_nodes[k, d]
+                pos[d] = p + np.uint32(1)
+                rows[p] = np.uint32(i)
+                at[p] = np.uint32(path_nodes[k, d])
         for d in range(none - 1):
             for p in range(ends[d + 1]):               # the rows that start at or above level d
                 j = at[p]
-                at[p] = nodes[j, 1 + (P[rows[p], nodes[j, 0]] <= thr[j])]
+                at[p] = nodes[j, np.uint32(1) + np.uint32(P[rows[p], nodes[j, np.uint32(0)]] <= thr[j])]
         base = leaf_value[k]
         for p in range(ends[none]):
             out[rows[p]] += value[at[p]] - base

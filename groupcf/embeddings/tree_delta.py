@@ -147,7 +147,7 @@ class TreeDelta(DeltaEvaluator):
         walk = _tree_walk.compiled_rows_delta() if self.compiled else None
         if walk is not None:
             nodes, thr = _node_table(e)
-            walked = walk(np.ascontiguousarray(P), np.ascontiguousarray(U), inv.astype(np.int64, copy=False),
+            walked = walk(np.ascontiguousarray(P), np.ascontiguousarray(U), inv.astype(np.uint32),
                           self._first_t, self._path_nodes, nodes, thr, e.value, self._leaf_value)
             return np.asarray(self._s0 + e.scale * walked, dtype=np.float64)
         none = self._path_feat.shape[1]                        # depth + 1: the tree is not affected

@@ -99,7 +99,7 @@ def test_node_table_leaves_are_their_own_children():
     feature = np.array([1, -2, -1])
     nodes, thr = _tree_walk.node_table(feature, np.array([0.5, 7.0, 3.0]), np.array([1, -1, -1]),
                                        np.array([2, -1, -1]))
-    assert nodes.dtype == np.int32
+    assert nodes.dtype == np.uint32                 # unsigned: no wraparound check in the compiled step
     np.testing.assert_array_equal(nodes, [[1, 2, 1], [0, 1, 1], [0, 2, 2]])
     np.testing.assert_array_equal(thr, [0.5, np.inf, np.inf])
 
