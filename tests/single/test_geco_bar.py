@@ -24,6 +24,29 @@ def _pipe(geco_toy, model):
     return X, make_pipeline(gcf.FeatureSpace(), clf).fit(X, y)
 
 
+def _assert_same_search(a, b):
+    """Two explanations of one search: the same counterfactuals, distances, fitnesses and
+    number of generations."""
+    pd.testing.assert_frame_equal(a.counterfactuals, b.counterfactuals)
+    assert a.distances == b.distances
+    assert a.stats["fitness"] == b.stats["fitness"]
+    assert a.stats["generations"] == b.stats["generations"]
+
+
+def _with_and_without(geco_toy, pipe, geco, monkeypatch, patches):
+    """Per rejected instance (4), ``(a, b)``: the search as it is and with ``_Run``'s
+    methods ``patches`` replaced, checked to give the same search."""
+    for i in range(4):
+        x = geco_toy.rejected(pipe).iloc[i]
+        a = geco.explain(x, random_state=i)
+        with monkeypatch.context() as m:
+            for name, f in patches.items():
+                m.setattr(_Run, name, f)
+            b = geco.explain(x, random_state=i)
+        _assert_same_search(a, b)
+        yield a, b
+
+
 @pytest.mark.parametrize("model", ["mlp", "rf", "gbt"])
 @pytest.mark.parametrize("params", [{}, {"q": 12, "m_mut": 3}, {"q": 12, "max_per_set": None},
                                     {"q": 8, "max_per_set": 1, "refine": True, "distance": {"l0": 0.1, "l1": 0.9}}])
@@ -33,19 +56,10 @@ def test_the_bar_changes_no_answer(geco_toy, model, params, monkeypatch):
     X, pipe = _pipe(geco_toy, model)
     geco = GeCo(pipe, X, **params)
     barred = 0
-    for i in range(4):
-        x = geco_toy.rejected(pipe).iloc[i]
-        a = geco.explain(x, random_state=i)
-        with monkeypatch.context() as m:
-            m.setattr(_Run, "bar", lambda self, pop: math.inf)
-            m.setattr(_Run, "set_bars", lambda self, pop: None)
-            b = geco.explain(x, random_state=i)
+    every = {"bar": lambda self, pop: math.inf, "set_bars": lambda self, pop: None}
+    for a, b in _with_and_without(geco_toy, pipe, geco, monkeypatch, every):
         assert b.stats["n_barred"] == 0
         barred += a.stats["n_barred"]
-        pd.testing.assert_frame_equal(a.counterfactuals, b.counterfactuals)
-        assert a.distances == b.distances
-        assert a.stats["fitness"] == b.stats["fitness"]
-        assert a.stats["generations"] == b.stats["generations"]
         assert a.stats["n_scored"] <= b.stats["n_scored"]
     assert barred > 0
 
@@ -61,41 +75,36 @@ def test_candidates_scored_before_are_looked_up(geco_toy, model, monkeypatch):
         return self.scorer(M, V, parent)
 
     fewer = False
-    for i in range(4):
-        x = geco_toy.rejected(pipe).iloc[i]
-        a = geco.explain(x, random_state=i)
-        with monkeypatch.context() as m:
-            m.setattr(_Run, "score", every_time)
-            b = geco.explain(x, random_state=i)
-        pd.testing.assert_frame_equal(a.counterfactuals, b.counterfactuals)
-        assert a.distances == b.distances
-        assert a.stats["fitness"] == b.stats["fitness"]
-        assert a.stats["generations"] == b.stats["generations"]
+    for a, b in _with_and_without(geco_toy, pipe, geco, monkeypatch, {"score": every_time}):
         fewer |= a.stats["n_scored"] < b.stats["n_scored"]
     assert fewer
 
 
-def test_the_bar_is_the_q_th_fitness_below_the_cap(geco_toy):
+def _calls(monkeypatch, name, run):
+    """``(run, population's M, fitness, result)`` of each call of ``_Run.<name>`` during ``run()``."""
+    seen = []
+    orig = getattr(_Run, name)
+
+    def spy(self, pop):
+        out = orig(self, pop)
+        seen.append((self, pop.M.copy(), pop.fit.copy(), out))
+        return out
+
+    with monkeypatch.context() as m:
+        m.setattr(_Run, name, spy)
+        run()
+    return seen
+
+
+def test_the_bar_is_the_q_th_fitness_below_the_cap(geco_toy, monkeypatch):
     """``bar``: the ``q``-th smallest fitness among members ranked below ``max_per_set`` in
     their changed-feature set; ``inf`` when there are fewer than ``q`` such members."""
     X, pipe = _pipe(geco_toy, "mlp")
     x = geco_toy.rejected(pipe).iloc[0]
     geco = GeCo(pipe, X, q=3, max_per_set=1)
-    seen = []
-    orig = _Run.bar
-
-    def spy(self, pop):
-        out = orig(self, pop)
-        seen.append((pop.M.copy(), pop.fit.copy(), out))
-        return out
-
-    _Run.bar = spy
-    try:
-        geco.explain(x, random_state=0)
-    finally:
-        _Run.bar = orig
+    seen = _calls(monkeypatch, "bar", lambda: geco.explain(x, random_state=0))
     assert seen
-    for M, fit, out in seen:
+    for _, M, fit, out in seen:
         best: dict[bytes, float] = {}
         for m, f in zip(M, fit):
             key = np.packbits(m).tobytes()
@@ -114,43 +123,23 @@ def test_the_set_bars_change_no_answer(geco_toy, model, params, monkeypatch):
     X, pipe = _pipe(geco_toy, model)
     geco = GeCo(pipe, X, **params)
     more = 0
-    for i in range(4):
-        x = geco_toy.rejected(pipe).iloc[i]
-        a = geco.explain(x, random_state=i)
-        with monkeypatch.context() as m:
-            m.setattr(_Run, "set_bars", lambda self, pop: None)
-            b = geco.explain(x, random_state=i)
-        pd.testing.assert_frame_equal(a.counterfactuals, b.counterfactuals)
-        assert a.distances == b.distances
-        assert a.stats["fitness"] == b.stats["fitness"]
-        assert a.stats["generations"] == b.stats["generations"]
+    for a, b in _with_and_without(geco_toy, pipe, geco, monkeypatch, {"set_bars": lambda self, pop: None}):
         assert a.stats["n_barred"] >= b.stats["n_barred"]
         more += a.stats["n_barred"] - b.stats["n_barred"]
     assert more > 0 or params.get("max_per_set", 5) == 5
 
 
-def test_the_set_bars_are_each_sets_cap_th_fitness(geco_toy):
+def test_the_set_bars_are_each_sets_cap_th_fitness(geco_toy, monkeypatch):
     """``set_bars``: per changed-feature set with at least ``max_per_set`` members, its
     ``max_per_set``-th smallest fitness; None when fewer than ``q`` members rank below the
     cap in their set."""
     X, pipe = _pipe(geco_toy, "mlp")
     x = geco_toy.rejected(pipe).iloc[0]
     geco = GeCo(pipe, X, q=6, max_per_set=2)
-    seen = []
-    orig = _Run.set_bars
-
-    def spy(self, pop):
-        out = orig(self, pop)
-        seen.append((pop.M.copy(), pop.fit.copy(), out, self.scorer.set_codes(pop.M)))
-        return out
-
-    _Run.set_bars = spy
-    try:
-        geco.explain(x, random_state=0)
-    finally:
-        _Run.set_bars = orig
-    assert any(out is not None for *_, out, _ in seen)
-    for M, fit, out, codes in seen:
+    seen = _calls(monkeypatch, "set_bars", lambda: geco.explain(x, random_state=0))
+    assert any(out is not None for *_, out in seen)
+    for run, M, fit, out in seen:
+        codes = run.scorer.set_codes(M)
         per_set: dict[int, list[float]] = {}
         for c, f in zip(codes.tolist(), fit.tolist()):
             per_set.setdefault(c, []).append(f)
