@@ -93,9 +93,13 @@ class _Scorer:
         """One int64 label per row, equal for rows with the same changed-feature set (the
         set's bit code up to 62 features, else :meth:`set_ids`' inverse): what ranking within
         sets needs, without sorting the distinct sets."""
-        if self._bits is not None:
-            return M.astype(np.int64) @ self._bits
-        return self.set_ids(M)[1].astype(np.int64, copy=False)
+        codes = self.set_codes(M)
+        return codes if codes is not None else self.set_ids(M)[1].astype(np.int64, copy=False)
+
+    @property
+    def has_set_codes(self) -> bool:
+        """Whether :meth:`set_codes` gives codes (at most 62 features)."""
+        return self._bits is not None
 
     def set_codes(self, M) -> np.ndarray | None:
         """The bit code of each row's changed-feature set (int64, equal across calls), or
@@ -104,8 +108,8 @@ class _Scorer:
 
     def set_ids(self, M) -> tuple[np.ndarray, np.ndarray]:
         """``(keys, inverse)``: one key per distinct changed-feature set, row -> set."""
-        if self._bits is not None:
-            codes = M.astype(np.int64) @ self._bits
+        codes = self.set_codes(M)
+        if codes is not None:
             return np.unique(codes, return_inverse=True)
         packed = np.packbits(M, axis=1)
         uniq, inv = np.unique(packed, axis=0, return_inverse=True)

@@ -180,7 +180,7 @@ class _Run:
         members and :meth:`select` never reaches the second. Dropping it unscored changes
         nothing, as for :meth:`bar`."""
         q, cap = self.P.q, self.P.max_per_set
-        if cap is None or len(pop) < q or self.scorer.set_codes(pop.M[:0]) is None:
+        if cap is None or len(pop) < q or not self.scorer.has_set_codes:
             return None
         order, codes, rank = self._ranked(pop)         # up to 62 features the labels are the set codes
         if int((rank < cap).sum()) < q:
