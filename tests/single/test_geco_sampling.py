@@ -117,3 +117,13 @@ def test_geco_samplers_from_cached_counts_equal_the_cumulative_sums(german_binne
             assert np.array_equal(s.cw_change, cw_change) and np.array_equal(s.cw_any, cw_any)
             n_single += len(members) == 1 and allowed[members[0]] is None
     assert n_single >= 2                     # the cached path ran
+
+
+def test_weights_must_be_whole_counts():
+    """The one-search draw relies on whole-number cumulative weights (the data's counts):
+    anything else is refused at construction, naming what is wrong."""
+    members, tuples, same = [0], np.array([[0], [1]]), np.array([[True], [False]])
+    GroupSamplers([_GroupSampler(members, tuples, same, np.array([0.0, 3.0]), np.array([2.0, 5.0]))])
+    for bad in (np.array([0.5, 3.0]), np.array([0.0, np.inf]), np.array([-1.0, 3.0])):
+        with pytest.raises(ValueError, match="whole numbers"):
+            GroupSamplers([_GroupSampler(members, tuples, same, bad, np.array([2.0, 5.0]))])

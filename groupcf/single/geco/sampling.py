@@ -41,6 +41,20 @@ class GroupSamplers:
             self.members[s, :L] = smp.members
             self.tuples[o:o + sizes[s], :L] = smp.tuples
             self.same[o:o + sizes[s], :L] = smp.same
+        # the draws' table: segment 2s is sampler s's cw_any, 2s + 1 its cw_change, as int64
+        # (the weights are counts), each segment shifted by ``base`` (the totals before it, plus
+        # one per segment) so that the whole table is nondecreasing and segments do not meet
+        segs = [np.asarray(cw, dtype=np.float64) for smp in samplers for cw in (smp.cw_any, smp.cw_change)]
+        for cw in segs:
+            if not (len(cw) and np.all(np.isfinite(cw)) and np.array_equal(cw, np.floor(cw))
+                    and cw[0] >= 0 and cw[-1] < 2.0 ** 52):
+                raise ValueError("a group sampler's cumulative weights must be nondecreasing whole "
+                                 "numbers (counts) below 2**52")
+        self.total = np.array([cw[-1] for cw in segs])                           # floats, as drawn
+        self.start = np.concatenate([[0], np.cumsum([len(cw) for cw in segs])[:-1]]).astype(np.int64)
+        self.base = np.concatenate([[0], np.cumsum(self.total.astype(np.int64) + 1)[:-1]]).astype(np.int64)
+        self.table = (np.concatenate([cw.astype(np.int64) + b for cw, b in zip(segs, self.base.tolist())])
+                      if segs else np.zeros(0, dtype=np.int64))
 
     def __len__(self) -> int:
         return len(self.samplers)
@@ -56,7 +70,13 @@ class GroupSamplers:
         set to changed where they differ from the instance. The uniforms are handed out as a
         loop over the groups ``s = 0, 1, ...`` would draw them (first for the group's rows
         that may revert, then for the others, each in row order, one uniform a row), drawn
-        here in one call (one double per draw either way, so the same numbers)."""
+        here in one call (one double per draw either way, so the same numbers).
+
+        A draw ``x = u * cw[-1]`` picks ``searchsorted(cw, x, side="right")``, the number of
+        weights ``<= x``. The weights are whole numbers, so that is the number ``<=
+        floor(x)``, which one search of the shifted table finds for every row at once:
+        ``base + floor(x)`` lies above every earlier segment and below every later one
+        (``x <= cw[-1]``), and counts the same entries of its own."""
         n = len(rows)
         if not n:
             return
@@ -64,12 +84,9 @@ class GroupSamplers:
         order = np.argsort(key, kind="stable")
         ks = key[order]
         u = rng.random(n)
-        cuts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1], True])
+        q = self.base[ks] + np.floor(u * self.total[ks]).astype(np.int64)
         idx = np.empty(n, dtype=np.int64)
-        for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
-            s, keep = divmod(int(ks[a]), 2)
-            cwt = self.samplers[s].cw_change if keep else self.samplers[s].cw_any
-            idx[order[a:b]] = np.searchsorted(cwt, u[a:b] * cwt[-1], side="right")
+        idx[order] = np.searchsorted(self.table, q, side="right") - self.start[ks]
         g = self.offset[which] + idx
         mem = self.members[which]
         real = mem >= 0
