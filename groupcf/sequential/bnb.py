@@ -29,7 +29,10 @@ on what other actions did ("interacting" actions, below), which is enumerated ex
    exactly, :math:`\delta_i` the *actual* change of its feature. With rounding to
    ``decimals`` this stays exact when the start is rounded and the consequence factors are
    integers (each change is then a multiple of the rounding unit); otherwise
-   :func:`bnb_bound` declines (``None``) and the MIP bound is used;
+   :func:`bnb_bound` declines (``None``) and the MIP bound is used. Each such
+   :math:`\delta_i` is then a multiple of the unit :math:`10^{-\text{decimals}}` (a
+   difference of rounded values), and every box keeps only those multiples
+   (:func:`_snap`): kept, not relaxed, so a box with one value per tweak is bounded exactly;
 4. for *interacting* actions (a ``RelativeSquared`` cost whose feature another action
    changes, a :class:`~groupcf.sequential.actions.Nonlinear` consequence, a pre-condition
    on a feature another action changes, and the actions changing what these read) every
@@ -133,6 +136,8 @@ def _node_bound(model, combos, lo, hi, emb, cut):
     const = (model.const_if_used[None, :] * ((lo > 0) | (hi < 0))).sum(1)
     lb = np.where(feasible, np.maximum(lb, 0.0) + const, INF)
     width = (hi - lo) * used
+    unit = model.unit[None, :]
+    width = np.where((unit > 0) & (hi - lo < 0.5 * unit), 0.0, width)     # one multiple of the unit left
     # branch on the tweak whose range moves the score most (|weight| x width)
     score = np.abs(a) * width + 1e-12 * width
     if width.shape[1] == 0:          # set actions only: no tweak value to branch on
@@ -222,6 +227,11 @@ def _search(problem, model, combos, emb, cut, best_cap, t_end, rtol, batch):
         r = np.arange(len(take))
         l_, h_ = lo_t[r, br_t], hi_t[r, br_t]
         mid = np.where((l_ < 0) & (h_ > 0), 0.0, 0.5 * (l_ + h_))
+        u = model.unit[br_t]
+        if (u > 0).any():        # between two multiples of the unit (_snap): the children do not overlap
+            us = np.where(u > 0, u, 1.0)
+            kl, kh = np.round(l_ / us + SNAP), np.round(h_ / us - SNAP)
+            mid = np.where(u > 0, np.where((kl < 0) & (kh > 0), -0.5, np.floor(0.5 * (kl + kh)) + 0.5) * us, mid)
         lo_a, hi_a = lo_t.copy(), hi_t.copy()
         hi_a[r, br_t] = mid
         lo_b, hi_b = lo_t.copy(), hi_t.copy()
@@ -266,6 +276,7 @@ def _evaluate(model, combos, LO, HI, CB, CONST, emb, cut, cap=INF, points=False)
         for s in sl:
             LO[rows, s] = np.maximum(LO[rows, s], sl[s])
             HI[rows, s] = np.minimum(HI[rows, s], sh[s])
+    _snap(LO, HI, model.unit)
     ok &= np.all(LO <= HI + 1e-12, 1)
     HI = np.maximum(HI, LO)
     if np.isfinite(cap):      # drop what costs more than cap: |y_j| <= r_j from the others' least costs
@@ -280,6 +291,7 @@ def _evaluate(model, combos, LO, HI, CB, CONST, emb, cut, cap=INF, points=False)
         costly = (w > 0) | (Q > 0)
         LO = np.where(costly, np.maximum(LO, -r), LO)
         HI = np.where(costly, np.minimum(HI, r), HI)
+        _snap(LO, HI, model.unit)
         ok &= budget - least.sum(1) >= 0
         ok &= np.all(LO <= HI + 1e-12, 1)
         HI = np.maximum(HI, LO)
@@ -317,6 +329,25 @@ def _evaluate(model, combos, LO, HI, CB, CONST, emb, cut, cap=INF, points=False)
     keep = np.isfinite(lb)
     out = (lb[keep], br[keep], LO[keep], HI[keep], CB[keep])
     return (*out, pts) if points else out
+
+
+#: slack of :func:`_snap`, in units: the actual changes are differences of rounded floats
+SNAP = 1e-6
+
+
+def _snap(LO, HI, unit) -> None:
+    """Shrink, in place, each tweak interval that has a rounding ``unit`` (``decimals``) to the
+    multiples of the unit in it, give or take ``SNAP`` units: an add action's actual change
+    is such a multiple (the start and every state after an action are rounded), so no valid
+    sequence leaves the box. A box then has finitely many values per tweak, each branched
+    alone in the end, where the relaxation is exact: the search can close the gap that
+    rounding opens between the continuous optimum and the cheapest rounded one."""
+    g = np.flatnonzero(unit > 0)
+    if not len(g):
+        return
+    u = unit[g]
+    LO[:, g] = np.ceil(LO[:, g] / u - SNAP) * u - SNAP * u
+    HI[:, g] = np.floor(HI[:, g] / u + SNAP) * u + SNAP * u
 
 
 def _try_replay(model, combo, y, cap):

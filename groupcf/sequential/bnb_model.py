@@ -122,6 +122,11 @@ class _Model:
         n_slots = sum(1 for i in self.inter for e in aset[i].consequences.values() if isinstance(e, tuple))
         self.slot0 = len(self.adds)
         self.p = len(self.adds) + n_slots
+        # with ``decimals`` an add action's actual change is a difference of rounded values (the
+        # start is rounded, every state after an action too): a multiple of the unit (bnb._snap)
+        self.unit = np.zeros(self.p)
+        if problem.decimals is not None:
+            self.unit[:self.slot0] = 10.0 ** -problem.decimals
         # costs
         self.w = np.zeros(self.p)
         self.const_if_used = np.zeros(self.p)

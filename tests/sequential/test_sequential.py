@@ -19,7 +19,7 @@ from groupcf.exceptions import (
 )
 from groupcf.models import resolve_encoded
 from groupcf.sequential import AbsChange, Action, ActionSet, DependencyGraph
-from groupcf.sequential.bound import sequence_bound
+from groupcf.sequential.bound import proven, sequence_bound
 from groupcf.sequential.engine import (
     Problem,
     StateView,
@@ -322,12 +322,20 @@ def test_discounted_search_keeps_the_cheapest_undiscounted_sequence():
 
 
 def test_proven_means_within_a_relative_tenth_of_a_percent():
-    """Costs of 0.001 (German's are 0.01-0.5): with ``decimals=0`` the optimum is one unit
-    (cost 0.001) and the bound 0.0005. That is a 50 % gap, not a proof (an absolute tolerance
-    of 1e-3 called it "proven optimal")."""
+    """Costs of 0.001 (German's are 0.01-0.5): a bound of 0.0005 against a cost of 0.001 is a
+    50 % gap, not a proof (an absolute tolerance of 1e-3 called it "proven optimal")."""
+    assert not proven(0.001, 0.0005)
+    assert proven(0.001, 0.001 * (1 - 5e-4)) and not proven(0.001, 0.001 * (1 - 2e-3))
+
+
+def test_the_bound_knows_the_rounding():
+    """``decimals=0``: ``x`` moves by whole units, so the cheapest accepted change (``x >= 0.5``)
+    is one unit (cost 0.001). The bound used to stop at the continuous 0.0005 and search to its
+    time limit (10 s, a 50 % gap); its tweak boxes now hold only multiples of the unit, and it
+    proves the optimum at once."""
     feats = ["x", "y"]
     aset = ActionSet([Action("up", "x", (0.0, 3.0), cost=AbsChange(0.001))], feats)
     net = ReLUNetwork([(np.array([[1.0, 0.0]]), np.array([-0.5]))])
     e = gcf.explain_sequence(pd.Series([0.0, 0.0], index=feats), net, aset, decimals=0, random_state=0, **FAST)
-    assert e.best_cost == pytest.approx(0.001) and e.lower_bound <= 0.00051
-    assert not e.is_optimal and e.gap == pytest.approx(0.5, abs=0.01)
+    assert e.best_cost == pytest.approx(0.001) and 0.001 * (1 - 1e-5) <= e.lower_bound <= 0.001
+    assert e.is_optimal and e.stats["bound_seconds"] < 2.0
