@@ -1,6 +1,8 @@
 """Enumeration of classes and the model-free relaxation that closes gaps (group/enumeration.py)."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -10,19 +12,24 @@ from groupcf.group.heuristics import maximal_change_sets
 from groupcf.group.problem import GroupProblem
 from groupcf.models import resolve_model
 from groupcf.utils import Deadline
-from tests.reference import group as group_ref  # also used at collection time
+from tests.reference import group as group_ref
+
+#: one random case per seed, fitted once per process (the tests ask for the same seeds)
+_case = functools.cache(group_ref.random_case)
 
 
-def cases(n: int):
-    """Random tiny cases without increase-only features (classes are covered whole)."""
+def cases(n: int) -> tuple:
+    """Random tiny cases without increase-only features (classes are covered whole). Built
+    when a test first asks (once per process), not at collection: fitting them takes 20 s,
+    which every xdist worker would pay even for deselected tests."""
     out = []
     for seed in range(5000):
-        case = group_ref.random_case(seed)
+        case = _case(seed)
         if case is None or any(f.increase_only and not f.immutable for f in case[0][0]):
             continue
         out.append(case)
         if len(out) == n:
-            return out
+            return tuple(out)
     raise AssertionError("not enough random cases")
 
 
@@ -54,8 +61,9 @@ def relaxed_cases(n: int, checker=completions_of):
         yield p, best, Tmax, res
 
 
-@pytest.mark.parametrize("case", cases(40), ids=lambda c: f"{type(c[0][-1]).__name__}-T{c[2]}")
-def test_classes_are_every_class_of_every_maximal_change_set(case):
+@pytest.mark.parametrize("i", range(40))
+def test_classes_are_every_class_of_every_maximal_change_set(i):
+    case = cases(40)[i]
     p = problem_of(*case)
     sets, _ = maximal_change_sets(p, 10**6)
     classes = enumerate_classes(p, sets)
