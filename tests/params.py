@@ -29,3 +29,17 @@ def backend_params():
             marks = [pytest.mark.skip(reason="gurobipy not installed: pip install 'groupcf[gurobi]'")]
         out.append(pytest.param(name, marks=marks, id=name))
     return out
+
+
+def sweep(values, fast):
+    """The parameters of a brute-force sweep over ``values`` (model kinds, seeds): those in
+    ``fast`` run in ``make test``, the others are marked ``slow`` and run in ``make
+    test-all`` (CI runs both), so the quick loop keeps one case of every sweep under five
+    minutes. The fast case is chosen per test so that every model kind keeps fast tests of
+    its own across a folder."""
+    values = list(values)
+    fast = (fast,) if isinstance(fast, (str, int)) else tuple(fast)
+    unknown = [f for f in fast if f not in values]
+    if unknown:
+        raise ValueError(f"sweep: fast values {unknown} are not among {list(values)}")
+    return [v if v in fast else pytest.param(v, marks=pytest.mark.slow) for v in values]

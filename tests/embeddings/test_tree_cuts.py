@@ -16,6 +16,7 @@ from groupcf.embeddings.trees import grid_threshold
 from groupcf.formulations.distances import feature_distances, parse_distance
 from groupcf.formulations.nearest import NearestCounterfactual
 from groupcf.solvers import make_backend
+from tests.params import sweep
 
 
 def _pipe(seed):
@@ -84,7 +85,7 @@ OPTION_SETS = [dict(), dict(distance_cuts=False), dict(radius=False), dict(upper
                dict(prune_leaves=False), dict(pair_scan=False, prune_leaves=False)]
 
 
-@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("seed", sweep(range(2), fast=0))
 def test_mace_same_optimum_with_every_speed_up_on_or_off(seed):
     X, pipe = _pipe(seed)
     for _, x in X[pipe.predict(X) == 0].head(3).iterrows():

@@ -42,6 +42,7 @@ def test_german_fewest_actions(german_lr):
     assert len(res.curve) == res.n_actions
 
 
+@pytest.mark.slow            # 20 s: a k = 2 descent MIP on German (tiny cases: test_cheapest.py)
 def test_min_coverage_cheapest(german_lr):
     pipe, S = german_lr
     full = gcf.explain_global(S, pipe, Tmax=2, k=2, progress=False)

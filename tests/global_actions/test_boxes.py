@@ -17,6 +17,7 @@ from groupcf.global_actions.boxes import ActionBoxes, BoxLevel
 from groupcf.global_actions.search import CurvePoint
 from groupcf.models import resolve_model
 from groupcf.solvers.base import Status
+from tests.params import sweep
 from tests.reference.global_actions import best_coverage, brute_force, tiny_cases
 
 
@@ -26,7 +27,7 @@ def _one_row_per_type(aspace: ActionSpace) -> np.ndarray:
     return rows
 
 
-@pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
+@pytest.mark.parametrize("model", sweep(["lr", "mlp", "forest"], fast="lr"))
 def test_the_maximum_equals_brute_force(model):
     seen = 0
     for seed, _, (pipe, S, X, imm, inc) in tiny_cases(range(8), (model,)):
@@ -64,7 +65,7 @@ def test_a_stopped_search_still_bounds_the_maximum():
 
 
 @pytest.mark.parametrize("share", [None, 0.25])
-@pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
+@pytest.mark.parametrize("model", sweep(["lr", "mlp", "forest"], fast="lr"))
 def test_the_curve_bound_is_never_below_brute_force(model, share, monkeypatch):
     monkeypatch.setattr(BoxLevel, "single_share", share)   # k = 1's search after the curve / first
     seen = used = 0
@@ -101,7 +102,7 @@ def test_box_upper_bounds_the_score_inside_every_box(model):
     np.testing.assert_allclose(emb.box_upper(a, a), emb.score(a), atol=1e-9)   # a point: exact
 
 
-@pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
+@pytest.mark.parametrize("model", sweep(["lr", "mlp", "forest"], fast="forest"))
 def test_the_late_single_search_tightens_the_curve_and_stays_valid(model):
     seen = 0
     for _seed, _, (pipe, S, X, imm, inc) in tiny_cases(range(6), (model,)):

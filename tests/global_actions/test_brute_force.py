@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import groupcf as gcf
+from tests.params import sweep
 from tests.reference.global_actions import best_coverage, brute_force, tiny_case, tiny_cases
 
 FAST = [(s, m) for s in range(7) for m in ("lr", "mlp", "forest")]
@@ -83,7 +84,7 @@ def _run(cases, numeric="shift", **opts):
     assert np.mean(certified) >= 0.8, np.mean(certified)
 
 
-@pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
+@pytest.mark.parametrize("model", sweep(["lr", "mlp", "forest"], fast="forest"))
 def test_matches_brute_force_fast(model):
     """The MIP pricing levels (the enumeration level off: it would price these tiny cases)."""
     _run([c for c in FAST if c[1] == model], enumerate_work=0)
@@ -95,12 +96,12 @@ def test_matches_brute_force_sweep(model):
     _run([c for c in SLOW if c[1] == model], enumerate_work=0)
 
 
-@pytest.mark.parametrize("model", ["lr", "mlp"])
+@pytest.mark.parametrize("model", sweep(["lr", "mlp"], fast="lr"))
 def test_numeric_set_matches_brute_force(model):
     _run([(s, model) for s in range(3)], numeric="set", enumerate_work=0)
 
 
-@pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
+@pytest.mark.parametrize("model", sweep(["lr", "mlp", "forest"], fast="mlp"))
 def test_a_value_outside_the_training_range_matches_brute_force(model):
     """One person's ``count`` is set outside its training range (0 … 3); they stay
     rejected and some action covers them (brute force): covers, bounds and certificates

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import groupcf as gcf
+from tests.params import sweep
 from tests.reference.global_actions import brute_force, tiny_cases
 
 TOL = 1e-6
@@ -67,7 +68,7 @@ def _one_action_case(pipe, S, X, imm, inc, Tmax, N, **opts):
     return st["mip_status"] == "optimal", st["status"] == "optimal"
 
 
-@pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
+@pytest.mark.parametrize("model", sweep(["lr", "mlp", "forest"], fast="lr"))
 def test_one_action_equals_brute_force(model):
     """k = 1 over the MIP levels (every type distinct: the N people are N types)."""
     proven = []
@@ -197,7 +198,7 @@ def test_category_set_actions_equal_brute_force():
     assert n
 
 
-@pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
+@pytest.mark.parametrize("model", sweep(["lr", "mlp", "forest"], fast="lr"))
 def test_the_mip_alone_equals_brute_force(model):
     """:func:`cheapest_reaching` called directly (no incumbent, no shortcut): proven, its
     total is brute force's least total over N people, and its action covers them."""

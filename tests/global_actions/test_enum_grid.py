@@ -19,6 +19,7 @@ from groupcf.global_actions.enumerate import Declined, enumerate_actions, enumer
 from groupcf.models import resolve_model
 from groupcf.utils import Deadline
 from tests.global_actions.test_enumerate import _continuous_case
+from tests.params import sweep
 from tests.reference.global_actions import best_coverage, brute_force, tiny_case, tiny_cases
 
 
@@ -36,7 +37,7 @@ def _grid_matches_cover_many(aspace) -> int:
     return seen
 
 
-@pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
+@pytest.mark.parametrize("model", sweep(["lr", "mlp", "forest"], fast=("lr", "forest")))
 def test_grid_covers_equal_cover_many(model):
     seen = 0
     for _, _, (pipe, S, *_) in tiny_cases(range(6), [model]):
@@ -87,7 +88,7 @@ def test_filter_equals_pairwise_dominance():
         assert (maximal_covers(C[got], block=int(rng.integers(1, 9))) == maxi).all(), trial
 
 
-@pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
+@pytest.mark.parametrize("model", sweep(["lr", "mlp", "forest"], fast="forest"))
 def test_curve_equals_brute_force_at_tmax_3_and_none(model):
     seen = 0
     for seed, _, (pipe, S, X, imm, inc) in tiny_cases(range(5), [model]):

@@ -17,9 +17,10 @@ from groupcf.global_actions.actions import Action, ActionSpace
 from groupcf.global_actions.enumerate import count_candidates, enumerate_actions
 from groupcf.models import resolve_model
 from tests.global_actions.test_brute_force import check_case
+from tests.params import sweep
 
 
-@pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
+@pytest.mark.parametrize("model", sweep(["lr", "mlp", "forest"], fast="lr"))
 def test_curve_equals_brute_force_and_every_point_is_certified(model):
     certified, enumerated = [], 0
     for seed in range(10):
@@ -32,7 +33,7 @@ def test_curve_equals_brute_force_and_every_point_is_certified(model):
     assert all(certified), certified         # every curve point and the fewest actions: proven
 
 
-@pytest.mark.parametrize("model", ["lr", "mlp", "forest"])
+@pytest.mark.parametrize("model", sweep(["lr", "mlp", "forest"], fast=("lr", "forest")))
 def test_numeric_set_equals_brute_force_and_is_certified(model):
     certified = []
     for seed in range(4):
@@ -40,11 +41,12 @@ def test_numeric_set_equals_brute_force_and_is_certified(model):
     assert certified and all(certified), certified
 
 
-def test_the_curve_with_k_equals_brute_force_and_is_certified():
+@pytest.mark.parametrize("model", sweep(["lr", "mlp", "forest"], fast="lr"))
+def test_the_curve_with_k_equals_brute_force_and_is_certified(model):
     from tests.reference.global_actions import best_coverage, brute_force, tiny_cases
 
     seen = 0
-    for seed, model, (pipe, S, X, imm, inc) in tiny_cases(range(12), ("lr", "mlp", "forest")):
+    for seed, _, (pipe, S, X, imm, inc) in tiny_cases(range(12), (model,)):
         for Tmax in (1, 2):
             _, C, _ = brute_force(pipe, S, X, imm, inc, Tmax)
             res = gcf.explain_global(S, pipe, Tmax=Tmax, k=3, progress=False)
@@ -53,7 +55,7 @@ def test_the_curve_with_k_equals_brute_force_and_is_certified():
                 want = best_coverage(C, int(p["k"]))
                 assert p["n_covered"] == want == p["upper_bound"] and p["status"] == "optimal", (seed, model, Tmax)
             seen += 1
-    assert seen >= 30
+    assert seen >= 20
 
 
 def _continuous_case(model: str, seed: int = 0):

@@ -11,6 +11,7 @@ import groupcf as gcf
 from groupcf.global_actions.actions import ActionSpace
 from groupcf.global_actions.boxes import ActionBoxes
 from groupcf.models import resolve_model
+from tests.params import sweep
 from tests.reference.global_actions import best_coverage, brute_force, tiny_cases
 
 
@@ -49,7 +50,7 @@ def _least_cost(C, D, k):
     return best, least
 
 
-@pytest.mark.parametrize("model", ["lr", "mlp", "forest", "gbt"])
+@pytest.mark.parametrize("model", sweep(["lr", "mlp", "forest", "gbt"], fast="mlp"))
 def test_the_box_maximum_equals_brute_force(model):
     seen = 0
     for seed, _, (pipe, S, X, imm, inc) in _cases((model,)):
@@ -76,7 +77,7 @@ def test_the_box_maximum_equals_brute_force(model):
     assert seen >= 12
 
 
-@pytest.mark.parametrize("model", ["lr", "mlp", "forest", "gbt"])
+@pytest.mark.parametrize("model", sweep(["lr", "mlp", "forest", "gbt"], fast="gbt"))
 @pytest.mark.parametrize("enumerate_work", [0, 100_000_000], ids=["boxes-or-mips", "enumeration"])
 def test_explain_global_with_set_matches_brute_force(model, enumerate_work):
     """Every curve point: found ≤ brute force ≤ certified bound, equal when optimal, and

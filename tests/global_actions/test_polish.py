@@ -14,6 +14,7 @@ from groupcf.global_actions.pricing import ActionMIP
 from groupcf.models import resolve_model
 from groupcf.utils import Deadline
 from tests.global_actions.test_costs import random_action
+from tests.params import sweep
 from tests.reference.global_actions import tiny_cases
 
 
@@ -62,7 +63,7 @@ def test_start_values_fix_the_action():
 
 
 @pytest.mark.parametrize("lazy_from", [1, 8])
-@pytest.mark.parametrize("model", ["lr", "mlp"])
+@pytest.mark.parametrize("model", sweep(["lr", "mlp"], fast="lr"))
 def test_cheapest_from_a_start_is_as_cheap(model, lazy_from, monkeypatch):
     """From a start covering the types: the same least cost as without it (up to the
     solver's relative gap), never above the start's, and the action covers every type."""

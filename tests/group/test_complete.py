@@ -15,6 +15,7 @@ from groupcf.group.heuristics import maximal_change_sets
 from groupcf.group.problem import GroupProblem
 from groupcf.models import resolve_model
 from groupcf.utils import Deadline
+from tests.params import sweep
 
 
 def lr_case(seed: int, n_inc: int):
@@ -57,7 +58,7 @@ def type_index(p: GroupProblem, space, types: pd.DataFrame) -> np.ndarray:
     return np.array([int(np.flatnonzero((np.abs(p.codes - r) < 1e-9).all(axis=1))[0]) for r in codes])
 
 
-@pytest.mark.parametrize("n_inc", [1, 2, 3])
+@pytest.mark.parametrize("n_inc", sweep([1, 2, 3], fast=1))
 def test_complete_columns_are_exact(group_ref, n_inc):
     """For 25 cases each: every enumerated cover is covered by an accepted point, every
     brute-force coverable set lies inside an enumerated cover, and explain_group (which

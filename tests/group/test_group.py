@@ -22,7 +22,7 @@ from groupcf.exceptions import (
     UnsupportedModelError,
     ValidationError,
 )
-from tests.params import backend_params
+from tests.params import backend_params, sweep
 from tests.reference import group as group_ref  # also used at collection time
 
 # colgen prices by complete enumeration of change sets on small spaces; max_change_sets=0
@@ -82,8 +82,8 @@ def _random_block(block: int, skip: int, count: int) -> None:
     assert done == count
 
 
-# three blocks in make test, the other seven (and the *_more sweep) in make test-all
-@pytest.mark.parametrize("block", [b if b < 3 else pytest.param(b, marks=pytest.mark.slow) for b in range(10)])
+# one block in make test, the other nine (and the *_more sweep) in make test-all
+@pytest.mark.parametrize("block", sweep(range(10), fast=0))
 def test_colgen_compact_brute_force_agree(block):
     """>= N_RANDOM random tiny instances (N_RANDOM / 10 per block), LR and small MLPs, with and without
     immutable / increase-only features."""

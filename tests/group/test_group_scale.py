@@ -9,6 +9,7 @@ from groupcf.group.formulations.seed import SeedPricing
 from groupcf.group.problem import GroupProblem
 from groupcf.models import resolve_model
 from groupcf.utils import Deadline
+from tests.params import sweep
 from tests.reference import group as group_ref  # also used at collection time
 
 
@@ -24,7 +25,7 @@ def _problems(n, start=0):
         n -= 1
 
 
-@pytest.mark.parametrize("block", range(4))
+@pytest.mark.parametrize("block", sweep(range(4), fast=0))
 def test_incomplete_seed_round_bound_is_valid(block):
     """A seed-pricing round stopped after one column still returns a finite bound, and it
     is at least the exact pricing value (the best column value of a complete round)."""
@@ -59,7 +60,7 @@ def test_initial_columns_without_proof_are_valid():
         assert (no_cf == no_nearest).all()
 
 
-@pytest.mark.parametrize("block", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("block", sweep(range(3), fast=0))
 def test_embedded_seed_pricing_without_mips_is_exact(block):
     """Mode "embedded" (increase-only features) prices by the combinatorial search with
     exact completion checks; the same round with the seed MIPs only (search disabled)
