@@ -38,7 +38,7 @@ def sweep(values, fast):
     minutes. The fast case is chosen per test so that every model kind keeps fast tests of
     its own across a folder."""
     values = list(values)
-    fast = (fast,) if isinstance(fast, (str, int)) else tuple(fast)
+    fast = (fast,) if isinstance(fast, (str, int)) else tuple(fast)   # one value, or several
     unknown = [f for f in fast if f not in values]
     if unknown:
         raise ValueError(f"sweep: fast values {unknown} are not among {list(values)}")
