@@ -32,13 +32,13 @@ def backend_params():
 
 
 def sweep(values, fast):
-    """The parameters of a brute-force sweep over ``values`` (model kinds, seeds): those in
-    ``fast`` run in ``make test``, the others are marked ``slow`` and run in ``make
-    test-all`` (CI runs both), so the quick loop keeps one case of every sweep under five
-    minutes. The fast case is chosen per test so that every model kind keeps fast tests of
-    its own across a folder."""
+    """The parameters of a brute-force sweep over ``values`` (model kinds, seeds, blocks):
+    those in ``fast`` (one value or several) run in ``make test``, the others are marked
+    ``slow`` and run in ``make test-all`` (CI runs both), so that the quick loop stays under
+    five minutes with a case of every sweep. The fast case is chosen per test so that every
+    model kind keeps fast tests of its own in each folder."""
     values = list(values)
-    fast = (fast,) if isinstance(fast, (str, int)) else tuple(fast)   # one value, or several
+    fast = (fast,) if isinstance(fast, (str, int)) else tuple(fast)
     unknown = [f for f in fast if f not in values]
     if unknown:
         raise ValueError(f"sweep: fast values {unknown} are not among {list(values)}")
