@@ -47,7 +47,7 @@ class GroupSamplers:
         segs = [np.asarray(cw, dtype=np.float64) for smp in samplers for cw in (smp.cw_any, smp.cw_change)]
         for cw in segs:
             if not (len(cw) and np.all(np.isfinite(cw)) and np.array_equal(cw, np.floor(cw))
-                    and cw[0] >= 0 and cw[-1] < 2.0 ** 52):
+                    and cw[0] >= 0 and bool(np.all(np.diff(cw) >= 0)) and cw[-1] < 2.0 ** 52):
                 raise ValueError("a group sampler's cumulative weights must be nondecreasing whole "
                                  "numbers (counts) below 2**52")
         self.total = np.array([cw[-1] for cw in segs])                           # floats, as drawn
