@@ -209,7 +209,7 @@ def test_rounding_bound_meets_the_exhaustive_optimum(seed):
     """States rounded to 1 decimal: every action's change is a multiple of 0.1, and a grid of
     41 values per action reaches every such multiple in its range (steps of 0.1 and 0.075), so
     the enumeration is the exact optimum. The bound, with no incumbent given, is below it
-    and proves it (it searched to its time limit with a gap of 12-56 % when its boxes were
+    and proves it (it searched to its time limit with a gap of 11-56 % when its boxes were
     continuous)."""
     acts = _linear_actions()
     acts[0] = Action("up1", "x1", (-2.0, 2.0), cost="abs", consequences={"x2": 2.0})
