@@ -1,8 +1,6 @@
 """Maximal classes found from the types, and their set cover as a lower bound (group/closed_classes.py)."""
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 
@@ -15,16 +13,13 @@ from tests.group.test_enumeration import problem_of
 from tests.params import sweep
 from tests.reference import group as group_ref
 
-#: one random case per seed, fitted once per process (the tests ask for the same seeds)
-_case = functools.cache(group_ref.random_case)
-
 
 def all_cases(n: int) -> tuple:
     """The first ``n`` random tiny cases, increase-only features and immutable ones included
     (built when a test first asks, not at collection: 35 s of fits for 40)."""
     out = []
     for seed in range(5000):
-        case = _case(seed)
+        case = group_ref.cached_case(seed)
         if case is not None:
             out.append(case)
             if len(out) == n:

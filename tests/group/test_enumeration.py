@@ -1,8 +1,6 @@
 """Enumeration of classes and the model-free relaxation that closes gaps (group/enumeration.py)."""
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 
@@ -15,9 +13,6 @@ from groupcf.utils import Deadline
 from tests.params import sweep
 from tests.reference import group as group_ref
 
-#: one random case per seed, fitted once per process (the tests ask for the same seeds)
-_case = functools.cache(group_ref.random_case)
-
 
 def cases(n: int) -> tuple:
     """Random tiny cases without increase-only features (classes are covered whole). Built
@@ -25,7 +20,7 @@ def cases(n: int) -> tuple:
     which every xdist worker would pay even for deselected tests."""
     out = []
     for seed in range(5000):
-        case = _case(seed)
+        case = group_ref.cached_case(seed)
         if case is None or any(f.increase_only and not f.immutable for f in case[0][0]):
             continue
         out.append(case)

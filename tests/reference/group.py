@@ -9,6 +9,7 @@ solved exactly by dynamic programming over subsets of types.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -156,6 +157,12 @@ def random_case(seed: int):
     S = rejected.sample(n=min(n, len(rejected)), random_state=seed, replace=False)
     Tmax = int(rng.integers(1, min(3, n_feat) + 1))
     return pipe, S, Tmax
+
+
+#: :func:`random_case` fitted once per seed and process: the group tests that ask for the
+#: same seeds (test_enumeration, test_closed_classes) share the fits (read only)
+cached_case = functools.cache(random_case)
+
 
 N = 8   # binary features x0..x7; accepted iff x0..x5 are all 1 (x6, x7 play no role)
 
