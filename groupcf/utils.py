@@ -28,6 +28,19 @@ BoolArray = npt.NDArray[np.bool_]
 AnyArray = npt.NDArray[Any]
 
 
+def cells(mask: npt.ArrayLike) -> tuple[IntArray, IntArray]:
+    """``np.nonzero`` of a 2-D mask: the same (row, column) index arrays in the same order,
+    from one flat search (``np.nonzero`` of a 2-D array takes 3-4 times as long on a few
+    hundred rows)."""
+    m = np.asarray(mask, dtype=bool)
+    if m.ndim != 2:
+        raise ValueError(f"cells needs a 2-D mask, got {m.ndim} dimension(s)")
+    if m.shape[1] == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    rows, cols = np.divmod(np.flatnonzero(m), m.shape[1])
+    return rows, cols
+
+
 def value_key(*arrays: object) -> bytes:
     """A hashable key for float vectors, equal for vectors equal to ``KEY_DECIMALS``
     decimals (rounding first, so ``0.1 + 0.2`` and ``0.3`` share a key, as do ``-0.0`` and ``0.0``).

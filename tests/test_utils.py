@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
-from groupcf.utils import Deadline, column_values, value_key
+from groupcf.utils import Deadline, cells, column_values, value_key
 
 
 def test_value_key_equal_values_share_a_key():
@@ -37,3 +38,17 @@ def test_column_values_equal_tolist():
         got, want = column_values(col), col.tolist()
         assert [type(v) for v in got] == [type(v) for v in want]
         assert all(a == b or (a != a and b != b) for a, b in zip(got, want)), (col.dtype, got, want)
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (5, 0), (1, 1), (40, 23), (7, 130)])
+def test_cells_is_nonzero_of_a_2d_mask(shape):
+    M = np.random.default_rng(sum(shape)).random(shape) < 0.3
+    rows, cols = cells(M)
+    want = np.nonzero(M)
+    assert np.array_equal(rows, want[0]) and np.array_equal(cols, want[1])
+    assert rows.dtype == want[0].dtype and cols.dtype == want[1].dtype
+
+
+def test_cells_needs_two_dimensions():
+    with pytest.raises(ValueError, match="2-D"):
+        cells(np.ones(3, dtype=bool))

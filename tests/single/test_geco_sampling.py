@@ -124,6 +124,7 @@ def test_weights_must_be_whole_counts():
     anything else is refused at construction, naming what is wrong."""
     members, tuples, same = [0], np.array([[0], [1]]), np.array([[True], [False]])
     GroupSamplers([_GroupSampler(members, tuples, same, np.array([0.0, 3.0]), np.array([2.0, 5.0]))])
-    for bad in (np.array([0.5, 3.0]), np.array([0.0, np.inf]), np.array([-1.0, 3.0]), np.array([3.0, 2.0])):
+    for bad in (np.array([0.5, 3.0]), np.array([0.0, np.inf]), np.array([-1.0, 3.0]), np.array([3.0, 2.0]),
+                np.zeros(0)):
         with pytest.raises(ValueError, match="whole numbers"):
             GroupSamplers([_GroupSampler(members, tuples, same, bad, np.array([2.0, 5.0]))])

@@ -103,6 +103,7 @@ class ActiveDomain:
         if space is not None:
             self._encode_values(data)
         self._tuples: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._enc_table: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     # ------------------------------------------------------------------ PLAF table
     def index(self, name: str) -> int:
@@ -130,6 +131,26 @@ class ActiveDomain:
                 hit = (uniq.astype(np.int32), counts)
             self._tuples[members] = hit
         return hit
+
+    def encoding_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every feature's value encodings stacked, to write many candidates' changed blocks
+        in one assignment: ``(E, cols, offset)``, value ``v`` of feature ``l`` encoded by row
+        ``offset[l] + v`` of ``E`` into the columns ``cols[l]`` (both padded to the widest
+        feature, ``cols`` with -1). Built on first use, read only."""
+        if self._enc_table is None:
+            width = max(len(f.cols) for f in self.features)
+            sizes = np.array([f.size for f in self.features], dtype=np.int64)
+            offset = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+            E = np.zeros((int(sizes.sum()), width))
+            cols = np.full((len(self.features), width), -1, dtype=np.int64)
+            for l, f in enumerate(self.features):
+                enc = f.encoding()
+                E[offset[l]:offset[l] + f.size, :enc.shape[1]] = enc
+                cols[l, :len(f.cols)] = f.cols
+            for a in (E, cols, offset):
+                a.flags.writeable = False
+            self._enc_table = (E, cols, offset)
+        return self._enc_table
 
     # ------------------------------------------------------------------ instance
     def instance_keys(self, x: pd.Series) -> np.ndarray:

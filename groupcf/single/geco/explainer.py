@@ -128,7 +128,8 @@ class GeCo:
         """The search's tables that do not depend on the instance (built on first use, then
         shared read-only by every search): which features are numeric, their spans, the
         numeric features' value keys padded to one ``(feature, value code)`` table, and the
-        features x groups membership."""
+        features x features "in the same group" matrix (float: a product with it is one BLAS
+        call; its entries, counts, are exact)."""
         if self._tables_cache is None:
             feats = self.domain.features
             numeric = np.array([f.kind == "numeric" for f in feats])
@@ -136,12 +137,12 @@ class GeCo:
             keys = np.full((len(feats), max((len(f.keys) for f in feats), default=1)), np.nan)
             for l in np.flatnonzero(numeric):
                 keys[l, :len(feats[l].keys)] = feats[l].keys
-            membership = np.zeros((len(feats), len(self.groups)), dtype=np.int32)
-            for gi, members in enumerate(self.groups):
-                membership[list(members), gi] = 1
-            for a in (numeric, span, keys, membership):
+            together = np.zeros((len(feats), len(feats)))
+            for members in self.groups:
+                together[np.ix_(list(members), list(members))] = 1.0
+            for a in (numeric, span, keys, together):
                 a.flags.writeable = False
-            self._tables_cache = (numeric, span, keys, membership)
+            self._tables_cache = (numeric, span, keys, together)
         return self._tables_cache
 
     def _single(self, l: int, tup: np.ndarray, cnt: np.ndarray, xkey: float) -> _GroupSampler | None:

@@ -45,16 +45,21 @@ class GroupSamplers:
         # (the weights are counts), each segment shifted by ``base`` (the totals before it, plus
         # one per segment) so that the whole table is nondecreasing and segments do not meet
         segs = [np.asarray(cw, dtype=np.float64) for smp in samplers for cw in (smp.cw_any, smp.cw_change)]
-        for cw in segs:
-            if not (len(cw) and np.all(np.isfinite(cw)) and np.array_equal(cw, np.floor(cw))
-                    and cw[0] >= 0 and bool(np.all(np.diff(cw) >= 0)) and cw[-1] < 2.0 ** 52):
-                raise ValueError("a group sampler's cumulative weights must be nondecreasing whole "
-                                 "numbers (counts) below 2**52")
-        self.total = np.array([cw[-1] for cw in segs])                           # floats, as drawn
-        self.start = np.concatenate([[0], np.cumsum([len(cw) for cw in segs])[:-1]]).astype(np.int64)
+        lens = np.array([len(cw) for cw in segs], dtype=np.int64)
+        self.start = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+        w = np.concatenate(segs) if segs else np.zeros(0)
+        ok = bool(lens.all())
+        if ok:
+            steps = np.diff(w)
+            steps[self.start[1:] - 1] = 0.0              # a segment's first weight follows another's last
+            ok = bool(np.isfinite(w).all() and np.array_equal(w, np.floor(w)) and (w >= 0).all()
+                      and (w < 2.0 ** 52).all() and (steps >= 0).all())
+        if not ok:
+            raise ValueError("a group sampler's cumulative weights must be nondecreasing whole "
+                             "numbers (counts) below 2**52")
+        self.total = w[self.start + lens - 1] if segs else np.zeros(0)          # floats, as drawn
         self.base = np.concatenate([[0], np.cumsum(self.total.astype(np.int64) + 1)[:-1]]).astype(np.int64)
-        self.table = (np.concatenate([cw.astype(np.int64) + b for cw, b in zip(segs, self.base.tolist())])
-                      if segs else np.zeros(0, dtype=np.int64))
+        self.table = w.astype(np.int64) + np.repeat(self.base, lens) if segs else np.zeros(0, dtype=np.int64)
 
     def __len__(self) -> int:
         return len(self.samplers)

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ...exceptions import UnsupportedModelError
 from ...models import black_box_classifier, logit, resolve_model
+from ...utils import cells
 from .domain import ActiveDomain
 
 
@@ -71,10 +72,12 @@ class _Scorer:
         """Expanded rows of the candidates (the instance's encoding, changed blocks
         overwritten from the value tables)."""
         Z = np.repeat(self.z0[None, :], len(M), axis=0)
-        for l in np.flatnonzero(M.any(axis=0)):
-            f = self.domain.features[l]
-            r = np.flatnonzero(M[:, l])
-            Z[r[:, None], f.cols[None, :]] = f.encoding()[V[r, l]]
+        r, l = cells(M)
+        if len(r):                               # every changed block in one assignment
+            E, cols, offset = self.domain.encoding_table()
+            dst = cols[l]
+            real = dst >= 0
+            Z[np.broadcast_to(r[:, None], dst.shape)[real], dst[real]] = E[offset[l] + V[r, l]][real]
         return Z
 
     # -- Δ-sets + partial evaluation -----------------------------------------------------
@@ -245,7 +248,10 @@ def _code(dt: pd.CategoricalDtype, xv) -> int:
 
 
 def _scalar(dt: np.dtype, xv):
-    """``xv`` converted to ``dt`` as ``pd.array`` converts it, or None when it cannot be."""
+    """``xv`` converted to ``dt`` as ``pd.array`` converts it, or None when it cannot be
+    (a value already of ``dt``'s scalar type, a data frame's row mostly, is itself)."""
+    if type(xv) is dt.type:
+        return xv
     try:
         return np.asarray(pd.array(np.array([xv], dtype=object), dtype=dt))[0]
     except (TypeError, ValueError):

@@ -9,6 +9,7 @@ import numpy as np
 
 from ...formulations.distances import feature_distances_codes
 from ...plaf import Candidates
+from ...utils import cells
 from .params import geco_distance
 from .sampling import GroupSamplers
 
@@ -43,6 +44,14 @@ def a_empty() -> np.ndarray:
     return np.zeros(0, dtype=np.int64)
 
 
+def _member(values: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    """``np.isin(values, sorted_keys)`` for sorted, non-empty ``sorted_keys``, by one
+    search (``np.isin`` sorts both arrays together on every call: ~7x the time here)."""
+    at = np.searchsorted(sorted_keys, values)
+    at[at == len(sorted_keys)] = 0
+    return sorted_keys[at] == values
+
+
 def _rank_within(inv: np.ndarray) -> np.ndarray:
     """Position of each element among the earlier elements with the same label."""
     order = np.argsort(inv, kind="stable")
@@ -66,7 +75,7 @@ class _Run:
         dom = geco.domain
         self.n = len(dom)
         # the instance-free tables, built once per explainer (read only)
-        self.numeric, self.span, self._num_keys, self.membership = geco._tables()
+        self.numeric, self.span, self._num_keys, self.together = geco._tables()
         self.delta = self._mace_tables() if geco.mace_distance is not None else None
         # added to a non-counterfactual's distance: at least the largest possible distance
         w = (geco.mace_distance.weights.values() if geco.mace_distance is not None else
@@ -119,8 +128,7 @@ class _Run:
             return pop.M[:0], pop.V[:0], a_empty()
         i, j = np.triu_indices(R, 1)
         a, b = reps[i], reps[j]
-        G = self.membership                                   # features x groups
-        from_a = (pop.M[a].astype(np.int32) @ G @ G.T) > 0    # features of a's changed groups
+        from_a = (pop.M[a].astype(np.float64) @ self.together) > 0    # features of a's changed groups
         new = (pop.M[b] & ~from_a).any(axis=1)                # b adds something
         a, b, from_a = a[new], b[new], from_a[new]
         M = np.where(from_a, pop.M[a], pop.M[b])
@@ -214,7 +222,7 @@ class _Run:
         _, first = np.unique(h, return_index=True)
         first.sort()
         if known is not None and len(known):
-            first = first[~np.isin(h[first], known)]
+            first = first[~_member(h[first], np.sort(known))]
         if not len(first):
             return None
         M, V, h, parent = M[first], V[first], h[first], parent[first]
@@ -255,11 +263,11 @@ class _Run:
     def distance(self, M, V) -> np.ndarray:
         if self.delta is not None and self.g.mace_distance is not None:   # MACE's distance (option distance=)
             D = np.zeros(M.shape)
-            rows, cols = np.nonzero(M)
+            rows, cols = cells(M)
             D[rows, cols] = self.delta[cols, V[rows, cols]]
             return self.g.mace_distance.aggregate(D)
         D = M.astype(float)
-        rows, cols = np.nonzero(M & self.numeric[None, :])        # numeric changes: |key - x| / span
+        rows, cols = cells(M & self.numeric[None, :])        # numeric changes: |key - x| / span
         D[rows, cols] = np.abs(self._num_keys[cols, V[rows, cols]] - self.xkeys[cols]) / self.span[cols]
         P = self.P
         return geco_distance(M, D, P.alpha, P.beta, P.gamma)
