@@ -336,7 +336,36 @@ class BoundConstraints:
             out[cl.target] = ok if out[cl.target] is None else out[cl.target] & ok
         return out
 
-    def cascade(self, cand: Candidates, allowed) -> None:
+    def open_clauses(self, xkeys) -> list[_Clause]:
+        """The clauses that candidates whose changed values are all :meth:`allowed` may still
+        break at this instance: every clause but the unconditional (or x-only conditioned)
+        ones with an x-only right-hand side that the instance's own values satisfy, or whose
+        x-only condition is false. :meth:`allowed` holds each changed value to such a clause,
+        the instance's value holds it where the target is unchanged, so :meth:`cascade` would
+        repair nothing for it and :meth:`check` would find it true.
+
+        Parameters
+        ----------
+        xkeys : numpy.ndarray
+            The instance's key per feature.
+
+        Returns
+        -------
+        list
+            The clauses to pass to :meth:`cascade` and :meth:`check` (``clauses=``), in order.
+        """
+        ctx = _XOnly(xkeys)
+        out = []
+        for cl in self.clauses:
+            if cl.rhs_x_only and cl.cond_x_only:
+                if cl.cond is not None and not bool(cl.cond(ctx)):
+                    continue
+                if bool(np.all(self._holds(cl, ctx, np.asarray(xkeys[cl.target])))):
+                    continue
+            out.append(cl)
+        return out
+
+    def cascade(self, cand: Candidates, allowed, clauses: list[_Clause] | None = None) -> None:
         """Repair ``cand`` in place, clause by clause in dependency order (see :mod:`groupcf.plaf`).
 
         Parameters
@@ -345,8 +374,11 @@ class BoundConstraints:
             The candidates (changed in place).
         allowed : list
             What :meth:`allowed` returned for the instance.
+        clauses : list, optional
+            The clauses to apply (default: all); :meth:`open_clauses` for candidates whose
+            changed values are all allowed.
         """
-        for cl in self.clauses:
+        for cl in self.clauses if clauses is None else clauses:
             if len(cand) == 0:
                 return
             active = np.ones(len(cand), dtype=bool) if cl.cond is None else \
@@ -358,13 +390,16 @@ class BoundConstraints:
             if len(bad):
                 self._repair(cl, cand, bad, allowed[cl.target])
 
-    def check(self, cand: Candidates) -> np.ndarray:
+    def check(self, cand: Candidates, clauses: list[_Clause] | None = None) -> np.ndarray:
         """Whether each candidate satisfies every rule.
 
         Parameters
         ----------
         cand : Candidates
             The candidates.
+        clauses : list, optional
+            The clauses to check (default: all); :meth:`open_clauses` for candidates whose
+            changed values are all allowed.
 
         Returns
         -------
@@ -372,7 +407,7 @@ class BoundConstraints:
             One bool per candidate.
         """
         ok = np.ones(len(cand), dtype=bool)
-        for cl in self.clauses:
+        for cl in self.clauses if clauses is None else clauses:
             holds = np.asarray(self._holds(cl, cand, cand.cf(cl.target)), dtype=bool)
             if cl.cond is not None:
                 holds = holds | ~np.asarray(cl.cond(cand), dtype=bool)

@@ -261,6 +261,55 @@ def test_compiled_rules_agree_with_raw_evaluation(data):
 
 @SETTINGS
 @given(st.data())
+def test_open_clauses_suffice_for_allowed_values(data):
+    """For candidates whose changed values are all ``allowed`` (GeCo's), cascading and
+    checking only ``open_clauses`` repairs and keeps exactly what all clauses do."""
+    dom = _domain()
+    X, _ = geco_toy.toy()
+    prog = Constraints(random_rules(data))
+    bound = BoundConstraints(prog, dom)
+    x = X.iloc[data.draw(st.integers(0, len(X) - 1))]
+    xkeys = dom.instance_keys(x)
+    allowed = bound.allowed(xkeys)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    M = rng.random((200, len(dom))) < 0.35
+    V = np.full(M.shape, -1, dtype=np.int32)
+    for l, f in enumerate(dom.features):
+        r = np.flatnonzero(M[:, l])
+        pool = np.flatnonzero(allowed[l]) if allowed[l] is not None else np.arange(f.size)
+        if not len(pool):
+            M[r, l] = False
+            continue
+        V[r, l] = rng.choice(pool, size=len(r))
+        same = f.keys[V[r, l]] == xkeys[l]
+        M[r[same], l], V[r[same], l] = False, -1
+    every, some = Candidates(M.copy(), V.copy(), dom.keys, xkeys), Candidates(M.copy(), V.copy(), dom.keys, xkeys)
+    bound.cascade(every, allowed)
+    open_ = bound.open_clauses(xkeys)
+    bound.cascade(some, allowed, open_)
+    assert np.array_equal(every.M, some.M) and np.array_equal(every.V, some.V)
+    assert np.array_equal(bound.check(every), bound.check(some, open_))
+    assert all(any(cl is c for c in bound.clauses) for cl in open_)
+
+
+def test_open_clauses_leave_out_what_allowed_holds():
+    dom = _domain()
+    X, _ = geco_toy.toy()
+    x = X.iloc[0]
+    xkeys = dom.instance_keys(x)
+    only_x = BoundConstraints(Constraints([p.fixed("job"), p.increasing("age")]), dom)
+    assert only_x.clauses and only_x.open_clauses(xkeys) == []
+    top = float(X["zip"].max())
+    bound = BoundConstraints(Constraints([p.increasing("age"), p.cf("hours") <= p.cf("age") + 5,
+                                          p.cf("zip") <= top + 1]), dom)
+    kept = bound.open_clauses(xkeys)
+    assert [dom.names[cl.target] for cl in kept] == ["hours"]      # the one reading cf
+    below = BoundConstraints(Constraints([p.cf("hours") <= float(x["hours"]) - 1]), dom)
+    assert len(below.open_clauses(xkeys)) == 1                     # the instance itself breaks it
+
+
+@SETTINGS
+@given(st.data())
 def test_geco_never_returns_a_rule_violation(data):
     X, _ = geco_toy.toy()
     pipe = geco_toy.toy_pipe("lr")

@@ -71,6 +71,8 @@ class _Run:
         self.g, self.scorer, self.xkeys, self.allowed = geco, scorer, xkeys, allowed
         self.samplers, self.rng, self.k = samplers, rng, k
         self.sampling = GroupSamplers(samplers)
+        # the rules a candidate may break: every value it changes is drawn from ``allowed``
+        self.clauses = geco.bound.open_clauses(xkeys) if geco._has_rules else []
         self.P = geco.params
         dom = geco.domain
         self.n = len(dom)
@@ -207,10 +209,10 @@ class _Run:
         ``set_parents``, or ``-1``; only where the score is computed from, not what it is)."""
         if parent is None:
             parent = np.full(len(M), -1, dtype=np.int64)
-        if self.g._has_rules and len(M):
+        if self.clauses and len(M):
             cand = Candidates(M, V, self.g.domain.keys, self.xkeys)
-            self.g.bound.cascade(cand, self.allowed)
-            ok = self.g.bound.check(cand)
+            self.g.bound.cascade(cand, self.allowed, self.clauses)
+            ok = self.g.bound.check(cand, self.clauses)
             M, V, parent = M[ok], V[ok], parent[ok]
         keep = M.any(axis=1)
         if self.P.Tmax is not None:                  # at most Tmax changed features
