@@ -162,6 +162,16 @@ class _Clause:
     keyset: np.ndarray | None  # isin / notin keys
 
 
+def _x_only(cl: _Clause) -> bool:
+    """Whether ``cl`` reads only the instance, in its condition and right-hand side."""
+    return cl.rhs_x_only and cl.cond_x_only
+
+
+def _applies(cl: _Clause, ctx: _XOnly) -> bool:
+    """Whether the x-only clause ``cl`` applies at the instance (no condition, or a true one)."""
+    return cl.cond is None or bool(cl.cond(ctx))
+
+
 class BoundConstraints:
     """A :class:`Constraints` compiled against a feature table; works on
     :class:`Candidates` in bulk (numpy).
@@ -328,9 +338,7 @@ class BoundConstraints:
         ctx = _XOnly(xkeys)
         out: list[np.ndarray | None] = [None] * len(self.table.names)
         for cl in self.clauses:
-            if not cl.rhs_x_only or not cl.cond_x_only:
-                continue
-            if cl.cond is not None and not bool(cl.cond(ctx)):
+            if not _x_only(cl) or not _applies(cl, ctx):
                 continue
             ok = np.asarray(self._holds(cl, ctx, self.table.keys[cl.target]), dtype=bool)
             out[cl.target] = ok if out[cl.target] is None else out[cl.target] & ok
@@ -355,15 +363,8 @@ class BoundConstraints:
             The clauses to pass to :meth:`cascade` and :meth:`check` (``clauses=``), in order.
         """
         ctx = _XOnly(xkeys)
-        out = []
-        for cl in self.clauses:
-            if cl.rhs_x_only and cl.cond_x_only:
-                if cl.cond is not None and not bool(cl.cond(ctx)):
-                    continue
-                if bool(np.all(self._holds(cl, ctx, np.asarray(xkeys[cl.target])))):
-                    continue
-            out.append(cl)
-        return out
+        return [cl for cl in self.clauses if not _x_only(cl) or (
+            _applies(cl, ctx) and not bool(np.all(self._holds(cl, ctx, np.asarray(xkeys[cl.target])))))]
 
     def cascade(self, cand: Candidates, allowed, clauses: list[_Clause] | None = None) -> None:
         """Repair ``cand`` in place, clause by clause in dependency order (see :mod:`groupcf.plaf`).

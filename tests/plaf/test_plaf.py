@@ -230,26 +230,41 @@ def random_rules(data, max_rules=4):
     return items
 
 
+def _random_setting(data):
+    """A random rule set compiled on the toy domain, and a random instance: ``(domain,
+    program, compiled rules, instance, its keys)``."""
+    dom = _domain()
+    X, _ = geco_toy.toy()
+    prog = Constraints(random_rules(data))
+    x = X.iloc[data.draw(st.integers(0, len(X) - 1))]
+    return dom, prog, BoundConstraints(prog, dom), x, dom.instance_keys(x)
+
+
+def _random_changes(dom, xkeys, rng, allowed=None):
+    """200 random candidates ``(M, V)``: each feature changed with probability 0.35 to a
+    value of its domain (one ``allowed`` admits, when given) other than the instance's."""
+    M = rng.random((200, len(dom))) < 0.35
+    V = np.full(M.shape, -1, dtype=np.int32)
+    for l, f in enumerate(dom.features):
+        r = np.flatnonzero(M[:, l])
+        pool = np.flatnonzero(allowed[l]) if allowed is not None and allowed[l] is not None else None
+        if pool is not None and not len(pool):
+            M[r, l] = False
+            continue
+        V[r, l] = rng.integers(f.size, size=len(r)) if pool is None else rng.choice(pool, size=len(r))
+        same = f.keys[V[r, l]] == xkeys[l]
+        M[r[same], l], V[r[same], l] = False, -1
+    return M, V
+
+
 @SETTINGS
 @given(st.data())
 def test_compiled_rules_agree_with_raw_evaluation(data):
     """Vectorised check (on Δ-candidates) == the rules interpreted on decoded raw rows,
     before and after the cascade; and the cascade never breaks a satisfied candidate's
     unconditional x-only constraints."""
-    dom = _domain()
-    X, _ = geco_toy.toy()
-    prog = Constraints(random_rules(data))
-    bound = BoundConstraints(prog, dom)
-    x = X.iloc[data.draw(st.integers(0, len(X) - 1))]
-    xkeys = dom.instance_keys(x)
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
-    M = rng.random((200, len(dom))) < 0.35
-    V = np.full(M.shape, -1, dtype=np.int32)
-    for l, f in enumerate(dom.features):
-        r = np.flatnonzero(M[:, l])
-        V[r, l] = rng.integers(f.size, size=len(r))
-        same = f.keys[V[r, l]] == xkeys[l]
-        M[r[same], l], V[r[same], l] = False, -1
+    dom, prog, bound, x, xkeys = _random_setting(data)
+    M, V = _random_changes(dom, xkeys, np.random.default_rng(data.draw(st.integers(0, 2**16))))
     cand = Candidates(M, V, dom.keys, xkeys)
     before = bound.check(cand)
     assert (before == prog.check_rows(x, decode(dom, x, M, V))).all()
@@ -264,25 +279,9 @@ def test_compiled_rules_agree_with_raw_evaluation(data):
 def test_open_clauses_suffice_for_allowed_values(data):
     """For candidates whose changed values are all ``allowed`` (GeCo's), cascading and
     checking only ``open_clauses`` repairs and keeps exactly what all clauses do."""
-    dom = _domain()
-    X, _ = geco_toy.toy()
-    prog = Constraints(random_rules(data))
-    bound = BoundConstraints(prog, dom)
-    x = X.iloc[data.draw(st.integers(0, len(X) - 1))]
-    xkeys = dom.instance_keys(x)
+    dom, prog, bound, x, xkeys = _random_setting(data)
     allowed = bound.allowed(xkeys)
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
-    M = rng.random((200, len(dom))) < 0.35
-    V = np.full(M.shape, -1, dtype=np.int32)
-    for l, f in enumerate(dom.features):
-        r = np.flatnonzero(M[:, l])
-        pool = np.flatnonzero(allowed[l]) if allowed[l] is not None else np.arange(f.size)
-        if not len(pool):
-            M[r, l] = False
-            continue
-        V[r, l] = rng.choice(pool, size=len(r))
-        same = f.keys[V[r, l]] == xkeys[l]
-        M[r[same], l], V[r[same], l] = False, -1
+    M, V = _random_changes(dom, xkeys, np.random.default_rng(data.draw(st.integers(0, 2**16))), allowed)
     every, some = Candidates(M.copy(), V.copy(), dom.keys, xkeys), Candidates(M.copy(), V.copy(), dom.keys, xkeys)
     bound.cascade(every, allowed)
     open_ = bound.open_clauses(xkeys)
